@@ -1,0 +1,412 @@
+"""`git mem`: the command line. Each command parses, calls one domain
+function, and prints through `output`. Heavy modules are imported inside the
+commands, so `git mem --help` stays fast and never loads the model."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .errors import EmptyText, GitmemError
+
+MODES = ("hybrid", "keyword", "semantic")
+GROUPS = ("notebook", "daily", "sessions")
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class App(click.Group):
+    """Maps errors to exit codes: 1 expected, 2 usage, 3 bug (traceback logged)."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
+        extra.pop("standalone_mode", None)
+        try:
+            code = super().main(args, "git mem", standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.UsageError as exc:
+            where = f"git mem {exc.ctx.command.name}" if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
+            hint = f"see '{where} --help'"
+            if isinstance(exc, click.NoSuchOption):
+                hint = f"text that starts with '-' goes after '--', e.g. {where} -- \"- item\"; {hint}"
+            click.echo(f"error: {exc.format_message()} ({hint})", err=True)
+            code = 2
+        except click.Abort:
+            click.echo("aborted", err=True)
+            code = 1
+        except GitmemError as exc:
+            click.echo(f"error: {exc.line()}", err=True)
+            code = exc.exit_code
+        except Exception:  # a bug: one line for the user, the traceback in a log
+            log = _log_bug()
+            click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
+            code = 3
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _log_bug() -> Path:
+    try:
+        from .git import Git
+
+        path = Git.find(".").git_dir / "gitmem" / "error.log"
+    except Exception:
+        path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as log:
+        log.write(f"--- {datetime.now().isoformat()} git mem {' '.join(sys.argv[1:])}\n")
+        log.write(traceback.format_exc())
+    return path
+
+
+def show(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
+    from . import output
+
+    click.echo(output.render(data, as_json, text))
+
+
+def notebook() -> Any:
+    from .notebook import open_notebook
+
+    return open_notebook(".")
+
+
+def read_text(words: tuple[str, ...], what: str) -> str:
+    """The words of the argument, or stdin when given '-' or nothing on a pipe."""
+    if words in ((), ("-",)) and not sys.stdin.isatty():
+        return sys.stdin.read()
+    if words == ("-",):
+        return sys.stdin.read()
+    if not words:
+        raise EmptyText(f"no {what} given", f"pass the {what} as an argument, or '-' to read stdin")
+    return " ".join(words)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in the README).")
+
+
+def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--limit", "-n", type=click.IntRange(1, 1000), help="At most this many results [15]."),
+        click.option("--min-score", type=click.FloatRange(0, 1), help="Drop results scoring below this [0.25]."),
+        click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+                     help="Rankers to use: both fused, BM25 only, or vectors only."),
+        click.option("--tag", "tags", multiple=True, help="Only pages whose frontmatter tags include this."),
+        click.option("--type", "kind", help="Only pages whose frontmatter type is this."),
+        json_option,
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.group(cls=App, context_settings=CONTEXT)
+@click.version_option(package_name="gitmem-notebook", prog_name="git mem")
+def cli() -> None:
+    """Long-term memory for agents and people: a markdown notebook in git,
+    with hybrid (keyword + meaning) recall.
+
+    \b
+    Start:
+      git mem init                          make this folder or repo a notebook
+      git mem remember "Sarah's phone is 555-1234"
+      git mem recall "how do I reach Sarah"
+    """
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--layout", type=click.Choice(["folders", "flat"]),
+              help="folders: reference/, knowledge/, daily/, sessions/; flat: MEMORY.md + memory/.")
+@click.option("--dir", "folder", help="Keep the notebook in this subfolder of the repository.")
+@click.option("--no-index", is_flag=True, help="Skip building the index (and fetching the model).")
+@json_option
+def init(path: Path, layout: str | None, folder: str | None, no_index: bool, as_json: bool) -> None:
+    """Make a folder or repository into a notebook (safe to run again).
+
+    Creates .gitmem.toml, a git repository if there is none, and the index;
+    fetches the embedding model if it is not on this machine yet.
+
+    \b
+    Examples:
+      git mem init                          this folder, layout chosen for you
+      git mem init --layout flat            MEMORY.md + memory/YYYY-MM-DD.md
+      git mem init --dir memory             a notebook inside a code repository
+    """
+    from . import output, scaffold
+
+    result = scaffold.init(path, layout, folder, build_index=not no_index, progress=_progress("embedding"))
+    show(result, as_json, output.init)
+
+
+@cli.command()
+@click.argument("text", nargs=-1)
+@click.option("--to", "to", metavar="PAGE", help="Store it on this page.")
+@click.option("--section", help="Under this H2 section of the page.")
+@click.option("--category", type=click.Choice(["fact", "preference", "contact", "todo", "shopping"]),
+              help="Route by category instead of guessing from the text.")
+@click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
+@json_option
+def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
+             force: bool, as_json: bool) -> None:
+    """Store a fact on the right page, as one commit.
+
+    Routing: contacts (phone, email, address) -> reference/contacts.md,
+    preferences -> reference/preferences.md, todos -> lists/todos.md, shopping
+    -> lists/shopping.md, anything else -> knowledge/facts.md (flat layout:
+    sections of MEMORY.md). A fact the notebook already holds is not stored twice.
+
+    \b
+    Examples:
+      git mem remember "Sarah Chen's phone is 555-1234"
+      git mem remember --category preference "Prefers tea over coffee"
+      git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
+      echo "a longer fact" | git mem remember -
+    """
+    from . import memory, output
+
+    result = memory.remember(notebook(), read_text(text, "fact"), to, section, category, force)
+    show(result, as_json, output.written)
+
+
+@cli.command()
+@click.argument("text", nargs=-1)
+@json_option
+def daily(text: tuple[str, ...], as_json: bool) -> None:
+    """Append an entry to today's daily log, as one commit.
+
+    The entry is '## HH:MM — first line' followed by the rest of the text, in
+    daily/YYYY-MM-DD.md (flat layout: memory/YYYY-MM-DD.md).
+
+    \b
+    Examples:
+      git mem daily "Called Sarah about the project timeline"
+      git mem daily - < meeting-notes.txt
+    """
+    from . import memory, output
+
+    show(memory.daily(notebook(), read_text(text, "entry")), as_json, output.written)
+
+
+@cli.command()
+@click.argument("page")
+@click.argument("content", nargs=-1)
+@click.option("--section", help="Write into this H2 section (created if missing).")
+@click.option("--replace", is_flag=True, help="Replace the page (or the section) instead of appending.")
+@json_option
+def write(page: str, content: tuple[str, ...], section: str | None, replace: bool, as_json: bool) -> None:
+    """Write or append to a page, or to one of its H2 sections, as one commit.
+
+    Content comes from the arguments, or from stdin when none are given.
+
+    \b
+    Examples:
+      git mem write reference/standing.md "Weekly review on Fridays"
+      git mem write projects/apollo.md --section Status --replace "On track"
+      cat plan.md | git mem write reference/plan.md --replace
+    """
+    from . import memory, output
+
+    result = memory.write(notebook(), page, read_text(content, "content"), section, replace)
+    show(result, as_json, output.written)
+
+
+@cli.command()
+@click.argument("spec", metavar="PATH[:START[-END]]")
+@json_option
+def get(spec: str, as_json: bool) -> None:
+    """Print a page, or a range of its lines.
+
+    \b
+    Examples:
+      git mem get reference/contacts.md
+      git mem get reference/contacts.md:3-6
+      git mem get MEMORY.md:12 --json
+    """
+    from . import memory, output
+
+    show(memory.get(notebook(), spec), as_json, output.page)
+
+
+def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, min_score: float | None,
+            mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool) -> None:
+    from . import output, search
+
+    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind)
+    show(search.run(notebook(), query), as_json, output.results)
+
+
+@cli.command()
+@click.argument("query", nargs=-1)
+@search_options
+def recall(query: tuple[str, ...], **options: Any) -> None:
+    """Find memories by meaning and keyword in the notebook and daily logs.
+
+    Results are grouped: notebook pages first, then daily logs, each ranked by
+    score (0-1). Sessions are left out; use 'git mem search --in sessions'.
+
+    \b
+    Examples:
+      git mem recall "Sarah's phone"
+      git mem recall what does the user drink in the morning
+      git mem recall --mode keyword ERR_4711 --json
+      git mem recall --tag project --type plan "launch date"
+    """
+    _search(query, ("notebook", "daily"), **options)
+
+
+@cli.command()
+@click.argument("query", nargs=-1)
+@click.option("--in", "groups", multiple=True, type=click.Choice(GROUPS),
+              help="Only these groups (repeatable); default all, sessions included.")
+@search_options
+def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> None:
+    """The same engine as recall, over every group including sessions.
+
+    \b
+    Examples:
+      git mem search "deployment checklist"
+      git mem search --in sessions "what did we decide about the API"
+      git mem search --mode semantic "feeling tired lately" --json
+    """
+    _search(query, groups or GROUPS, **options)
+
+
+@cli.command()
+@json_option
+def index(as_json: bool) -> None:
+    """Catch the index up with git and embed whatever is new (what hooks run).
+
+    \b
+    Examples:
+      git mem index
+      git mem index --json
+    """
+    from . import maintenance, output
+
+    show(maintenance.catch_up(notebook(), progress=_progress("embedding")), as_json, output.summary)
+
+
+@cli.command()
+@json_option
+def rebuild(as_json: bool) -> None:
+    """Drop the index and build it again from git.
+
+    Embeddings already computed are reused from the cache, so a rebuild only
+    embeds text it has never seen.
+
+    \b
+    Examples:
+      git mem rebuild
+    """
+    from . import maintenance, output
+
+    show(maintenance.rebuild(notebook(), progress=_progress("embedding")), as_json, output.summary)
+
+
+@cli.command()
+@click.option("--no-model", is_flag=True, help="Do not try to load the model (faster).")
+@json_option
+def status(no_model: bool, as_json: bool) -> None:
+    """Index health: files, chunks, revisions, indexed commit vs HEAD, model.
+
+    \b
+    Examples:
+      git mem status
+      git mem status --json
+    """
+    from . import maintenance, output
+
+    show(maintenance.status(notebook(), check_model=not no_model), as_json, output.status)
+
+
+@cli.group()
+def model() -> None:
+    """The embedding model (semantic search)."""
+
+
+@model.command("download")
+@json_option
+def model_download(as_json: bool) -> None:
+    """Fetch the configured model so semantic search works offline.
+
+    Only this command, init and rebuild ever download; a query never waits on
+    the network. With GITMEM_MODEL_DIR (or git config mem.modelDir) set, this
+    checks that the local model loads.
+
+    \b
+    Examples:
+      git mem model download
+      GITMEM_MODEL=BAAI/bge-small-en-v1.5 git mem model download
+    """
+    from .errors import NoNotebook, NotARepo
+
+    try:
+        nb = notebook()
+    except (NotARepo, NoNotebook):
+        nb = None
+    from . import maintenance
+
+    show(maintenance.fetch_model(nb), as_json,
+         lambda d: f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s")
+
+
+def _progress(label: str) -> Callable[[int, int], None] | None:
+    """A progress bar on stderr when a person is watching, else nothing."""
+    if not sys.stderr.isatty():
+        return None
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+            state.pop("bar")
+
+    return update
+
+
+@cli.command(hidden=True)
+def manpage() -> None:
+    """Print the git-mem(1) man page (what 'git mem --help' shows)."""
+    click.echo(render_manpage(), nl=False)
+
+
+def render_manpage() -> str:
+    """Every command's --help, in roff, so that `git help mem` has a page to show."""
+    def esc(text: str) -> str:
+        lines = text.replace("\\", "\\e").split("\n")
+        return "\n".join("\\&" + ln if ln.startswith((".", "'")) else ln for ln in lines)
+
+    parts = [".TH GIT-MEM 1 \"\" \"gitmem\" \"Git Manual\"", ".SH NAME",
+             "git-mem \\- long-term memory for agents, kept as a markdown notebook in git",
+             ".SH SYNOPSIS", ".B git mem", "\\fICOMMAND\\fR [\\fIOPTIONS\\fR]", ".SH DESCRIPTION", ".nf"]
+    ctx = click.Context(cli, info_name="git mem", terminal_width=80, **CONTEXT)
+    parts += [esc(cli.get_help(ctx)), ".fi", ".SH COMMANDS"]
+    for name, command in _commands(cli, "git mem"):
+        sub = click.Context(command, info_name=name.rsplit(" ", 1)[-1], parent=ctx)
+        parts += [f".SS {esc(name)}", ".nf", esc(command.get_help(sub)), ".fi"]
+    return "\n".join(parts) + "\n"
+
+
+def _commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in sorted(group.commands.items()):
+        if command.hidden:
+            continue
+        found.append((f"{prefix} {name}", command))
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, f"{prefix} {name}"))
+    return found
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,178 @@
+"""Settings: the notebook's own (committed in .gitmem.toml) and this machine's.
+
+Notebook settings travel with the notebook; machine settings (where the model
+lives, how many threads) come from environment variables or git config, the
+variable winning. With no settings at all every default below applies.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+CONFIG_FILE = ".gitmem.toml"
+DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
+MODEL_DIR_KEY = "mem.modelDir"
+MODEL_NAME_ENV = "GITMEM_MODEL"
+MODEL_NAME_KEY = "mem.model"
+THREADS_ENV = "GITMEM_THREADS"
+THREADS_KEY = "mem.threads"
+LAYOUTS = ("folders", "flat")
+GROUPS = ("notebook", "daily", "sessions")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Notebook settings; every field can be set in .gitmem.toml."""
+
+    path: str = "."
+    layout: str = "folders"
+    include: tuple[str, ...] = ("**.md", "**.markdown")
+    daily: tuple[str, ...] = ("daily/*.md", "memory/????-??-??.md")
+    sessions: tuple[str, ...] = ("sessions/*.md", "memory/????-??-??-????*.md")
+    max_chars: int = 1600
+    overlap_chars: int = 320
+    limit: int = 15
+    min_score: float = 0.25
+    rrf_k: int = 60
+    always_on: tuple[str, ...] = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "reference/*.md")
+    file_budget: int = 8000
+    total_budget: int = 32000
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def group_of(self, path: str) -> str:
+        """The group a notebook-relative path belongs to; first match wins."""
+        if _matches(self.daily, path):
+            return "daily"
+        if _matches(self.sessions, path):
+            return "sessions"
+        return "notebook"
+
+    def is_note(self, path: str) -> bool:
+        """Whether a notebook-relative path is a note gitmem indexes."""
+        if path == CONFIG_FILE or any(part.startswith(".") for part in path.split("/")):
+            return False
+        return _matches(self.include, path)
+
+    def chunker_signature(self) -> str:
+        """Changes whenever chunking would produce different chunks."""
+        return f"v1:{self.max_chars}:{self.overlap_chars}"
+
+
+# Where each TOML table's keys land in Settings.
+_SECTIONS = {
+    "notebook": {"path": "path", "layout": "layout", "include": "include"},
+    "groups": {"daily": "daily", "sessions": "sessions"},
+    "chunking": {"max_chars": "max_chars", "overlap_chars": "overlap_chars"},
+    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k"},
+    "context": {"always_on": "always_on", "file_budget": "file_budget", "total_budget": "total_budget"},
+}
+
+
+def load(top: Path) -> Settings:
+    """Read .gitmem.toml at the repo top; defaults for anything it omits."""
+    file = top / CONFIG_FILE
+    if not file.is_file():
+        return Settings()
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{CONFIG_FILE} is not valid TOML: {exc}", f"fix or delete {file}") from exc
+    return from_dict(data)
+
+
+def from_dict(data: dict[str, Any]) -> Settings:
+    """Settings from parsed TOML; unknown tables are kept in `extra`."""
+    values: dict[str, Any] = {}
+    kinds = {f.name: f.type for f in fields(Settings)}
+    for section, keys in _SECTIONS.items():
+        table = data.get(section, {})
+        for key, attr in keys.items():
+            if key in table:
+                values[attr] = _coerce(table[key], str(kinds[attr]), f"{section}.{key}")
+    extra = {k: v for k, v in data.items() if k not in _SECTIONS}
+    settings = replace(Settings(), **values, extra=extra)
+    if settings.layout not in LAYOUTS:
+        raise UsageError(f"{CONFIG_FILE}: layout must be one of {', '.join(LAYOUTS)}", "fix notebook.layout")
+    settings_path = settings.path.strip("/") or "."
+    if settings_path.startswith("..") or Path(settings_path).is_absolute():
+        raise UsageError(f"{CONFIG_FILE}: notebook.path must stay inside the repository", "fix notebook.path")
+    return replace(settings, path=settings_path)
+
+
+def _coerce(value: Any, kind: str, name: str) -> Any:
+    if "tuple" in kind:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{CONFIG_FILE}: {name} must be a list of strings", f"fix {name}")
+        return tuple(value)
+    expected = {"int": int, "float": (int, float), "str": str}[kind]
+    if not isinstance(value, expected) or isinstance(value, bool):
+        raise UsageError(f"{CONFIG_FILE}: {name} must be a {kind}", f"fix {name}")
+    return float(value) if kind == "float" else value
+
+
+def render(settings: Settings) -> str:
+    """The .gitmem.toml that `git mem init` commits."""
+    def lst(items: tuple[str, ...]) -> str:
+        return "[" + ", ".join(f'"{i}"' for i in items) + "]"
+
+    return f"""# gitmem notebook settings. They travel with the notebook; see the README.
+[notebook]
+path = "{settings.path}"        # the notebook folder, relative to the repository root
+layout = "{settings.layout}"    # where remember/daily/session write: folders | flat
+
+[groups]                  # first match wins; everything else is "notebook"
+daily = {lst(settings.daily)}
+sessions = {lst(settings.sessions)}
+
+[chunking]
+max_chars = {settings.max_chars}
+overlap_chars = {settings.overlap_chars}
+
+[search]
+limit = {settings.limit}
+min_score = {settings.min_score}
+rrf_k = {settings.rrf_k}
+
+[context]
+always_on = {lst(settings.always_on)}
+file_budget = {settings.file_budget}
+total_budget = {settings.total_budget}
+"""
+
+
+def _matches(patterns: tuple[str, ...], path: str) -> bool:
+    return any(_glob(p).fullmatch(path) for p in patterns)
+
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A glob as a regex: `*` and `?` stay inside one folder, `**` crosses them."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)

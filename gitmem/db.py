@@ -1,0 +1,145 @@
+"""The one gateway to SQLite (apsw, which bundles SQLite with extension loading).
+
+Two databases live in the git dir, never in the work tree:
+- index.db (per worktree): blobs, chunks, texts with FTS5, vectors (sqlite-vec),
+  the first-parent history of the notebook. Derived data: delete it and the
+  next command rebuilds it.
+- embeddings.db (shared by all worktrees of a clone): embeddings keyed by
+  (model, text hash), so a rebuild, a model switch back, or another worktree
+  never recomputes an embedding it already has.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import apsw
+
+from .errors import GitmemError
+
+BUSY_MS = 30_000
+
+# Numbered migrations, applied in order and recorded in `migrations`.
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+    CREATE TABLE blobs(
+        id INTEGER PRIMARY KEY, oid TEXT NOT NULL UNIQUE,
+        tags TEXT NOT NULL DEFAULT '', type TEXT, private INTEGER NOT NULL DEFAULT 0,
+        flags TEXT NOT NULL DEFAULT '', chunked INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE texts(
+        id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
+        embedded INTEGER NOT NULL DEFAULT 0);
+    CREATE INDEX texts_pending ON texts(id) WHERE embedded = 0;
+    CREATE VIRTUAL TABLE texts_fts USING fts5(
+        body, content='texts', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TABLE chunks(
+        id INTEGER PRIMARY KEY, blob INTEGER NOT NULL REFERENCES blobs(id),
+        seq INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        heading TEXT NOT NULL DEFAULT '', text INTEGER NOT NULL REFERENCES texts(id));
+    CREATE INDEX chunks_blob ON chunks(blob, seq);
+    CREATE INDEX chunks_text ON chunks(text);
+    CREATE TABLE commits(
+        id INTEGER PRIMARY KEY, oid TEXT NOT NULL UNIQUE, seq INTEGER NOT NULL UNIQUE,
+        time INTEGER NOT NULL, author TEXT NOT NULL, email TEXT NOT NULL, subject TEXT NOT NULL);
+    CREATE TABLE versions(
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL, grp TEXT NOT NULL,
+        blob INTEGER NOT NULL REFERENCES blobs(id),
+        start_commit INTEGER NOT NULL REFERENCES commits(id),
+        end_commit INTEGER REFERENCES commits(id));
+    CREATE INDEX versions_current ON versions(path) WHERE end_commit IS NULL;
+    CREATE INDEX versions_path ON versions(path, start_commit);
+    CREATE INDEX versions_blob ON versions(blob);
+    CREATE TABLE worktree(
+        path TEXT PRIMARY KEY, grp TEXT NOT NULL, blob INTEGER REFERENCES blobs(id),
+        mtime REAL) WITHOUT ROWID;
+    """),
+]
+
+CACHE_MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+    CREATE TABLE embeddings(
+        model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL,
+        PRIMARY KEY(model, hash)) WITHOUT ROWID;
+    """),
+]
+
+
+class IndexCorrupt(GitmemError):
+    """index.db cannot be read; the caller deletes and rebuilds it."""
+
+
+def _load_vec(conn: apsw.Connection) -> None:
+    import sqlite_vec
+
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.enable_load_extension(False)
+
+
+def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: bool = True) -> apsw.Connection:
+    """Open (creating if needed) a database, load sqlite-vec, migrate it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = apsw.Connection(str(path))
+        conn.set_busy_timeout(BUSY_MS)
+        if vec:
+            _load_vec(conn)
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON",
+                       "foreign_keys=OFF", "temp_store=MEMORY"):
+            conn.execute(f"PRAGMA {pragma}")
+        migrate(conn, migrations)
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
+    return conn
+
+
+def migrate(conn: apsw.Connection, migrations: list[tuple[int, str]]) -> None:
+    """Apply the migrations this database has not recorded yet."""
+    with transaction(conn):
+        conn.execute("CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at REAL)")
+        done = {row[0] for row in conn.execute("SELECT version FROM migrations")}
+        for version, sql in migrations:
+            if version not in done:
+                conn.execute(sql)
+                conn.execute("INSERT INTO migrations VALUES(?, ?)", (version, time.time()))
+
+
+@contextmanager
+def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
+    """One BEGIN IMMEDIATE transaction: committed on success, rolled back on error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def get_meta(conn: apsw.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(conn: apsw.Connection, key: str, value: Any) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, None if value is None else str(value)))
+
+
+def bump_meta(conn: apsw.Connection, key: str, by: int) -> None:
+    if by:
+        set_meta(conn, key, int(get_meta(conn, key, "0") or 0) + by)
+
+
+def ensure_vectors(conn: apsw.Connection, dim: int) -> None:
+    """The vec0 table for embeddings of `dim` dimensions (rowid = texts.id)."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS vectors USING vec0("
+                 f"embedding float[{int(dim)}] distance_metric=cosine)")
+
+
+def has_table(conn: apsw.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None

@@ -1,0 +1,191 @@
+"""Embeddings through fastembed (ONNX on the CPU), loaded lazily.
+
+The model is named by GITMEM_MODEL_DIR / git config mem.modelDir (a local
+sentence-transformers directory: ONNX file, tokenizer, 1_Pooling/config.json)
+or by GITMEM_MODEL / mem.model (a fastembed model name, default
+BAAI/bge-small-en-v1.5). A query never downloads: only `git mem init`,
+`rebuild` and `git mem model download` may fetch a named model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from . import config
+from .errors import GitmemError
+
+if TYPE_CHECKING:
+    from .git import Git
+
+HOW_TO_ENABLE = (f"set {config.MODEL_DIR_ENV} (or git config {config.MODEL_DIR_KEY}) to a local model "
+                 "directory, or run 'git mem model download'")
+BATCH = 32
+
+
+class ModelUnavailable(GitmemError):
+    pass
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which model to use and where the choice came from."""
+
+    name: str
+    path: Path | None
+    source: str
+
+    @property
+    def key(self) -> str:
+        """Identity of the model for the embedding cache."""
+        return f"dir:{self.path}" if self.path else f"name:{self.name}"
+
+
+def resolve(git: "Git | None") -> ModelSpec:
+    """The model this machine is configured to use (the variable wins over git config)."""
+    def setting(env: str, key: str) -> tuple[str | None, str]:
+        if os.environ.get(env):
+            return os.environ[env], env
+        value = git.config_get(key) if git else None
+        return value, f"git config {key}"
+
+    path, source = setting(config.MODEL_DIR_ENV, config.MODEL_DIR_KEY)
+    if path:
+        resolved = Path(path).expanduser().resolve()
+        return ModelSpec(resolved.name, resolved, source)
+    name, source = setting(config.MODEL_NAME_ENV, config.MODEL_NAME_KEY)
+    return ModelSpec(name or config.DEFAULT_MODEL, None, source if name else "default")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gitmem" / "models"
+
+
+class Embedder:
+    """A loaded model: texts in, L2-normalised float32 vectors (as bytes) out."""
+
+    def __init__(self, spec: ModelSpec, model: object, dim: int) -> None:
+        self.spec = spec
+        self.dim = dim
+        self._model = model
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[bytes]:
+        out: list[bytes] = []
+        with self._lock:
+            for i in range(0, len(texts), BATCH):
+                batch = list(texts[i:i + BATCH])
+                out.extend(v.astype("float32").tobytes() for v in self._model.embed(batch, batch_size=BATCH))
+                if progress:
+                    progress(len(batch))
+        return out
+
+    def embed_query(self, text: str) -> bytes:
+        with self._lock:
+            vec = next(iter(self._model.query_embed(text)))
+        return vec.astype("float32").tobytes()
+
+
+_loaded: dict[str, Embedder] = {}
+_load_lock = threading.Lock()
+
+
+def load(spec: ModelSpec, allow_download: bool = False, threads: int | None = None) -> Embedder:
+    """Load the model (once per process). ModelUnavailable says why it cannot."""
+    with _load_lock:
+        if spec.key in _loaded:
+            return _loaded[spec.key]
+        embedder = _load_local(spec, threads) if spec.path else _load_named(spec, allow_download, threads)
+        _loaded[spec.key] = embedder
+        return embedder
+
+
+def _load_local(spec: ModelSpec, threads: int | None) -> Embedder:
+    assert spec.path is not None
+    if not spec.path.is_dir():
+        raise ModelUnavailable(f"model directory {spec.path} (from {spec.source}) does not exist", HOW_TO_ENABLE)
+    model_file = next((f for f in ("model.onnx", "onnx/model.onnx", "model_quantized.onnx")
+                       if (spec.path / f).is_file()), None)
+    if model_file is None or not (spec.path / "tokenizer.json").is_file():
+        raise ModelUnavailable(f"{spec.path} has no model.onnx and tokenizer.json", HOW_TO_ENABLE)
+    pooling, normalize, dim = _read_layout(spec.path)
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = f"gitmem-local/{spec.path}"
+    if not any(m["model"] == name for m in TextEmbedding.list_supported_models()):
+        TextEmbedding.add_custom_model(
+            model=name, pooling=PoolingType.CLS if pooling == "cls" else PoolingType.MEAN,
+            normalization=normalize, sources=ModelSource(hf=name), dim=dim, model_file=model_file)
+    try:
+        model = TextEmbedding(model_name=name, specific_model_path=str(spec.path), threads=threads)
+    except Exception as exc:  # onnxruntime and tokenizers raise many kinds
+        raise ModelUnavailable(f"cannot load the model in {spec.path}: {exc}", HOW_TO_ENABLE) from exc
+    return Embedder(spec, model, dim)
+
+
+def _read_layout(path: Path) -> tuple[str, bool, int]:
+    """Pooling mode, normalisation and dimension from a sentence-transformers layout."""
+    pooling_file = path / "1_Pooling" / "config.json"
+    pooling = json.loads(pooling_file.read_text()) if pooling_file.is_file() else {}
+    mode = "cls" if pooling.get("pooling_mode_cls_token") else "mean"
+    modules_file = path / "modules.json"
+    modules = json.loads(modules_file.read_text()) if modules_file.is_file() else []
+    normalize = not modules or any("Normalize" in m.get("type", "") for m in modules)
+    dim = pooling.get("word_embedding_dimension")
+    if not dim and (path / "config.json").is_file():
+        dim = json.loads((path / "config.json").read_text()).get("hidden_size")
+    if not dim:
+        raise ModelUnavailable(f"cannot tell the embedding size of {path}", "add 1_Pooling/config.json")
+    return mode, normalize, int(dim)
+
+
+def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> Embedder:
+    # A short network timeout for the explicit download step; queries never reach the network.
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "15")
+    from fastembed import TextEmbedding
+
+    known = {m["model"].lower(): m for m in TextEmbedding.list_supported_models()}
+    if spec.name.lower() not in known:
+        raise ModelUnavailable(f"fastembed does not know the model {spec.name!r} (from {spec.source})",
+                               HOW_TO_ENABLE)
+    try:
+        model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()), threads=threads,
+                              local_files_only=not allow_download)
+    except Exception as exc:
+        verb = "download" if allow_download else "find a downloaded copy of"
+        raise ModelUnavailable(f"cannot {verb} the model {spec.name}: {str(exc).splitlines()[0][:200]}",
+                               HOW_TO_ENABLE) from exc
+    return Embedder(spec, model, int(known[spec.name.lower()]["dim"]))
+
+
+class Background:
+    """Loads the model on a thread while the caller catches the index up."""
+
+    def __init__(self, spec: ModelSpec, allow_download: bool = False, threads: int | None = None) -> None:
+        self.spec = spec
+        self._result: Embedder | None = None
+        self._error: ModelUnavailable | None = None
+        self._thread = threading.Thread(target=self._run, args=(allow_download, threads), daemon=True)
+        self._thread.start()
+
+    def _run(self, allow_download: bool, threads: int | None) -> None:
+        try:
+            self._result = load(self.spec, allow_download, threads)
+        except ModelUnavailable as exc:
+            self._error = exc
+        except Exception as exc:  # a broken install must not take keyword search down
+            self._error = ModelUnavailable(f"cannot load the model: {exc}", HOW_TO_ENABLE)
+
+    def get(self) -> Embedder:
+        self._thread.join()
+        if self._error:
+            raise self._error
+        assert self._result is not None
+        return self._result

@@ -1,0 +1,274 @@
+"""The one gateway to git (GitPython). Nothing else in gitmem runs git.
+
+Every call passes paths after `--`, reads NUL-separated output as bytes and
+decodes names with the filesystem encoding, and runs with literal pathspecs,
+so odd file names (spaces, newlines, leading dashes, glob characters) are
+safe. Variables that git sets for hooks (GIT_DIR, GIT_INDEX_FILE, ...) are
+stripped so they never leak into the git commands gitmem runs itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import git as gitpython
+
+from .errors import GitFailed, NotARepo
+
+# Set by git for hooks and some commands; they would point our own git
+# commands at the wrong index, object store or work tree.
+LEAKY_VARS = (
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
+    "GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_REFLOG_ACTION",
+)
+FALLBACK_NAME = "gitmem"
+FALLBACK_EMAIL = "gitmem@localhost"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+ZERO = "0" * 40
+REGULAR_MODES = ("100644", "100755")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A file in a tree: repo-relative path, blob id, mode."""
+
+    path: str
+    oid: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path changed by a commit, against its first parent."""
+
+    path: str
+    oid: str | None  # None: deleted, or no longer a regular file
+
+
+@dataclass(frozen=True)
+class Commit:
+    oid: str
+    parents: tuple[str, ...]
+    time: int
+    author: str
+    email: str
+    subject: str
+    changes: tuple[Change, ...] = ()
+
+
+def strip_leaky_env() -> None:
+    """Drop the variables git sets for hooks from this process's environment."""
+    for name in LEAKY_VARS:
+        os.environ.pop(name, None)
+    os.environ["GIT_LITERAL_PATHSPECS"] = "1"
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob with these bytes (no filters applied)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _dec(raw: bytes) -> str:
+    return os.fsdecode(raw)
+
+
+class Git:
+    """A repository and the git operations gitmem needs."""
+
+    def __init__(self, repo: gitpython.Repo) -> None:
+        self.repo = repo
+        self._git = repo.git
+        self.top = Path(repo.working_tree_dir) if repo.working_tree_dir else None
+        self.git_dir = Path(repo.git_dir)
+        self.common_dir = Path(repo.common_dir)
+
+    @classmethod
+    def find(cls, start: Path | str = ".") -> "Git":
+        """The repository containing `start`; NotARepo if there is none."""
+        strip_leaky_env()
+        try:
+            repo = gitpython.Repo(str(start), search_parent_directories=True)
+        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
+            raise NotARepo(f"not a git repository: {Path(start).resolve()}",
+                           "run 'git mem init' here, or cd into a repository") from exc
+        if repo.bare:
+            raise NotARepo(f"{repo.git_dir} is a bare repository; a notebook needs a work tree",
+                           "clone it ('git clone') and run git mem there")
+        return cls(repo)
+
+    @classmethod
+    def init(cls, path: Path) -> "Git":
+        """Create a repository at `path` (git init)."""
+        strip_leaky_env()
+        return cls(gitpython.Repo.init(str(path)))
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> bytes:
+        """Run git with these arguments; raw stdout. GitFailed on error."""
+        try:
+            out = self._git.execute(["git", *args], stdout_as_string=False,
+                                    strip_newline_in_stdout=False, env=env)
+        except gitpython.GitCommandError as exc:
+            detail = _dec(exc.stderr if isinstance(exc.stderr, bytes) else str(exc.stderr).encode())
+            raise GitFailed(f"git {args[0]} failed: {detail.strip() or exc}") from exc
+        return out if isinstance(out, bytes) else out.encode()
+
+    # -- reading ---------------------------------------------------------
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None on an unborn branch."""
+        try:
+            return self.repo.head.commit.hexsha
+        except ValueError:
+            return None
+
+    def resolve(self, rev: str) -> str | None:
+        """The commit `rev` names, or None."""
+        if rev.startswith("-"):
+            return None
+        try:
+            return self.run("rev-parse", "--verify", "--quiet", "--end-of-options",
+                            f"{rev}^{{commit}}").decode().strip() or None
+        except GitFailed:
+            return None
+
+    def tree(self, rev: str, prefix: str) -> list[Entry]:
+        """Regular files under `prefix` at `rev` (symlinks, submodules left out)."""
+        spec = [] if prefix == "." else ["--", prefix]
+        raw = self.run("ls-tree", "-r", "-z", "--full-tree", rev, *spec)
+        entries = []
+        for item in raw.split(b"\0"):
+            if not item:
+                continue
+            meta, _, name = item.partition(b"\t")
+            mode, kind, oid = meta.decode().split()
+            if kind == "blob" and mode in REGULAR_MODES:
+                entries.append(Entry(_dec(name), oid, mode))
+        return entries
+
+    def status(self, prefix: str) -> list[str]:
+        """Repo-relative paths under `prefix` whose work-tree file differs from HEAD."""
+        spec = [] if prefix == "." else ["--", prefix]
+        raw = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                       "--no-renames", "--ignore-submodules", *spec)
+        paths = []
+        for item in raw.split(b"\0"):
+            if len(item) > 3:
+                paths.append(_dec(item[3:]))
+        return paths
+
+    def read_blob(self, oid: str) -> bytes:
+        """A blob's bytes (through one long-lived `git cat-file --batch`)."""
+        return self.repo.odb.stream(bytes.fromhex(oid)).read()
+
+    def show(self, rev: str, path: str) -> bytes | None:
+        """A file's bytes at `rev`, or None if it did not exist there."""
+        for entry in self.tree(rev, path):
+            if entry.path == path:
+                return self.read_blob(entry.oid)
+        return None
+
+    def first_parent_log(self, head: str, since: str | None, prefix: str) -> Iterator[Commit]:
+        """Commits on head's first-parent chain after `since`, oldest first,
+        that changed `prefix`, with their changes against the first parent."""
+        rng = f"{since}..{head}" if since else head
+        spec = [] if prefix == "." else ["--", prefix]
+        raw = self.run("log", "--first-parent", "--diff-merges=first-parent", "--raw", "-z",
+                       "--no-renames", "--no-abbrev", "--reverse",
+                       "--format=%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s", rng, *spec)
+        for record in raw.split(b"\x01")[1:]:
+            yield _parse_commit(record)
+
+    def first_parents(self, since: str, head: str) -> list[str]:
+        """Commits on head's first-parent chain after `since`, oldest first."""
+        out = self.run("rev-list", "--first-parent", "--reverse", f"{since}..{head}")
+        return out.decode().split()
+
+    def parents(self, oid: str) -> list[str]:
+        out = self.run("rev-list", "--parents", "-n", "1", oid).decode().split()
+        return out[1:]
+
+    def count(self, since: str, head: str) -> int:
+        """How many commits head has that `since` lacks."""
+        return int(self.run("rev-list", "--count", f"{since}..{head}").decode().strip() or 0)
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self.run("merge-base", "--is-ancestor", older, newer)
+            return True
+        except GitFailed:
+            return False
+
+    def has_object(self, oid: str) -> bool:
+        try:
+            self.run("cat-file", "-e", f"{oid}^{{commit}}")
+            return True
+        except GitFailed:
+            return False
+
+    def config_get(self, key: str) -> str | None:
+        try:
+            return self.run("config", "--get", key).decode().strip() or None
+        except GitFailed:
+            return None
+
+    def identity(self) -> tuple[str, str] | None:
+        """The configured user.name and user.email, or None if either is missing."""
+        name, email = self.config_get("user.name"), self.config_get("user.email")
+        if name and email:
+            return name, email
+        return None
+
+    # -- writing ---------------------------------------------------------
+    def commit(self, paths: list[str], message: str) -> tuple[str, bool]:
+        """Stage and commit exactly `paths` (other staged work is left alone).
+
+        Returns the new commit id and whether the fallback identity was used.
+        git's index.lock contention (another git process at work) is retried.
+        """
+        env = None
+        fallback = self.identity() is None
+        if fallback:
+            env = {**os.environ, "GIT_AUTHOR_NAME": FALLBACK_NAME, "GIT_AUTHOR_EMAIL": FALLBACK_EMAIL,
+                   "GIT_COMMITTER_NAME": FALLBACK_NAME, "GIT_COMMITTER_EMAIL": FALLBACK_EMAIL}
+        self._retry(lambda: self.run("add", "-A", "--", *paths, env=env))
+        self._retry(lambda: self.run("commit", "-q", "--no-edit", "-m", message, "--only", "--", *paths,
+                                     env=env))
+        head = self.head()
+        assert head is not None
+        return head, fallback
+
+    def _retry(self, action, attempts: int = 40) -> bytes:
+        for attempt in range(attempts):
+            try:
+                return action()
+            except GitFailed as exc:
+                if "index.lock" not in exc.message or attempt == attempts - 1:
+                    raise
+                time.sleep(0.05 + random.random() * 0.1 * (1 + attempt / 4))
+        raise AssertionError("unreachable")
+
+
+def _parse_commit(record: bytes) -> Commit:
+    parts = record.split(b"\0")
+    oid, parents, ctime, author, email, subject = (p.decode("utf-8", "replace") for p in parts[:6])
+    changes = []
+    tokens = [t.lstrip(b"\n") for t in parts[6:]]
+    i = 0
+    while i < len(tokens):
+        meta = tokens[i]
+        if not meta.startswith(b":"):
+            i += 1
+            continue
+        _old_mode, new_mode, _old, new, _status = meta[1:].decode().split()
+        path = _dec(tokens[i + 1])
+        regular = new_mode in REGULAR_MODES and new != ZERO
+        changes.append(Change(path, new if regular else None))
+        i += 2
+    return Commit(oid, tuple(parents.split()), int(ctime), author, email, subject, tuple(changes))

@@ -1,0 +1,373 @@
+"""Keep the index in step with git: history, work tree, chunks, embeddings.
+
+Content is keyed the way git keys it. A blob is parsed and chunked once; a
+chunk's text is stored once (by hash) however many blobs, paths and revisions
+hold it, and is embedded once per model (the embedding cache survives
+rebuilds and is shared by worktrees). `versions` records, along HEAD's
+first-parent chain, which blob each path held from which commit to which.
+
+Every read calls `Index.sync()`: it compares the indexed commit with HEAD and
+the work tree and catches up from the diff. Writers take a file lock; the
+flock dies with its process, so a killed indexer never blocks the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import apsw
+
+from . import chunker, db
+from .git import Commit, blob_id
+from .lock import FileLock
+from .notebook import Notebook, decode
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
+EMBED_BATCH = 256
+LIVE_VIEW = """
+    SELECT path, grp, blob, id AS version FROM versions
+     WHERE end_commit IS NULL AND path NOT IN (SELECT path FROM worktree)
+    UNION ALL
+    SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
+"""
+
+
+@dataclass
+class SyncReport:
+    commits: int = 0
+    blobs_chunked: int = 0
+    texts_added: int = 0
+    embedded: int = 0
+    reused: int = 0
+    full_history: bool = False
+    waited: bool = False
+    stale: bool = False
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+class Index:
+    """The derived SQLite index of one notebook (one worktree)."""
+
+    def __init__(self, nb: Notebook) -> None:
+        self.nb = nb
+        self.path = nb.state_dir / "index.db"
+        self.lock = FileLock(nb.state_dir / "index.lock")
+        self.conn = self._open()
+        self._cache: apsw.Connection | None = None
+
+    def _open(self) -> apsw.Connection:
+        try:
+            conn = db.connect(self.path)
+            conn.execute("SELECT count(*) FROM meta").fetchone()
+            return conn
+        except (db.IndexCorrupt, apsw.CorruptError, apsw.NotADBError, apsw.SQLError):
+            self.drop_files()
+            return db.connect(self.path)
+
+    def drop_files(self) -> None:
+        """Delete index.db and its WAL files (the next open starts empty)."""
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        self.conn.close()
+        if self._cache is not None:
+            self._cache.close()
+
+    @property
+    def cache(self) -> apsw.Connection:
+        if self._cache is None:
+            try:
+                self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
+            except db.IndexCorrupt:
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.unlink(f"{self.nb.shared_dir / 'embeddings.db'}{suffix}")
+                    except FileNotFoundError:
+                        pass
+                self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
+        return self._cache
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        return db.get_meta(self.conn, key, default)
+
+    # -- catching up -----------------------------------------------------
+    def sync(self, wait: float | None = 10.0) -> SyncReport:
+        """Bring history and work tree up to date (no embedding).
+
+        If another process holds the lock longer than `wait` seconds, answer
+        from the index as it stands and say so (report.stale)."""
+        started = time.monotonic()
+        report = SyncReport()
+        head = self.nb.git.head()
+        work = self._scan_worktree()
+        if self._current(head, work):
+            return report
+        if not self.lock.acquire(timeout=wait):
+            report.stale = True
+            report.notes.append("index is being updated by another process; results may be behind")
+            return report
+        try:
+            report.waited = time.monotonic() - started > 0.05
+            with db.transaction(self.conn):
+                self._check_signature()
+                head = self.nb.git.head()
+                if self.meta("commit") != (head or ""):
+                    self._sync_history(head, report)
+                self._sync_worktree(self._scan_worktree(), report)
+        finally:
+            self.lock.release()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _current(self, head: str | None, work: dict[str, tuple[float, int] | None]) -> bool:
+        if self.meta("commit") != (head or "") or self.meta("chunker") != self.nb.settings.chunker_signature():
+            return False
+        rows = {p: m for p, m in self.conn.execute("SELECT path, mtime FROM worktree")}
+        return rows.keys() == work.keys() and all(
+            (work[p] is None and rows[p] is None) or (work[p] is not None and rows[p] == work[p][0])
+            for p in rows)
+
+    def _check_signature(self) -> None:
+        """Different chunking settings: forget every chunk (texts and vectors stay)."""
+        sig = self.nb.settings.chunker_signature()
+        if self.meta("chunker") not in (None, sig):
+            self.conn.execute("DELETE FROM chunks")
+            self.conn.execute("UPDATE blobs SET chunked = 0")
+            db.set_meta(self.conn, "commit", "")
+        db.set_meta(self.conn, "chunker", sig)
+
+    def _sync_history(self, head: str | None, report: SyncReport) -> None:
+        indexed = self.meta("commit") or None
+        git = self.nb.git
+        fast_forward = False
+        if indexed and head and git.has_object(indexed):
+            chain = git.first_parents(indexed, head)
+            fast_forward = bool(chain) and git.parents(chain[0])[:1] == [indexed]
+        if not fast_forward:
+            report.full_history = True
+            self.conn.execute("DELETE FROM versions")
+            self.conn.execute("DELETE FROM commits")
+        if head:
+            for commit in git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix):
+                self._apply(commit, report)
+        db.set_meta(self.conn, "commit", head or "")
+
+    def _apply(self, commit: Commit, report: SyncReport) -> None:
+        seq = (self.conn.execute("SELECT max(seq) FROM commits").fetchone()[0] or 0) + 1
+        cid = self.conn.execute(
+            "INSERT INTO commits(oid, seq, time, author, email, subject) VALUES(?,?,?,?,?,?) RETURNING id",
+            (commit.oid, seq, commit.time, commit.author, commit.email, commit.subject)).fetchone()[0]
+        report.commits += 1
+        for change in commit.changes:
+            rel = self.nb.rel(change.path)
+            if rel is None or not self.nb.settings.is_note(rel):
+                continue
+            self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
+                              (cid, rel))
+            if change.oid:
+                blob = self._blob(change.oid, None, report)
+                self.conn.execute("INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?)",
+                                  (rel, self.nb.settings.group_of(rel), blob, cid))
+
+    def _scan_worktree(self) -> dict[str, tuple[float, int] | None]:
+        """Notes that differ from HEAD: (mtime, size) for a file, None if deleted."""
+        found: dict[str, tuple[float, int] | None] = {}
+        for repo_path in self.nb.git.status(self.nb.prefix):
+            rel = self.nb.rel(repo_path)
+            if rel is None or not self.nb.settings.is_note(rel):
+                continue
+            try:
+                st = self.nb.file(rel).lstat()
+            except (FileNotFoundError, NotADirectoryError):
+                found[rel] = None
+                continue
+            # A symlink or special file is never followed or indexed.
+            found[rel] = (st.st_mtime_ns / 1e9, st.st_size) if stat.S_ISREG(st.st_mode) else None
+        return found
+
+    def _sync_worktree(self, work: dict[str, tuple[float, int] | None], report: SyncReport) -> None:
+        known = {p: m for p, m in self.conn.execute("SELECT path, mtime FROM worktree")}
+        for rel in known.keys() - work.keys():
+            self.conn.execute("DELETE FROM worktree WHERE path = ?", (rel,))
+        for rel, info in work.items():
+            if info is not None and known.get(rel) == info[0]:
+                continue
+            blob = None
+            if info is not None:
+                data = self.nb.file(rel).read_bytes()
+                blob = self._blob(blob_id(data), data, report)
+            self.conn.execute("INSERT OR REPLACE INTO worktree(path, grp, blob, mtime) VALUES(?,?,?,?)",
+                              (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None))
+
+    # -- blobs, chunks, texts ---------------------------------------------
+    def _blob(self, oid: str, data: bytes | None, report: SyncReport) -> int:
+        """The row id of a blob, chunking it if this is the first time it is seen."""
+        row = self.conn.execute("SELECT id, chunked FROM blobs WHERE oid = ?", (oid,)).fetchone()
+        if row and row[1]:
+            return int(row[0])
+        if data is None:
+            data = self.nb.git.read_blob(oid)
+        parsed = parse(data)
+        if row:
+            bid = int(row[0])
+            self.conn.execute("UPDATE blobs SET tags=?, type=?, private=?, flags=?, chunked=1 WHERE id=?",
+                              (parsed.tags, parsed.type, parsed.private, parsed.flags, bid))
+        else:
+            bid = self.conn.execute(
+                "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
+                (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
+        report.blobs_chunked += 1
+        if parsed.private or "binary" in parsed.flags:
+            return bid
+        s = self.nb.settings
+        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
+            tid = self._text(piece.text, report)
+            self.conn.execute(
+                "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
+                (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
+        return bid
+
+    def _text(self, body: str, report: SyncReport) -> int:
+        digest = text_hash(body)
+        row = self.conn.execute("SELECT id FROM texts WHERE hash = ?", (digest,)).fetchone()
+        if row:
+            return int(row[0])
+        tid = self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
+                                (digest, body)).fetchone()[0]
+        self.conn.execute("INSERT INTO texts_fts(rowid, body) VALUES(?, ?)", (tid, body))
+        report.texts_added += 1
+        return int(tid)
+
+    # -- embeddings --------------------------------------------------------
+    def embed(self, embedder: "Embedder", live_only: bool = True, wait: float | None = 10.0,
+              progress: Callable[[int, int], None] | None = None) -> SyncReport:
+        """Embed the texts that have no vector yet: those in the live view, or all."""
+        report = SyncReport()
+        if not self._pending_ids(live_only, embedder, limit=1):
+            return report
+        if not self.lock.acquire(timeout=wait):
+            report.stale = True
+            report.notes.append("embeddings are being computed by another process; semantic results may be behind")
+            return report
+        try:
+            with db.transaction(self.conn):
+                self._check_model(embedder)
+            pending = self._pending_ids(live_only, embedder)
+            done = 0
+            for i in range(0, len(pending), EMBED_BATCH):
+                batch = pending[i:i + EMBED_BATCH]
+                self._embed_batch(embedder, batch, report)
+                done += len(batch)
+                if progress:
+                    progress(done, len(pending))
+        finally:
+            self.lock.release()
+        return report
+
+    def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1) -> list[int]:
+        if self.meta("model") not in (None, embedder.spec.key):
+            return [-1]  # a model change: everything is pending
+        if live_only:
+            sql = f"""SELECT DISTINCT t.id FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob
+                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY t.id LIMIT ?"""
+        else:
+            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY id LIMIT ?"
+        return [r[0] for r in self.conn.execute(sql, (limit,))]
+
+    def _check_model(self, embedder: "Embedder") -> None:
+        """A different model: drop every vector; texts are re-embedded lazily."""
+        if self.meta("model") != embedder.spec.key:
+            self.conn.execute("DROP TABLE IF EXISTS vectors")
+            self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
+            db.set_meta(self.conn, "model", embedder.spec.key)
+            db.set_meta(self.conn, "dim", embedder.dim)
+        db.ensure_vectors(self.conn, embedder.dim)
+
+    def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
+        marks = ",".join("?" * len(ids))
+        rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
+        cached = self._cached_vectors(embedder.spec.key, [r[1] for r in rows])
+        missing = [r for r in rows if r[1] not in cached]
+        if missing:
+            vectors = embedder.embed([r[2] for r in missing])
+            with db.transaction(self.cache):
+                self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
+                                       [(embedder.spec.key, r[1], v) for r, v in zip(missing, vectors)])
+            cached.update({r[1]: v for r, v in zip(missing, vectors)})
+        with db.transaction(self.conn):
+            for tid, digest, _ in rows:
+                self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
+                self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, cached[digest]))
+                self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
+            db.bump_meta(self.conn, "embeddings_computed", len(missing))
+            db.bump_meta(self.conn, "embeddings_reused", len(rows) - len(missing))
+        report.embedded += len(missing)
+        report.reused += len(rows) - len(missing)
+
+    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for i in range(0, len(hashes), 500):
+            part = hashes[i:i + 500]
+            marks = ",".join("?" * len(part))
+            found.update(self.cache.execute(
+                f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *part]))
+        return found
+
+
+@dataclass
+class Parsed:
+    text: str
+    body: int
+    tags: str = ""
+    type: str | None = None
+    private: int = 0
+    flags: str = ""
+
+
+def parse(data: bytes) -> Parsed:
+    """A blob as page text, with frontmatter fields and flags (binary, conflict)."""
+    if b"\0" in data[:8192]:
+        return Parsed("", 0, flags="binary")
+    text = decode(data)
+    body = chunker.body_offset(text)
+    parsed = Parsed(text, body)
+    if body:
+        _frontmatter(text[:body], parsed)
+    if CONFLICT.search(text):
+        parsed.flags = "conflict"
+    return parsed
+
+
+def _frontmatter(block: str, parsed: Parsed) -> None:
+    import frontmatter
+
+    try:
+        meta = frontmatter.loads(block).metadata
+    except Exception:  # malformed YAML is indexed as plain text, never fatal
+        return
+    tags = meta.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in tags.replace(",", " ").split()]
+    if isinstance(tags, Iterable):
+        parsed.tags = "".join(f",{str(t).strip().lower()}" for t in tags if str(t).strip()) + ("," if tags else "")
+    kind = meta.get("type")
+    parsed.type = str(kind).strip().lower() if kind else None
+    parsed.private = 1 if meta.get("private") is True or str(meta.get("private")).lower() == "true" else 0
+
+
+def text_hash(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()

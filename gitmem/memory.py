@@ -1,0 +1,219 @@
+"""Writing and reading memories: remember, daily, write, get.
+
+Each write takes the notebook's write lock, reads the page, edits it, writes
+it atomically and commits exactly that page: one write, one commit. If the
+commit fails the page stays written and staged, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import pages
+from .errors import BadRange, EmptyText, GitFailed, UsageError
+from .git import FALLBACK_EMAIL, FALLBACK_NAME
+from .lock import FileLock, atomic_write
+from .notebook import Notebook
+
+# category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
+CATEGORIES: dict[str, tuple[str, str, bool]] = {
+    "fact": ("knowledge/facts.md", "Facts", False),
+    "preference": ("reference/preferences.md", "Preferences", False),
+    "contact": ("reference/contacts.md", "Contacts", False),
+    "todo": ("lists/todos.md", "Todos", True),
+    "shopping": ("lists/shopping.md", "Shopping", True),
+}
+ROUTES: list[tuple[str, re.Pattern[str]]] = [
+    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+|\+?\d[\d ().-]{6,}\d", re.I)),
+    ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
+    ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
+    ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
+                              r"always|never|can'?t stand|enjoys?)\b", re.I)),
+]
+DUPLICATE_RATIO = 0.92
+
+
+@dataclass
+class Written:
+    action: str
+    path: str
+    lines: dict[str, int]
+    commit: str | None
+    message: str
+    identity: str | None = None  # set when the fallback identity signed the commit
+    hint: str | None = None
+    duplicate: dict[str, Any] | None = None
+    category: str | None = None
+    section: str | None = None
+
+
+def write_lock(nb: Notebook) -> FileLock:
+    return FileLock(nb.state_dir / "write.lock", timeout=60)
+
+
+def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
+                edit: pages.Edit | None = None) -> Written:
+    """Write the page atomically and commit exactly it."""
+    atomic_write(nb.file(rel), text.encode("utf-8"))
+    try:
+        commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
+    except GitFailed as exc:
+        raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
+                        "your note is safe in the work tree; fix the cause and run 'git commit'") from exc
+    written = Written(action, rel, {"start": edit.start_line if edit else 1,
+                                    "end": edit.end_line if edit else text.count("\n")}, commit, message)
+    if fallback:
+        written.identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>"
+        written.hint = ("no git identity is configured, so the commit was signed "
+                        f"'{written.identity}'; set yours with git config --global user.name/user.email")
+    return written
+
+
+def _text(value: str, what: str) -> str:
+    if not value or not value.strip():
+        raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
+    if "\0" in value:
+        raise UsageError(f"the {what} contains a NUL byte", "send plain text")
+    return value
+
+
+def _subject(text: str, width: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+
+def classify(text: str) -> str:
+    """The default category of a fact (documented in the README)."""
+    return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
+
+
+def route(nb: Notebook, text: str, to: str | None, section: str | None,
+          category: str | None) -> tuple[str, str | None, str]:
+    """(page, section, category) for a fact, from the hints or the defaults."""
+    if category is not None and category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(CATEGORIES)}")
+    cat = category or classify(text)
+    folder_page, flat_section, _ = CATEGORIES[cat]
+    if to:
+        return nb.page(to), section, cat
+    if nb.settings.layout == "flat":
+        return "MEMORY.md", section or flat_section, cat
+    return folder_page, section, cat
+
+
+def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
+             category: str | None = None, force: bool = False) -> Written:
+    """Store a fact on its page (one commit), unless it is already there."""
+    text = _text(text, "fact")
+    rel, section, cat = route(nb, text, to, section, category)
+    entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
+    with write_lock(nb):
+        current = nb.read(rel)
+        if not force:
+            dup = find_duplicate(nb, text, rel, current)
+            if dup:
+                return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
+                               category=cat, hint="already remembered; pass --force to store it again")
+        if current.strip():
+            edit = pages.append(current, entry, section)
+        else:
+            edit = pages.append(pages.new_page(rel, ""), entry, section)
+        written = commit_page(nb, rel, edit.text, f"mem: remember {_subject(text)}", "remember", edit)
+    written.category, written.section = cat, section
+    return written
+
+
+def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
+    """A line that says the same thing, on the target page or anywhere in the notebook."""
+    want = pages.normalize_fact(text)
+    if not want:
+        return None
+    for number, line in enumerate(current.splitlines(), start=1):
+        if _same(want, line):
+            return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
+    from . import search
+
+    try:
+        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=5, min_score=0.0))
+    except Exception:  # the duplicate check is advisory; never block a write on the index
+        return None
+    for hit in found.results:
+        for offset, line in enumerate(hit.text.splitlines()):
+            if _same(want, line):
+                number = hit.lines["start"] + offset
+                return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
+    return None
+
+
+def _same(want: str, line: str) -> bool:
+    have = pages.normalize_fact(line)
+    return bool(have) and (have == want or difflib.SequenceMatcher(None, want, have).ratio() >= DUPLICATE_RATIO)
+
+
+def daily_path(nb: Notebook, day: str) -> str:
+    return f"daily/{day}.md" if nb.settings.layout == "folders" else f"memory/{day}.md"
+
+
+def daily(nb: Notebook, text: str, when: datetime | None = None) -> Written:
+    """Append a `## HH:MM — ...` entry to today's daily log (one commit)."""
+    text = _text(text, "entry")
+    when = when or datetime.now().astimezone()
+    day = f"{when:%Y-%m-%d}"
+    rel = daily_path(nb, day)
+    with write_lock(nb):
+        edit = pages.add_daily(nb.read(rel), day, pages.daily_entry(text, when))
+        return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
+
+
+def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False) -> Written:
+    """Write or append to a page or one H2 section (one commit)."""
+    content = _text(content, "content")
+    rel = nb.page(page)
+    with write_lock(nb):
+        current = nb.read(rel)
+        if not current.strip() and not section:
+            new = content if replace else pages.new_page(rel, content)
+            edit = pages.Edit(new if new.endswith("\n") else new + "\n", 1, max(1, new.rstrip("\n").count("\n") + 1))
+        elif replace:
+            edit = pages.replace(current or pages.new_page(rel, ""), content, section)
+        else:
+            edit = pages.append(current or pages.new_page(rel, ""), content, section)
+        verb = "replace" if replace else "write"
+        where = f"{rel} § {section}" if section else rel
+        written = commit_page(nb, rel, edit.text, f"mem: {verb} {where}", "write", edit)
+    written.section = section
+    return written
+
+
+@dataclass
+class Page:
+    path: str
+    lines: dict[str, int]
+    total_lines: int
+    text: str
+
+
+RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+
+
+def get(nb: Notebook, spec: str) -> Page:
+    """A page, or lines START-END of it, from the work tree."""
+    match = RANGE.match(spec)
+    name = match.group("path") if match else spec
+    rel = nb.page(name, must_exist=True)
+    text = nb.read(rel)
+    lines = text.splitlines()
+    if not match:
+        return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text)
+    start = int(match.group("start"))
+    end = int(match.group("end") or start)
+    if start < 1 or end < start or end > len(lines):
+        asked = f"line {start}" if start == end else f"lines {start}-{end}"
+        raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {len(lines)} lines",
+                       f"ask for lines between 1 and {len(lines)}, e.g. {rel}:1-{min(len(lines), 10)}")
+    chosen = lines[start - 1:end]
+    return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n")

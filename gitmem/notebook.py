@@ -1,0 +1,137 @@
+"""The notebook: where it is, its settings, and paths confined to it.
+
+Every path a user or agent passes goes through `Notebook.page()`: no `..`,
+no absolute or `~` paths, no hidden components (.git), no NUL bytes, no
+over-long names, and nothing reached through a symlink.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from . import config
+from .errors import NoNotebook, PageNotFound, PathOutside, UsageError
+from .git import Git
+
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024
+
+
+@dataclass
+class Notebook:
+    git: Git
+    settings: config.Settings
+
+    @property
+    def top(self) -> Path:
+        assert self.git.top is not None
+        return self.git.top
+
+    @property
+    def prefix(self) -> str:
+        """The notebook folder, repo-relative ("." for the repo root)."""
+        return self.settings.path
+
+    @property
+    def root(self) -> Path:
+        return self.top if self.prefix == "." else self.top / self.prefix
+
+    @property
+    def state_dir(self) -> Path:
+        """gitmem's own files for this worktree, inside the git dir."""
+        return self.git.git_dir / "gitmem"
+
+    @property
+    def shared_dir(self) -> Path:
+        """gitmem's files shared by every worktree of this clone."""
+        return self.git.common_dir / "gitmem"
+
+    def rel(self, repo_path: str) -> str | None:
+        """Notebook-relative path of a repo-relative one, None if outside the notebook."""
+        if self.prefix == ".":
+            return repo_path
+        head = self.prefix + "/"
+        return repo_path[len(head):] if repo_path.startswith(head) else None
+
+    def repo_path(self, rel: str) -> str:
+        return rel if self.prefix == "." else f"{self.prefix}/{rel}"
+
+    def file(self, rel: str) -> Path:
+        return self.root / rel
+
+    def page(self, name: str, must_exist: bool = False, default_suffix: str = ".md") -> str:
+        """A confined notebook-relative page path from user input."""
+        rel = confine(name)
+        if not PurePosixPath(rel).suffix and default_suffix:
+            rel += default_suffix
+        _no_symlinks(self.root, rel)
+        if must_exist and not self.file(rel).is_file():
+            raise PageNotFound(f"no page {rel} in the notebook",
+                               f"check the name, or create it with: git mem write {rel} TEXT")
+        return rel
+
+    def read(self, rel: str) -> str:
+        """The page's current text in the work tree ('' if it does not exist)."""
+        path = self.file(rel)
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            return ""
+        if not stat.S_ISREG(st.st_mode):
+            raise PathOutside(f"{rel} is not a regular file", "gitmem never follows symlinks")
+        return decode(path.read_bytes())
+
+
+def decode(data: bytes) -> str:
+    """Page bytes as text; invalid UTF-8 is replaced, never fatal."""
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def confine(name: str) -> str:
+    """Normalise a user-given path; PathOutside if it could leave the notebook."""
+    if not name or not name.strip():
+        raise UsageError("empty path", "name a page, e.g. reference/contacts.md")
+    if "\0" in name:
+        raise PathOutside("path contains a NUL byte", "name a page inside the notebook")
+    if name.startswith(("/", "~", "\\")) or os.path.isabs(name):
+        raise PathOutside(f"{name!r} is outside the notebook", "use a path relative to the notebook, e.g. knowledge/facts.md")
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        raise UsageError("empty path", "name a page, e.g. reference/contacts.md")
+    for part in parts:
+        if part == "..":
+            raise PathOutside(f"{name!r} leaves the notebook ('..')", "use a path inside the notebook")
+        if part.startswith("."):
+            raise PathOutside(f"{name!r} names a hidden file", "gitmem pages cannot be hidden files (.git, .gitmem.toml)")
+        if len(os.fsencode(part)) > MAX_NAME_BYTES:
+            raise UsageError(f"a path component is longer than {MAX_NAME_BYTES} bytes", "use a shorter page name")
+    rel = "/".join(parts)
+    if len(os.fsencode(rel)) > MAX_PATH_BYTES:
+        raise UsageError(f"path is longer than {MAX_PATH_BYTES} bytes", "use a shorter page name")
+    return rel
+
+
+def _no_symlinks(root: Path, rel: str) -> None:
+    """PathOutside if the notebook root or any part of rel is a symlink."""
+    current = root
+    for part in [None, *rel.split("/")]:
+        if part is not None:
+            current = current / part
+        try:
+            if current.is_symlink():
+                raise PathOutside(f"{rel} goes through a symlink ({current.name})",
+                                  "gitmem never follows symlinks; use the real path")
+        except OSError:
+            return
+
+
+def open_notebook(start: Path | str = ".") -> Notebook:
+    """The notebook of the repository containing `start`; NoNotebook if none."""
+    git = Git.find(start)
+    if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
+        raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
+    return Notebook(git, config.load(git.top))

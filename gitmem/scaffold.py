@@ -1,0 +1,78 @@
+"""`git mem init`: make a folder or repository into a notebook (idempotent)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import config
+from .errors import NotARepo, UsageError
+from .git import FALLBACK_EMAIL, FALLBACK_NAME, Git
+from .lock import atomic_write
+from .maintenance import IndexSummary, Progress, catch_up
+from .notebook import Notebook, confine
+
+FLAT_MEMORY = "# Memory\n\nCurated long-term memory. Daily notes live in memory/YYYY-MM-DD.md.\n"
+
+
+@dataclass
+class InitResult:
+    repository: str
+    notebook: str
+    layout: str
+    created: list[str]
+    commit: str | None
+    index: IndexSummary | None
+    identity: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
+         progress: Progress | None = None) -> InitResult:
+    """Create the notebook at `path` (a git repo is made if there is none)."""
+    if layout is not None and layout not in config.LAYOUTS:
+        raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        git = Git.find(path)
+    except NotARepo as exc:
+        if (path / ".git").exists() or "bare" in exc.message:
+            raise
+        git = Git.init(path)
+    assert git.top is not None
+    notes: list[str] = []
+    created: list[str] = []
+    settings = _settings(git.top, layout, folder, notes, created)
+    nb = Notebook(git, settings)
+    nb.root.mkdir(parents=True, exist_ok=True)
+    if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
+        atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())
+        created.append(nb.repo_path("MEMORY.md"))
+    commit, identity = None, None
+    if created:
+        commit, fallback = git.commit(created, "mem: init notebook")
+        identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>" if fallback else None
+        if fallback:
+            notes.append(f"no git identity is configured, so commits are signed '{identity}'; "
+                         "set yours with git config --global user.name/user.email")
+    summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
+    if summary:
+        notes.extend(summary.notes)
+    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes)
+
+
+def _settings(top: Path, layout: str | None, folder: str | None, notes: list[str],
+              created: list[str]) -> config.Settings:
+    file = top / config.CONFIG_FILE
+    if file.is_file():
+        settings = config.load(top)
+        if (layout and layout != settings.layout) or (folder and confine(folder) != settings.path):
+            notes.append(f"already a notebook ({config.CONFIG_FILE}); edit that file to change its layout or folder")
+        return settings
+    path = confine(folder) if folder and folder.strip("/.") else "."
+    root = top if path == "." else top / path
+    chosen = layout or ("flat" if (root / "MEMORY.md").exists() else "folders")
+    settings = config.Settings(path=path, layout=chosen)
+    atomic_write(file, config.render(settings).encode())
+    created.append(config.CONFIG_FILE)
+    return settings

@@ -1,0 +1,229 @@
+"""Hybrid search: FTS5 BM25 and sqlite-vec cosine, fused by reciprocal rank.
+
+Filters (view, group, tags, type, dates) build the candidate set first; both
+rankers only ever see candidates, so a filter never cuts a top-k afterwards.
+Any user text is a valid query: the keyword side quotes every word it finds,
+so FTS5 operators in the input are just words.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from . import embed
+from .errors import EmptyText, UsageError
+from .indexer import LIVE_VIEW, Index
+from .notebook import Notebook
+
+if TYPE_CHECKING:
+    import apsw
+
+MODES = ("hybrid", "keyword", "semantic")
+DEPTH = 100  # how many candidates each ranker contributes to the fusion
+MAX_QUERY_TERMS = 64
+SNIPPET = 200
+WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have he her his how i if in
+into is it its me my no not of on or our she so than that the their them then there these they this to us
+was we were what when where which who whom why will with you your""".split())
+
+
+@dataclass
+class Query:
+    text: str
+    mode: str = "hybrid"
+    groups: tuple[str, ...] = ("notebook", "daily")
+    limit: int | None = None
+    min_score: float | None = None
+    tags: tuple[str, ...] = ()
+    type: str | None = None
+
+
+@dataclass
+class Hit:
+    group: str
+    path: str
+    heading: str
+    snippet: str
+    text: str
+    score: float
+    lines: dict[str, int]
+    commit: str | None
+    date: str | None
+    author: str | None
+    current: bool = True
+    subject: str | None = None
+
+
+@dataclass
+class Results:
+    query: str
+    mode: str
+    semantic: bool
+    results: list[Hit]
+    timing: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+
+def run(nb: Notebook, query: Query) -> Results:
+    """Answer a query against the notebook as it is now (HEAD + work tree)."""
+    started = time.monotonic()
+    if not query.text or not query.text.strip():
+        raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
+    if query.mode not in MODES:
+        raise UsageError(f"unknown mode {query.mode!r}", f"use one of {', '.join(MODES)}")
+    loader = None
+    if query.mode != "keyword":
+        loader = embed.Background(embed.resolve(nb.git))
+    index = Index(nb)
+    try:
+        report = index.sync()
+        timing = {"index_ms": _ms(started)}
+        notes = list(report.notes)
+        embedder = None
+        if loader:
+            embedder, note = _embedder(loader)
+            if note:
+                notes.append(note)
+            else:
+                notes.extend(index.embed(embedder).notes)
+        timing["model_ms"] = _ms(started) - timing["index_ms"]
+        mark = time.monotonic()
+        hits = rank(index, query, embedder)
+        timing["search_ms"] = _ms(mark)
+        timing["total_ms"] = _ms(started)
+        mode = query.mode if embedder else "keyword"
+        return Results(query.text, mode, embedder is not None, hits, timing, notes)
+    finally:
+        index.close()
+
+
+def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | None]:
+    try:
+        return loader.get(), None
+    except embed.ModelUnavailable as exc:
+        return None, f"semantic search is off: {exc.message}; to turn it on, {exc.hint}"
+
+
+def rank(index: Index, query: Query, embedder: embed.Embedder | None) -> list[Hit]:
+    """Ranked hits for `query` among the candidates of the live view."""
+    s = index.nb.settings
+    limit = query.limit if query.limit is not None else s.limit
+    min_score = query.min_score if query.min_score is not None else s.min_score
+    conn = index.conn
+    _candidates(conn, query)
+    lists = []
+    if query.mode in ("hybrid", "keyword") or embedder is None:
+        lists.append(_keyword(conn, query.text))
+    if embedder is not None and query.mode in ("hybrid", "semantic"):
+        lists.append(_semantic(conn, embedder, query.text))
+    scores = _fuse(lists, s.rrf_k) if len(lists) > 1 else (lists[0] if lists else {})
+    ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -scores[t])
+    return _hits(index, ranked, scores, query.text, limit)
+
+
+def _candidates(conn: "apsw.Connection", query: Query) -> None:
+    """temp.cand: every chunk occurrence the filters allow."""
+    where, args = ["v.grp IN (%s)" % ",".join("?" * len(query.groups))], list(query.groups)
+    for tag in query.tags:
+        where.append("b.tags LIKE ? ESCAPE '\\'")
+        args.append("%," + _like(tag.strip().lower()) + ",%")
+    if query.type:
+        where.append("b.type = ?")
+        args.append(query.type.strip().lower())
+    conn.execute("DROP TABLE IF EXISTS temp.cand")
+    conn.execute(f"""CREATE TEMP TABLE cand AS
+        SELECT c.text AS text, c.id AS chunk, v.path, v.grp, v.blob, v.version
+          FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
+         WHERE {' AND '.join(where)}""", args)
+    conn.execute("CREATE INDEX temp.cand_text ON cand(text)")
+
+
+def _like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def fts_query(text: str) -> str | None:
+    """Any text as a safe FTS5 query: its words, quoted, OR-ed (None if it has none)."""
+    words = [w.lower() for w in WORD.findall(text)]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    unique = list(dict.fromkeys(kept))[:MAX_QUERY_TERMS]
+    return " OR ".join(f'"{w}"' for w in unique) if unique else None
+
+
+def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
+    """text id -> score in [0, 1]: BM25 relative to the best match."""
+    match = fts_query(text)
+    if match is None:
+        return {}
+    rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
+                            WHERE texts_fts MATCH ? AND rowid IN (SELECT text FROM temp.cand)
+                            ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
+    if not rows:
+        return {}
+    best = max(r[1] for r in rows) or 1.0
+    return {int(r[0]): max(0.0, r[1] / best) for r in rows}
+
+
+def _semantic(conn: "apsw.Connection", embedder: embed.Embedder, text: str) -> dict[int, float]:
+    """text id -> cosine similarity, clipped to [0, 1]."""
+    vector = embedder.embed_query(text)
+    rows = conn.execute("""SELECT rowid, distance FROM vectors
+                            WHERE embedding MATCH ? AND k = ? AND rowid IN (SELECT text FROM temp.cand)""",
+                        (vector, DEPTH)).fetchall()
+    return {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in rows}
+
+
+def _fuse(lists: list[dict[int, float]], k: int) -> dict[int, float]:
+    """Reciprocal rank fusion, scaled so that first place in every list is 1.0."""
+    fused: dict[int, float] = {}
+    for scores in lists:
+        for rank_, tid in enumerate(sorted(scores, key=lambda t: -scores[t]), start=1):
+            fused[tid] = fused.get(tid, 0.0) + 1.0 / (k + rank_)
+    best = len(lists) / (k + 1)
+    return {t: s / best for t, s in fused.items()}
+
+
+def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int) -> list[Hit]:
+    from . import provenance
+
+    conn = index.conn
+    hits: list[Hit] = []
+    for tid in ranked:
+        rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
+                                      ch.heading, t.body
+                                 FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
+                                WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
+        for path, grp, version, start, end, heading, body in rows:
+            origin = provenance.of_text(index, path, version, tid)
+            hits.append(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
+                            text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
+                            commit=origin.commit, date=origin.date, author=origin.author,
+                            subject=origin.subject))
+            if len(hits) >= limit:
+                return hits
+    return hits
+
+
+def snippet(body: str, query: str, width: int = SNIPPET) -> str:
+    """About `width` characters of the chunk, around the first query word it contains."""
+    flat = " ".join(body.split())
+    if len(flat) <= width:
+        return flat
+    words = [w for w in WORD.findall(query.lower()) if w not in STOPWORDS]
+    lower = flat.lower()
+    hits = [i for i in (lower.find(w) for w in words) if i >= 0]
+    start = max(0, min(hits) - width // 4) if hits else 0
+    start = min(start, len(flat) - width)
+    if start > 0:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    piece = flat[start:start + width].rstrip()
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def _ms(since: float) -> float:
+    return round((time.monotonic() - since) * 1000, 1)

@@ -1,0 +1,119 @@
+"""Shared fixtures: an isolated git environment, notebooks in tmp_path, the CLI."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from click.testing import CliRunner, Result
+
+from gitmem.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
+MODEL_DIR = Path(os.environ.get("GITMEM_MODEL_DIR") or SHARED_MODEL)
+
+
+@pytest.fixture(autouse=True)
+def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own HOME, global git config and caches."""
+    home = tmp_path_factory.mktemp("home")
+    config = home / ".gitconfig"
+    config.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n"
+                      "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("GITMEM_MODEL_DIR", str(MODEL_DIR))
+    monkeypatch.delenv("GITMEM_MODEL", raising=False)
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine with no usable model: a named model that is not downloaded."""
+    monkeypatch.delenv("GITMEM_MODEL_DIR", raising=False)
+    monkeypatch.setenv("GITMEM_MODEL", "sentence-transformers/all-MiniLM-L6-v2")
+
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run real git in a test (the tests may; gitmem itself goes through its gateway)."""
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
+    if out.returncode:
+        raise AssertionError(f"git {shlex.join(args)} failed: {out.stderr}")
+    return out.stdout
+
+
+class Mem:
+    """`git mem` in one directory, through click's CliRunner."""
+
+    def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.path = path
+        self._mp = monkeypatch
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None, code: int | None = 0) -> Result:
+        self._mp.chdir(self.path)
+        result = self.runner.invoke(cli, list(args), input=input, catch_exceptions=False)
+        if code is not None:
+            assert result.exit_code == code, f"exit {result.exit_code}: {result.output}"
+        return result
+
+    def json(self, *args: str, input: str | None = None) -> dict:
+        import json
+
+        return json.loads(self(*args, "--json", input=input).stdout)
+
+    def git(self, *args: str) -> str:
+        return git(self.path, *args)
+
+    def write(self, rel: str, text: str) -> Path:
+        path = self.path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def commit(self, message: str = "edit", *paths: str) -> str:
+        self.git("add", "-A", *(["--", *paths] if paths else []))
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def mem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem]:
+    """A fresh folders-layout notebook (index not built yet)."""
+    path = tmp_path / "notes"
+    path.mkdir()
+    m = Mem(path, monkeypatch)
+    m("init", "--no-index", "--layout", "folders")
+    yield m
+
+
+@pytest.fixture
+def flat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem]:
+    path = tmp_path / "flat"
+    path.mkdir()
+    m = Mem(path, monkeypatch)
+    m("init", "--no-index", "--layout", "flat")
+    yield m
+
+
+@pytest.fixture
+def blank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Mem:
+    """An empty folder (no repository yet)."""
+    path = tmp_path / "blank"
+    path.mkdir()
+    return Mem(path, monkeypatch)
+
+
+def python_in_subprocess(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)

@@ -1,0 +1,110 @@
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gitmem.errors import NotARepo
+from gitmem.git import Git, blob_id
+from tests.conftest import git
+
+ODD = ["with space.md", "new\nline.md", "-leading-dash.md", "glob*[x]?.md", "ünï/页.md", ":(top)magic.md"]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    return tmp_path
+
+
+def test_odd_names_through_tree_status_and_commit(repo: Path) -> None:
+    g = Git.find(repo)
+    for name in ODD:
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text(name)
+    assert sorted(g.status(".")) == sorted(ODD)
+    head, fallback = g.commit(ODD, "odd names")
+    assert not fallback
+    entries = {e.path: e.oid for e in g.tree(head, ".")}
+    assert sorted(entries) == sorted(ODD)
+    for name in ODD:
+        assert g.read_blob(entries[name]) == name.encode()
+        assert entries[name] == blob_id(name.encode())
+    assert g.status(".") == []
+
+
+def test_commit_leaves_other_staged_work_alone(repo: Path) -> None:
+    (repo / "code.py").write_text("x = 1\n")
+    git(repo, "add", "code.py")
+    (repo / "note.md").write_text("note\n")
+    g = Git.find(repo)
+    head, _ = g.commit(["note.md"], "just the note")
+    assert git(repo, "show", "--name-only", "--format=", head).split() == ["note.md"]
+    assert "A  code.py" in git(repo, "status", "--porcelain")
+
+
+def test_fallback_identity(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    (repo / "a.md").write_text("a")
+    head, fallback = Git.find(repo).commit(["a.md"], "m")
+    assert fallback
+    assert git(repo, "log", "-1", "--format=%an <%ae>") == "gitmem <gitmem@localhost>\n"
+
+
+def test_leaky_hook_variables_are_stripped(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    g = Git.find(repo)
+    assert "GIT_DIR" not in os.environ and "GIT_INDEX_FILE" not in os.environ
+    (repo / "a.md").write_text("a")
+    g.commit(["a.md"], "m")
+    assert git(repo, "log", "--format=%s") == "m\n"
+
+
+def test_index_lock_contention_is_retried(repo: Path) -> None:
+    g = Git.find(repo)
+    lock = repo / ".git" / "index.lock"
+    lock.write_text("")
+    threading.Timer(0.5, lock.unlink).start()
+    (repo / "a.md").write_text("a")
+    started = time.monotonic()
+    g.commit(["a.md"], "after the lock")
+    assert time.monotonic() - started >= 0.4
+    assert git(repo, "log", "--format=%s") == "after the lock\n"
+
+
+def test_not_a_repo(tmp_path: Path) -> None:
+    with pytest.raises(NotARepo):
+        Git.find(tmp_path)
+
+
+def test_bare_repo_is_refused(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "--bare", "b.git")
+    with pytest.raises(NotARepo) as err:
+        Git.find(tmp_path / "b.git")
+    assert "bare" in err.value.message
+
+
+def test_first_parent_log_with_merge_and_delete(repo: Path) -> None:
+    (repo / "a.md").write_text("a")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "one")
+    git(repo, "checkout", "-qb", "side")
+    (repo / "b.md").write_text("b")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "a.md").unlink()
+    git(repo, "commit", "-qam", "delete a")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    g = Git.find(repo)
+    log = list(g.first_parent_log(g.head(), None, "."))
+    assert [c.subject for c in log] == ["one", "delete a", "Merge branch 'side'"]
+    assert [(c.path, c.oid is None) for c in log[1].changes] == [("a.md", True)]
+    assert [c.path for c in log[2].changes] == ["b.md"]  # what the merge brought, against the first parent

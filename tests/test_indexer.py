@@ -1,0 +1,125 @@
+"""The index follows git: counts that prove unchanged text is never redone."""
+
+import os
+
+from gitmem.indexer import Index, parse
+from gitmem.maintenance import catch_up, status
+from gitmem.notebook import open_notebook
+from tests.conftest import Mem
+
+
+def counts(m: Mem) -> dict:
+    return m.json("status")["counts"]
+
+
+def test_unchanged_text_is_never_rechunked_or_reembedded(mem: Mem) -> None:
+    mem.write("reference/a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} about topic {i}. " * 30 for i in range(6)))
+    mem.commit("add a")
+    mem("index")
+    first = counts(mem)
+    assert first["chunks"] > 3 and first["embeddings_computed"] == first["distinct_chunks"]
+    # an edit at the end of the page: only the last chunk's text is new
+    with open(mem.path / "reference/a.md", "a") as f:
+        f.write("\n\nOne more line at the end.\n")
+    mem.commit("append")
+    mem("index")
+    second = counts(mem)
+    assert second["distinct_chunks"] == first["distinct_chunks"] + 1
+    assert second["embeddings_computed"] == first["embeddings_computed"] + 1
+    # the same file copied elsewhere: new blob paths, no new texts at all
+    (mem.path / "reference/copy.md").write_text((mem.path / "reference/a.md").read_text())
+    mem.commit("copy")
+    mem("index")
+    third = counts(mem)
+    assert third["distinct_chunks"] == second["distinct_chunks"]
+    assert third["embeddings_computed"] == second["embeddings_computed"]
+    assert third["files"] == second["files"] + 1
+
+
+def test_rebuild_reuses_cached_embeddings(mem: Mem) -> None:
+    mem("remember", "The spare key is under the blue pot")
+    mem("index")
+    before = counts(mem)
+    out = mem.json("rebuild")
+    assert out["embedded"] == 0 and out["reused"] == before["distinct_chunks"]
+    after = counts(mem)
+    assert after["distinct_chunks"] == before["distinct_chunks"] and after["pending_embeddings"] == 0
+
+
+def test_read_catches_up_with_uncommitted_and_deleted_files(mem: Mem) -> None:
+    mem.write("knowledge/x.md", "The zeppelin hangar is in Friedrichshafen\n")
+    out = mem.json("recall", "--mode", "keyword", "zeppelin")
+    assert [(r["path"], r["commit"], r["subject"]) for r in out["results"]] == [("knowledge/x.md", None, "uncommitted")]
+    mem.commit("add x")
+    out = mem.json("recall", "--mode", "keyword", "zeppelin")
+    assert out["results"][0]["commit"] == mem.git("rev-parse", "HEAD").strip()
+    os.unlink(mem.path / "knowledge/x.md")
+    assert mem.json("recall", "--mode", "keyword", "zeppelin")["results"] == []
+    mem.git("checkout", "--", "knowledge/x.md")
+    assert len(mem.json("recall", "--mode", "keyword", "zeppelin")["results"]) == 1
+
+
+def test_status_counts_and_staleness(mem: Mem) -> None:
+    mem("index")
+    mem.write("a.md", "alpha\n")
+    mem.commit("one")
+    mem.write("b.md", "beta\n")
+    mem.commit("two")
+    st = mem.json("status")
+    assert st["index"]["state"] == "stale" and st["index"]["commits_behind"] == 2
+    mem("recall", "--mode", "keyword", "alpha")
+    st = mem.json("status")
+    assert st["index"]["state"] == "current" and st["counts"]["files"] == 2 and st["counts"]["revisions"] == 3
+    assert st["model"]["semantic"] is True
+
+
+def test_frontmatter_fields_and_private_pages(mem: Mem) -> None:
+    mem.write("a.md", "---\ntags: [Work, travel]\ntype: plan\n---\n# Trip\n\nFly to Lisbon\n")
+    mem.write("secret.md", "---\nprivate: true\n---\nThe lisbon safe code\n")
+    mem.commit("pages")
+    nb = open_notebook(mem.path)
+    index = Index(nb)
+    index.sync()
+    rows = index.conn.execute("SELECT b.tags, b.type, b.private, count(c.id) FROM blobs b "
+                              "LEFT JOIN chunks c ON c.blob = b.id GROUP BY b.id ORDER BY b.private").fetchall()
+    index.close()
+    assert (",work,travel,", "plan", 0, 1) in rows and ("", None, 1, 0) in rows
+    hits = mem.json("recall", "--mode", "keyword", "lisbon")["results"]
+    assert [h["path"] for h in hits] == ["a.md"]
+
+
+def test_parse_flags_binary_and_conflicts() -> None:
+    assert parse(b"\x00\x01binary").flags == "binary"
+    assert parse(b"a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> other\n").flags == "conflict"
+    assert parse("caf\xe9".encode("latin-1")).text == "caf\ufffd"
+    assert parse(b"---\ntags: [a\n---\nbody\n").tags == ""  # malformed YAML is just text
+
+
+def test_symlinks_are_never_indexed(mem: Mem, tmp_path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside the notebook: quokka\n")
+    os.symlink(secret, mem.path / "link.md")
+    mem.commit("a link")
+    assert mem.json("recall", "--mode", "keyword", "quokka")["results"] == []
+
+
+def test_model_change_reembeds_lazily(mem: Mem, monkeypatch) -> None:
+    nb = open_notebook(mem.path)
+    mem("remember", "Pelicans nest near the lake")
+    catch_up(nb)
+    assert status(nb, check_model=False)["counts"]["embedded"] > 0
+    index = Index(nb)
+    index.conn.execute("UPDATE meta SET value = 'dir:/another/model' WHERE key = 'model'")
+    index.close()
+    summary = catch_up(nb)
+    assert summary.embedded == 0 and summary.reused > 0  # back to the first model: all from the cache
+    assert status(nb, check_model=False)["counts"]["pending_embeddings"] == 0
+
+
+def test_corrupt_index_is_rebuilt(mem: Mem) -> None:
+    mem("remember", "The boiler was serviced in March")
+    mem("recall", "--mode", "keyword", "boiler")
+    db = mem.path / ".git" / "gitmem" / "index.db"
+    db.write_bytes(b"garbage" * 100)
+    out = mem.json("recall", "--mode", "keyword", "boiler")
+    assert out["results"][0]["path"] == "knowledge/facts.md"

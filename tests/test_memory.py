@@ -1,0 +1,135 @@
+import re
+
+import pytest
+
+from tests.conftest import Mem
+
+
+def commits(m: Mem) -> int:
+    return int(m.git("rev-list", "--count", "HEAD"))
+
+
+@pytest.mark.parametrize("text, page", [
+    ("Sarah Chen's phone is 555-1234", "reference/contacts.md"),
+    ("User prefers tea over coffee", "reference/preferences.md"),
+    ("Buy oat milk", "lists/shopping.md"),
+    ("Remember to renew the passport", "lists/todos.md"),
+    ("The office wifi password rotates monthly", "knowledge/facts.md"),
+])
+def test_remember_routes_by_category_folders(mem: Mem, text: str, page: str) -> None:
+    before = commits(mem)
+    out = mem.json("remember", text)
+    assert out["path"] == page and out["action"] == "remember"
+    assert commits(mem) == before + 1
+    content = (mem.path / page).read_text()
+    assert content.splitlines()[out["lines"]["start"] - 1].endswith(text)
+    assert mem.git("log", "-1", "--format=%s").startswith("mem: remember ")
+    assert mem.git("status", "--porcelain") == ""
+
+
+def test_remember_flat_layout_uses_memory_sections(flat: Mem) -> None:
+    flat("remember", "Prefers window seats")
+    flat("remember", "Dana's email is dana@example.com")
+    text = (flat.path / "MEMORY.md").read_text()
+    assert "## Preferences\n\n- Prefers window seats\n" in text
+    assert "## Contacts\n\n- Dana's email is dana@example.com\n" in text
+
+
+def test_remember_hints(mem: Mem) -> None:
+    out = mem.json("remember", "--to", "projects/apollo", "--section", "Decisions", "Ship on Friday")
+    assert out["path"] == "projects/apollo.md"
+    assert (mem.path / "projects/apollo.md").read_text() == "# Apollo\n\n## Decisions\n\n- Ship on Friday\n"
+    out = mem.json("remember", "--category", "todo", "Call mum")
+    assert out["path"] == "lists/todos.md"
+    assert "- [ ] Call mum" in (mem.path / "lists/todos.md").read_text()
+
+
+def test_near_duplicates_are_not_stored_twice(mem: Mem) -> None:
+    mem("remember", "Sarah Chen's phone is 555-1234")
+    before = commits(mem)
+    out = mem.json("remember", "sarah chen's phone is 555-1234.")
+    assert out["action"] == "duplicate" and out["commit"] is None
+    assert out["duplicate"]["path"] == "reference/contacts.md"
+    assert commits(mem) == before
+    out = mem.json("remember", "--force", "sarah chen's phone is 555-1234.")
+    assert out["action"] == "remember" and commits(mem) == before + 1
+
+
+def test_duplicate_found_on_another_page(mem: Mem) -> None:
+    result = mem("write", "knowledge/people.md", "- The cat is called Miso", code=2)
+    assert "text that starts with '-' goes after '--'" in result.stderr
+    mem("write", "knowledge/people.md", "--", "- The cat is called Miso")
+    out = mem.json("remember", "The cat is called Miso")
+    assert out["action"] == "duplicate" and out["duplicate"]["path"] == "knowledge/people.md"
+
+
+def test_daily_appends_well_formed_entries(mem: Mem) -> None:
+    first = mem.json("daily", "Called Sarah about the timeline")
+    second = mem.json("daily", "Lunch with Bob\nHe moved to Berlin")
+    assert first["path"] == second["path"] and re.fullmatch(r"daily/\d{4}-\d{2}-\d{2}\.md", first["path"])
+    text = (mem.path / first["path"]).read_text()
+    assert re.fullmatch(
+        r"# Daily Log — \d{4}-\d{2}-\d{2}\n\n## \d\d:\d\d — Called Sarah about the timeline\n\n"
+        r"## \d\d:\d\d — Lunch with Bob\n\nHe moved to Berlin\n", text)
+    assert second["lines"] == {"start": 5, "end": 7}
+
+
+def test_daily_flat_layout(flat: Mem) -> None:
+    out = flat.json("daily", "note")
+    assert re.fullmatch(r"memory/\d{4}-\d{2}-\d{2}\.md", out["path"])
+
+
+def test_write_sections_and_stdin(mem: Mem) -> None:
+    mem("write", "projects/apollo.md", "--section", "Status", "On track")
+    mem("write", "projects/apollo.md", "--section", "Risks", input="Vendor delay\n")
+    mem("write", "projects/apollo.md", "--section", "Status", "--replace", "Slipped to Monday")
+    assert (mem.path / "projects/apollo.md").read_text() == \
+        "# Apollo\n\n## Status\n\nSlipped to Monday\n\n## Risks\n\nVendor delay\n"
+    mem("write", "projects/apollo.md", "--replace", "# Apollo\n\nDone.")
+    assert (mem.path / "projects/apollo.md").read_text() == "# Apollo\n\nDone.\n"
+    assert commits(mem) == 5  # init + four writes
+
+
+def test_get_pages_and_ranges(mem: Mem) -> None:
+    mem("write", "a.md", "# A\n\none\ntwo\nthree")
+    assert mem("get", "a.md").stdout == "# A\n\none\ntwo\nthree\n"
+    assert mem("get", "a.md:3-4").stdout == "one\ntwo\n"
+    out = mem.json("get", "a:5")
+    assert out == {"path": "a.md", "lines": {"start": 5, "end": 5}, "total_lines": 5, "text": "three\n"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (("get", "a.md:9"), "error: line 9 is outside a.md, which has 3 lines"),
+    (("get", "a.md:3-2"), "error: lines 3-2 are outside a.md"),
+    (("get", "missing.md"), "error: no page missing.md in the notebook"),
+    (("get", "../../etc/passwd"), "error: '../../etc/passwd' leaves the notebook"),
+    (("get", "/etc/passwd"), "error: '/etc/passwd' is outside the notebook"),
+    (("remember", ""), "error: empty fact"),
+    (("daily", "   "), "error: empty entry"),
+    (("write", "b.md", ""), "error: empty content"),
+    (("write", ".git/config", "x"), "error: '.git/config' names a hidden file"),
+])
+def test_bad_input_is_one_line(mem: Mem, args, message: str) -> None:
+    mem("write", "a.md", "# A\n\nx")
+    result = mem(*args, code=1)
+    assert result.stdout == ""
+    assert result.stderr.startswith(message)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_no_identity_falls_back_with_a_hint(mem: Mem, monkeypatch, tmp_path) -> None:
+    empty = tmp_path / "empty.gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    result = mem("remember", "A fact with no author")
+    assert "hint: no git identity is configured, so the commit was signed 'gitmem <gitmem@localhost>'" in result.stdout
+    assert mem.git("log", "-1", "--format=%an <%ae>") == "gitmem <gitmem@localhost>\n"
+
+
+def test_failed_commit_keeps_the_note(mem: Mem) -> None:
+    hook = mem.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'rejected by policy' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = mem("remember", "Keep me even if the commit fails", code=1)
+    assert "is written but the commit failed" in result.stderr and "rejected by policy" in result.stderr
+    assert "Keep me even if the commit fails" in (mem.path / "knowledge/facts.md").read_text()

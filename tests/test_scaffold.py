@@ -1,0 +1,45 @@
+from tests.conftest import Mem, git
+
+
+def test_init_in_an_empty_folder_makes_repo_and_notebook(blank: Mem) -> None:
+    out = blank.json("init", "--no-index")
+    assert out["layout"] == "folders" and out["created"] == [".gitmem.toml"]
+    assert blank.git("log", "--format=%s") == "mem: init notebook\n"
+    assert (blank.path / ".gitmem.toml").read_text().startswith("# gitmem notebook settings")
+
+
+def test_init_twice_changes_nothing(blank: Mem) -> None:
+    blank("init", "--no-index")
+    out = blank.json("init", "--no-index")
+    assert out["created"] == [] and out["commit"] is None
+    assert blank.git("rev-list", "--count", "HEAD") == "1\n"
+
+
+def test_init_picks_flat_when_memory_md_exists(blank: Mem) -> None:
+    git(blank.path, "init", "-q")
+    (blank.path / "MEMORY.md").write_text("# Memory\n")
+    assert blank.json("init", "--no-index")["layout"] == "flat"
+    assert blank.git("status", "--porcelain") == "?? MEMORY.md\n"  # the user's own file is left to them
+
+
+def test_init_in_a_code_repo_leaves_staged_work_alone(blank: Mem) -> None:
+    git(blank.path, "init", "-q")
+    (blank.path / "main.py").write_text("print(1)\n")
+    git(blank.path, "add", "main.py")
+    out = blank.json("init", "--no-index", "--dir", "memory", "--layout", "flat")
+    assert sorted(out["created"]) == [".gitmem.toml", "memory/MEMORY.md"]
+    assert "A  main.py" in blank.git("status", "--porcelain")
+    blank("remember", "Prefers tabs")
+    assert "- Prefers tabs" in (blank.path / "memory/MEMORY.md").read_text()
+
+
+def test_init_builds_the_index(blank: Mem) -> None:
+    out = blank.json("init", "--layout", "flat")
+    assert out["index"]["semantic"] is True
+    assert out["index"]["texts_added"] == 1 and out["index"]["embedded"] == 1
+
+
+def test_init_in_an_unborn_repo(blank: Mem) -> None:
+    git(blank.path, "init", "-q")
+    blank("init", "--no-index")
+    assert blank.git("rev-list", "--count", "HEAD") == "1\n"

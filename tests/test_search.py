@@ -1,0 +1,144 @@
+"""Search behaviour with the real SQLite extension and the real model from ../shared."""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gitmem.search import fts_query, snippet
+from tests.conftest import Mem
+
+PARTS = sorted({"".join(p) for p in itertools.permutations("4717")})
+
+
+@pytest.fixture
+def corpus(mem: Mem) -> Mem:
+    mem.write("knowledge/pets.md", "# Pets\n\nThe feline refused to eat its kibble this morning and slept all day.\n")
+    mem.write("knowledge/garden.md", "# Garden\n\nThe tomatoes need watering twice a week in summer.\n")
+    mem.write("knowledge/car.md", "# Car\n\nThe car needs new tyres before winter; book the garage.\n")
+    mem.write("knowledge/parts.md", "# Parts\n\n" + "\n".join(
+        f"## Part {i}\n\nReplacement valve part XK{p} is stocked in aisle {i + 3}.\n" for i, p in enumerate(PARTS)))
+    mem.write("daily/2026-02-20.md", "# Daily Log — 2026-02-20\n\n## 10:00 — Called Sarah about the timeline\n")
+    mem.write("sessions/2026-02-20-1000.md", "# Session\n\nuser: the cat was sick again\nassistant: noted\n")
+    mem.commit("corpus")
+    return mem
+
+
+def paths(out: dict) -> list[str]:
+    return [r["path"] for r in out["results"]]
+
+
+def test_semantic_side_answers_without_shared_words(corpus: Mem) -> None:
+    query = "my cat is not hungry"
+    assert corpus.json("recall", "--mode", "keyword", query)["results"] == []
+    assert paths(corpus.json("recall", "--mode", "semantic", query))[0] == "knowledge/pets.md"
+    assert paths(corpus.json("recall", query))[0] == "knowledge/pets.md"
+
+
+def test_keyword_side_answers_an_exact_rare_token(corpus: Mem) -> None:
+    def top(mode: str) -> str:
+        out = corpus.json("recall", "--mode", mode, "--min-score", "0", "XK7147")
+        return out["results"][0]["text"]
+
+    assert "XK7147" not in top("semantic")  # the model confuses XK7147 with its permutations
+    assert "XK7147" in top("keyword")
+    assert "XK7147" in top("hybrid")
+
+
+@pytest.mark.parametrize("query", [
+    '"unbalanced quote', "-minus", "*", "tyres*", "AND", "OR OR", "NEAR(car garage)", "car AND (", ")(",
+    "NOT car", "col:car", "^car", "🚗 tyres", "çà et là", "中文", "{car}", "car + - * / \\", "'", "a" * 10000,
+])
+def test_any_text_is_a_valid_query(corpus: Mem, query: str) -> None:
+    result = corpus("recall", "--json", "--", query)
+    out = json.loads(result.stdout)
+    assert out["query"] == query and isinstance(out["results"], list)
+
+
+def test_fts_query_quotes_every_word() -> None:
+    assert fts_query('NEAR(car "garage") AND -x*') == '"near" OR "car" OR "garage" OR "x"'
+    assert fts_query("🚗 !!") is None
+    assert fts_query("the of") == '"the" OR "of"'  # only stopwords: keep them
+
+
+def test_recall_leaves_sessions_out_and_search_has_them(corpus: Mem) -> None:
+    assert "sessions/2026-02-20-1000.md" not in paths(corpus.json("recall", "sick cat"))
+    assert paths(corpus.json("search", "--in", "sessions", "sick cat")) == ["sessions/2026-02-20-1000.md"]
+    assert "sessions/2026-02-20-1000.md" in paths(corpus.json("search", "sick cat"))
+
+
+def test_filters_apply_before_ranking(mem: Mem) -> None:
+    for i in range(150):
+        mem.write(f"noise/n{i}.md", f"---\ntags: [noise]\n---\nbudget budget budget review {i}\n")
+    mem.write("finance/plan.md", "---\ntags: [finance]\ntype: plan\n---\n# Plan\n\n" + "Many words about other things. " * 40
+              + "The budget is approved.\n")
+    mem.commit("many")
+    unfiltered = paths(mem.json("recall", "--mode", "keyword", "-n", "100", "budget"))
+    assert "finance/plan.md" not in unfiltered  # below the top 100 without the filter
+    assert paths(mem.json("recall", "--mode", "keyword", "--tag", "finance", "budget")) == ["finance/plan.md"]
+    assert paths(mem.json("recall", "--tag", "FINANCE", "budget")) == ["finance/plan.md"]
+    assert paths(mem.json("recall", "--mode", "keyword", "--type", "plan", "budget")) == ["finance/plan.md"]
+    assert mem.json("recall", "--mode", "keyword", "--type", "goal", "budget")["results"] == []
+
+
+def test_json_schema(corpus: Mem) -> None:
+    out = corpus.json("recall", "timeline")
+    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes"}
+    assert out["semantic"] is True and out["mode"] == "hybrid"
+    hit = out["results"][0]
+    assert set(hit) >= {"group", "path", "heading", "snippet", "text", "score", "lines", "commit", "date",
+                        "author", "current"}
+    assert hit["path"] == "daily/2026-02-20.md" and hit["group"] == "daily"
+    assert 0 <= hit["score"] <= 1 and hit["commit"] == corpus.git("rev-parse", "HEAD").strip()
+    scores = [r["score"] for r in out["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_human_output_is_grouped(corpus: Mem) -> None:
+    import re
+
+    head = corpus.git("rev-parse", "--short=7", "HEAD").strip()
+    day = corpus.git("log", "-1", "--format=%cs").strip()
+    out = corpus("recall", "--mode", "keyword", "Sarah tomatoes").stdout
+    expected = (
+        "NOTEBOOK (1)\n"
+        f"  knowledge/garden.md:1-3 .................... 1.00  ({head} {day})\n"
+        "    # Garden The tomatoes need watering twice a week in summer.\n"
+        "DAILY (1)\n"
+        f"  daily/2026-02-20.md:1-3 .................... 0.SCORE  ({head} {day})\n"
+        "    # Daily Log — 2026-02-20 ## 10:00 — Called Sarah about the timeline\n")
+    assert re.fullmatch(re.escape(expected).replace("SCORE", r"\d\d"), out), out
+
+
+def test_no_model_keyword_still_answers_and_says_so(corpus: Mem, no_model) -> None:
+    out = corpus.json("recall", "tyres")
+    assert out["semantic"] is False and out["mode"] == "keyword"
+    assert paths(out) == ["knowledge/car.md"]
+    assert out["notes"][0].startswith("semantic search is off")
+    assert "GITMEM_MODEL_DIR" in out["notes"][0]
+    text = corpus("recall", "tyres").stdout
+    assert "note: semantic search is off" in text and "knowledge/car.md" in text
+
+
+@pytest.mark.parametrize("model", ["nonexistent/model", "BAAI/bge-small-en-v1.5"])
+def test_unreachable_model_never_waits(corpus: Mem, model: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GITMEM_MODEL_DIR"}
+    env.update(GITMEM_MODEL=model, HF_ENDPOINT="http://10.255.255.1")  # a blackhole address
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "gitmem", "recall", "--json", "tyres"], cwd=corpus.path,
+                          env=env, capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["semantic"] is False and paths(out) == ["knowledge/car.md"]
+    assert elapsed < 2.0, f"recall took {elapsed:.2f}s"
+
+
+def test_snippet_centres_on_the_query_word() -> None:
+    body = "intro " * 100 + "the zeppelin landed " + "outro " * 100
+    s = snippet(body, "zeppelin")
+    assert "zeppelin" in s and s.startswith("…") and s.endswith("…") and len(s) <= 202
