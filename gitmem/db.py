@@ -11,6 +11,8 @@ Two databases live in the git dir, never in the work tree:
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,11 +75,22 @@ class IndexCorrupt(GitmemError):
     """index.db cannot be read; the caller deletes and rebuilds it."""
 
 
-def _load_vec(conn: apsw.Connection) -> None:
-    import sqlite_vec
+def vec_extension() -> str:
+    """Path of the sqlite-vec loadable extension.
 
+    Found without importing the sqlite_vec package: its __init__ imports
+    numpy.typing, which costs time on keyword paths and races with the model
+    loader importing numpy on its own thread.
+    """
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise GitmemError("sqlite-vec is not installed", "pip install sqlite-vec")
+    return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
+
+
+def _load_vec(conn: apsw.Connection) -> None:
     conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
+    conn.load_extension(vec_extension())
     conn.enable_load_extension(False)
 
 

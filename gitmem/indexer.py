@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 import apsw
+import frontmatter
 
 from . import chunker, db
 from .git import Commit, blob_id
@@ -353,8 +354,6 @@ def parse(data: bytes) -> Parsed:
 
 
 def _frontmatter(block: str, parsed: Parsed) -> None:
-    import frontmatter
-
     try:
         meta = frontmatter.loads(block).metadata
     except Exception:  # malformed YAML is indexed as plain text, never fatal

@@ -31,8 +31,8 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
     """Index every new commit and work-tree change, then embed every text
     that has no vector yet (history included)."""
     started = time.monotonic()
-    loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
     index = Index(nb)
+    loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
     try:
         report = index.sync(wait=wait)
         semantic = True

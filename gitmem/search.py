@@ -75,10 +75,8 @@ def run(nb: Notebook, query: Query) -> Results:
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
     if query.mode not in MODES:
         raise UsageError(f"unknown mode {query.mode!r}", f"use one of {', '.join(MODES)}")
-    loader = None
-    if query.mode != "keyword":
-        loader = embed.Background(embed.resolve(nb.git))
-    index = Index(nb)
+    index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
+    loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
         report = index.sync()
         timing = {"index_ms": _ms(started)}
