@@ -87,6 +87,8 @@ def read_text(words: tuple[str, ...], what: str) -> str:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in the README).")
+guard_option = click.option("--no-guard", "allow", is_flag=True,
+                            help="Store it even if it looks like a secret or an instruction (for people).")
 
 
 def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,15 +152,17 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, as_
 @click.option("--category", type=click.Choice(["fact", "preference", "contact", "todo", "shopping"]),
               help="Route by category instead of guessing from the text.")
 @click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
+@guard_option
 @json_option
 def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
-             force: bool, as_json: bool) -> None:
+             force: bool, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
     Routing: contacts (phone, email, address) -> reference/contacts.md,
     preferences -> reference/preferences.md, todos -> lists/todos.md, shopping
     -> lists/shopping.md, anything else -> knowledge/facts.md (flat layout:
     sections of MEMORY.md). A fact the notebook already holds is not stored twice.
+    Secrets and instruction-like text are refused, with the reason.
 
     \b
     Examples:
@@ -169,14 +173,15 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
     """
     from . import memory, output
 
-    result = memory.remember(notebook(), read_text(text, "fact"), to, section, category, force)
+    result = memory.remember(notebook(), read_text(text, "fact"), to, section, category, force, allow)
     show(result, as_json, output.written)
 
 
 @cli.command()
 @click.argument("text", nargs=-1)
+@guard_option
 @json_option
-def daily(text: tuple[str, ...], as_json: bool) -> None:
+def daily(text: tuple[str, ...], allow: bool, as_json: bool) -> None:
     """Append an entry to today's daily log, as one commit.
 
     The entry is '## HH:MM — first line' followed by the rest of the text, in
@@ -189,7 +194,7 @@ def daily(text: tuple[str, ...], as_json: bool) -> None:
     """
     from . import memory, output
 
-    show(memory.daily(notebook(), read_text(text, "entry")), as_json, output.written)
+    show(memory.daily(notebook(), read_text(text, "entry"), allow=allow), as_json, output.written)
 
 
 @cli.command()
@@ -197,8 +202,10 @@ def daily(text: tuple[str, ...], as_json: bool) -> None:
 @click.argument("content", nargs=-1)
 @click.option("--section", help="Write into this H2 section (created if missing).")
 @click.option("--replace", is_flag=True, help="Replace the page (or the section) instead of appending.")
+@guard_option
 @json_option
-def write(page: str, content: tuple[str, ...], section: str | None, replace: bool, as_json: bool) -> None:
+def write(page: str, content: tuple[str, ...], section: str | None, replace: bool, allow: bool,
+          as_json: bool) -> None:
     """Write or append to a page, or to one of its H2 sections, as one commit.
 
     Content comes from the arguments, or from stdin when none are given.
@@ -211,7 +218,7 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
     """
     from . import memory, output
 
-    result = memory.write(notebook(), page, read_text(content, "content"), section, replace)
+    result = memory.write(notebook(), page, read_text(content, "content"), section, replace, allow)
     show(result, as_json, output.written)
 
 
@@ -322,6 +329,33 @@ def status(no_model: bool, as_json: bool) -> None:
     from . import maintenance, output
 
     show(maintenance.status(notebook(), check_model=not no_model), as_json, output.status)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@json_option
+def guard(files: tuple[str, ...], as_json: bool) -> None:
+    """Check files for secrets and instruction-like text (the pre-commit guard).
+
+    Exits 1 and names each finding (file, line, what) if any file has one.
+
+    \b
+    Examples:
+      git mem guard reference/contacts.md
+      git mem guard $(git diff --cached --name-only -- '*.md')
+    """
+    from . import guard as guardrails
+    from .errors import Refused
+
+    found = guardrails.scan_files(list(files))
+    data = {"files": len(files), "findings": [{"path": p, **vars(f)} for p, f in found]}
+    if as_json:
+        show(data, True, str)
+    for path, finding in found if not as_json else []:
+        click.echo(f"{finding.describe(path)}", err=True)
+    if found:
+        raise Refused(f"{len(found)} finding(s) in {len({p for p, _ in found})} file(s); nothing was committed",
+                      "remove them, or commit with --no-verify if you are sure")
 
 
 @cli.group()

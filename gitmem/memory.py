@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import pages
+from . import guard, pages
 from .errors import BadRange, EmptyText, GitFailed, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME
 from .lock import FileLock, atomic_write
@@ -106,10 +106,11 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
 
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
-             category: str | None = None, force: bool = False) -> Written:
+             category: str | None = None, force: bool = False, allow: bool = False) -> Written:
     """Store a fact on its page (one commit), unless it is already there."""
     text = _text(text, "fact")
     rel, section, cat = route(nb, text, to, section, category)
+    guard.check(text, allow, rel)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
     with write_lock(nb):
         current = nb.read(rel)
@@ -158,21 +159,24 @@ def daily_path(nb: Notebook, day: str) -> str:
     return f"daily/{day}.md" if nb.settings.layout == "folders" else f"memory/{day}.md"
 
 
-def daily(nb: Notebook, text: str, when: datetime | None = None) -> Written:
+def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = False) -> Written:
     """Append a `## HH:MM — ...` entry to today's daily log (one commit)."""
     text = _text(text, "entry")
     when = when or datetime.now().astimezone()
     day = f"{when:%Y-%m-%d}"
     rel = daily_path(nb, day)
+    guard.check(text, allow, rel)
     with write_lock(nb):
         edit = pages.add_daily(nb.read(rel), day, pages.daily_entry(text, when))
         return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
 
 
-def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False) -> Written:
+def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
+          allow: bool = False) -> Written:
     """Write or append to a page or one H2 section (one commit)."""
     content = _text(content, "content")
     rel = nb.page(page)
+    guard.check(content, allow, rel)
     with write_lock(nb):
         current = nb.read(rel)
         if not current.strip() and not section:

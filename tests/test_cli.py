@@ -7,7 +7,7 @@ import pytest
 from gitmem.cli import cli
 from tests.conftest import Mem
 
-COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status",
+COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "guard",
             "model download"]
 
 
