@@ -63,7 +63,8 @@ SEARCH_PARAMS: dict[str, Schema] = {
     "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "At most this many results [15]."},
     "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results below this [0.25]."},
     "mode": choice("Rankers: both fused (default), BM25 only, or vectors only.", ("hybrid", "keyword", "semantic")),
-    "tags": {"type": "array", "items": {"type": "string"}, "description": "Only pages whose frontmatter tags include these."},
+    "tags": {"type": "array", "items": {"type": "string"},
+             "description": "Only pages whose frontmatter tags include these."},
     "type": string("Only pages whose frontmatter type is this."),
 }
 

@@ -63,7 +63,8 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
 
 
 @pytest.mark.parametrize("name, args, error", [
-    ("get", {"path": "../outside.md"}, "error: '../outside.md' leaves the notebook ('..') (use a path inside the notebook)"),
+    ("get", {"path": "../outside.md"},
+     "error: '../outside.md' leaves the notebook ('..') (use a path inside the notebook)"),
     ("get", {"path": "nope.md"}, "error: no page nope.md in the notebook (check the name, or create it with: "
                                  "git mem write nope.md TEXT)"),
     ("remember", {}, "error: remember: arguments: 'text' is a required property "
@@ -151,3 +152,18 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
     assert seen["bad"].is_error is True
     assert seen["bad"].content[0].text == ("error: '/etc/passwd' is outside the notebook (use a path relative to "
                                            "the notebook, e.g. knowledge/facts.md)")
+
+
+def test_text_recall_marks_provenance_on_every_snippet(mem: Mem) -> None:
+    import re
+    from datetime import date
+
+    mem("remember", "The tyres are 205/55 R16")
+    mem.write("knowledge/car.md", "# Car\n\nNew tyres fitted in March\n")  # not committed
+    out = mem("search", "--mode", "keyword", "tyres").stdout.splitlines()
+    headers = [ln for ln in out if ln.startswith("  ") and not ln.startswith("    ")]
+    head = mem.git("rev-parse", "--short=7", "HEAD").strip()
+    today = date.today().isoformat()
+    assert len(headers) == 2 and len(out) == 5  # group line, then header + snippet per hit
+    assert {re.sub(r" \.+ \d\.\d\d ", " … ", h) for h in headers} == {
+        f"  knowledge/facts.md:1-3 …  ({head} {today})", f"  knowledge/car.md:1-3 …  (uncommitted, {today})"}
