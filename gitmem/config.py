@@ -150,6 +150,11 @@ total_budget = {settings.total_budget}
 """
 
 
+def matches(patterns: tuple[str, ...], path: str) -> bool:
+    """Whether a notebook-relative path matches any of these globs (`*` stays in a folder, `**` crosses)."""
+    return _matches(patterns, path)
+
+
 def _matches(patterns: tuple[str, ...], path: str) -> bool:
     return any(_glob(p).fullmatch(path) for p in patterns)
 

@@ -94,6 +94,34 @@ def scan_files(paths: list[str]) -> list[tuple[str, Finding]]:
     return found
 
 
+def redact(text: str) -> tuple[str, list[Finding]]:
+    """The text with each secret replaced by [redacted], and the secrets found.
+
+    For text that is kept as a record (session transcripts) rather than refused:
+    a line that still looks secret after its secrets are scrubbed is replaced whole."""
+    lines = text.split("\n")
+    found: list[Finding] = []
+    for i, line in enumerate(lines):
+        rules = _secrets(line)
+        if not rules:
+            continue
+        found.extend(Finding("secret", rule, i + 1, _redact(line)) for rule in rules)
+        clean = _scrub(line)
+        lines[i] = clean if not _secrets(clean) else f"{REDACTED} (a line holding a secret)"
+    return "\n".join(lines), found
+
+
+REDACTED = "[redacted]"
+
+
+def _scrub(line: str) -> str:
+    for _, pattern in SECRET_PATTERNS:
+        line = pattern.sub(REDACTED, line)
+    # detect-secrets may report only part of a token (a prefix), so the whole word goes.
+    values = [v for v in _detect_secrets(line, values=True) if v]
+    return re.sub(r"\S+", lambda m: REDACTED if any(v in m.group(0) for v in values) else m.group(0), line)
+
+
 def _secrets(line: str) -> list[str]:
     rules = [rule for rule, pattern in SECRET_PATTERNS if pattern.search(line)]
     rules.extend(_detect_secrets(line))
@@ -103,7 +131,8 @@ def _secrets(line: str) -> list[str]:
 _PLUGINS: list[dict[str, str]] | None = None
 
 
-def _detect_secrets(line: str) -> list[str]:
+def _detect_secrets(line: str, values: bool = False) -> list[str]:
+    """The kinds of secret detect-secrets finds in the line (or the secret values)."""
     global _PLUGINS
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.core.scan import scan_line
@@ -113,7 +142,7 @@ def _detect_secrets(line: str) -> list[str]:
         names = {c.__name__ for c in get_mapping_from_secret_type_to_class().values()}
         _PLUGINS = [{"name": n} for n in sorted(names - _SKIP_PLUGINS)]
     with transient_settings({"plugins_used": _PLUGINS}):
-        return [found.type for found in scan_line(line)]
+        return [(found.secret_value or "") if values else found.type for found in scan_line(line)]
 
 
 def _redact(line: str) -> str:

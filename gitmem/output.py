@@ -45,7 +45,8 @@ def hit_header(hit: Any) -> str:
     span = hit.lines["start"] if hit.lines["start"] == hit.lines["end"] else f"{hit.lines['start']}-{hit.lines['end']}"
     where = f"  {hit.path}:{span} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
-    origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else "uncommitted"
+    origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
+        f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
     extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
@@ -113,3 +114,23 @@ def status(d: dict[str, Any]) -> str:
 
 def _short(oid: str | None) -> str:
     return oid[:7] if oid else "none"
+
+
+def context(c: Any) -> str:
+    return c.text.rstrip("\n")
+
+
+def reminder(r: Any) -> str:
+    return r.text
+
+
+def session_saved(s: Any) -> str:
+    if s.action == "private":
+        return f"private: {s.hint}"
+    out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
+          + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
+    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else [])])
+
+
+def session_removed(r: Any) -> str:
+    return f"removed: {r.path} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"

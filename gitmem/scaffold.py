@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config
+from . import config, instructions
 from .errors import NotARepo, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME, Git
 from .lock import atomic_write
@@ -28,8 +28,9 @@ class InitResult:
 
 
 def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
-         progress: Progress | None = None) -> InitResult:
-    """Create the notebook at `path` (a git repo is made if there is none)."""
+         progress: Progress | None = None, agent_instructions: bool = False) -> InitResult:
+    """Create the notebook at `path` (a git repo is made if there is none);
+    with `agent_instructions`, also the agent's instructions page if it is missing."""
     if layout is not None and layout not in config.LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
     path.mkdir(parents=True, exist_ok=True)
@@ -48,6 +49,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
         atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())
         created.append(nb.repo_path("MEMORY.md"))
+    if agent_instructions and instructions.write(nb):
+        created.append(nb.repo_path(instructions.PATH))
     commit, identity = None, None
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")

@@ -50,3 +50,13 @@ def test_guard_command_on_files(mem: Mem) -> None:
     assert mem("guard", "a.md").stdout == ""
     result = mem("guard", "a.md", "b.md", code=1)
     assert "b.md:1" in result.stderr and "GitHub Token" in result.stderr
+
+
+def test_redact_scrubs_secrets_and_keeps_the_rest() -> None:
+    text = ("plain line\nmy aws key is AKIAIOSFODNN7EXAMPLE, rotate it\n"
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here\npassword = hunter2secret\n")
+    clean, found = guard.redact(text)
+    assert clean == "plain line\nmy aws key is [redacted] rotate it\ntoken [redacted] here\n[redacted]\n"
+    assert [(f.rule, f.line) for f in found] == [("AWS Access Key", 2), ("GitHub Token", 3),
+                                                 ("password assignment", 4)]
+    assert guard.scan(clean) == [] and guard.redact("nothing secret") == ("nothing secret", [])
