@@ -13,7 +13,10 @@ long as the page still holds every (non-blank) line of it. So "Sarah: 555-1234"
 is true until the commit that changed that line, not until the next unrelated
 edit of the contacts section. A page deleted in a commit that adds a page
 holding those lines (a rename, a move) is followed to its new name. Old text
-whose lines the page still holds is left out: the current chunks say the same.
+whose lines the page still holds is current: it is left out when a current
+chunk among the candidates holds the same lines, else (a date filter left the
+current chunk out) reported as current, in the words and lines of the version
+it comes from (`revision`).
 Several old texts of one page made false by the same commit are one result
 (the best-ranked): one answer per change, not one per intermediate edit.
 """
@@ -47,8 +50,8 @@ class Run:
 class Fate:
     """When and how a text's lines stopped being true on its page."""
 
-    commit: int | None  # commits.id; None: an uncommitted change in the work tree
-    how: str  # edited | deleted | uncommitted
+    commit: int | None  # commits.id; None: an uncommitted change, or still true
+    how: str  # edited | deleted | uncommitted | current (still true now)
     path: str  # the page it was on when it changed (differs after a rename)
     lost: tuple[str, ...]  # the lines of the text the change took away
 
@@ -116,31 +119,33 @@ class Walker:
             self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
         return self._pages[blob]
 
-    def holds(self, claim: list[str], blob: int | None) -> bool:
-        if blob is None:
-            return False
-        page = self.page(blob)
-        return all(line in page for line in claim)
+    def work_text(self, path: str, blob: int | None) -> str | None:
+        """A work-tree page's text (its blob is not in git's object store)."""
+        return None if blob is None else parse(self.index.nb.file(path).read_bytes()).text
 
-    def lost(self, claim: list[str], blob: int | None) -> tuple[str, ...]:
-        page = self.page(blob) if blob is not None else ""
-        return tuple(line for line in claim if line not in page)
+    def holds(self, claim: list[str], blob: int | None, text: str | None = None) -> bool:
+        page = text if text is not None else self.page(blob) if blob is not None else None
+        return page is not None and all(line in page for line in claim)
 
-    def fate(self, path: str, end_commit: int | None, claim: list[str]) -> Fate | None:
-        """When the page (or the page it moved to) stopped holding `claim`;
-        None if it still does."""
+    def lost(self, claim: list[str], page: str | None) -> tuple[str, ...]:
+        return tuple(line for line in claim if line not in (page or ""))
+
+    def fate(self, path: str, end_commit: int | None, claim: list[str]) -> Fate:
+        """When the page (or the page it moved to) stopped holding `claim`,
+        or that it still does."""
         conn = self.conn
         while True:
             if end_commit is None:
                 wt = conn.execute("SELECT blob FROM worktree WHERE path = ?", (path,)).fetchone()
-                if wt is None or self.holds(claim, wt[0]):
-                    return None
-                return Fate(None, "uncommitted", path, self.lost(claim, wt[0]))
+                text = self.work_text(path, wt[0]) if wt else None
+                if wt is None or self.holds(claim, None, text):
+                    return Fate(None, "current", path, ())
+                return Fate(None, "uncommitted", path, self.lost(claim, text))
             nxt = conn.execute("SELECT blob, end_commit FROM versions WHERE path = ? AND start_commit = ?",
                                (path, end_commit)).fetchone()
             if nxt is not None:
                 if not self.holds(claim, nxt[0]):
-                    return Fate(end_commit, "edited", path, self.lost(claim, nxt[0]))
+                    return Fate(end_commit, "edited", path, self.lost(claim, self.page(nxt[0])))
                 end_commit = nxt[1]
                 continue
             moved = next((m for m in conn.execute(
@@ -192,8 +197,13 @@ class Walker:
             return hit
         claim = [line for line in body.split("\n") if line.strip()]
         fate = self.fate(path, run.end_commit, claim)
-        if fate is None:
-            return None  # its lines are still on the page: the current chunks say it
+        revision = conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
+                                    WHERE v.id = ?""", (version,)).fetchone()[0]
+        if fate.how == "current":
+            if self.covered(fate.path, claim):
+                return None  # a current chunk among the candidates says the same
+            hit.revision = revision  # still true, in the words of an older version
+            return hit
         key = (fate.path, fate.commit, fate.how)
         if key in seen:
             return None
@@ -203,11 +213,19 @@ class Walker:
         if origin is not None:
             hit.commit, hit.date, hit.author, hit.subject = origin.commit, origin.date, origin.author, origin.subject
         hit.current = False
-        hit.revision = conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
-                                        WHERE v.id = ?""", (version,)).fetchone()[0]
+        hit.revision = revision
         hit.changed_by = self.change(fate)
         hit.until = hit.changed_by["date"]
         return hit
+
+    def covered(self, path: str, claim: list[str]) -> bool:
+        """Whether the current candidates of `path` hold every line of `claim`."""
+        bodies = [r[0] for r in self.conn.execute(
+            """SELECT t.body FROM cand JOIN texts t ON t.id = cand.text
+                LEFT JOIN versions v ON v.id = cand.version
+                WHERE cand.path = ? AND (cand.version IS NULL OR (v.end_commit IS NULL
+                      AND cand.path NOT IN (SELECT path FROM worktree)))""", (path,))]
+        return all(any(line in body for body in bodies) for line in claim)
 
     def change(self, fate: Fate) -> dict[str, Any]:
         if fate.commit is None:

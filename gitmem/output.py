@@ -141,7 +141,8 @@ def status(d: dict[str, Any]) -> str:
         f"files:      {counts['files']} ({idx['worktree_changes_indexed']} uncommitted changes indexed,"
         f" {counts['conflicted_files']} with conflict markers)",
         f"chunks:     {counts['chunks']} now; {counts['distinct_chunks']} distinct texts over "
-        f"{counts['revisions']} revisions ({counts['versions']} page versions, {counts['blobs']} blobs)",
+        f"{counts['revisions']} revisions ({counts['versions']} page versions holding "
+        f"{counts.get('chunks_over_history', 0)} chunks, {counts['blobs']} blobs)",
         f"embeddings: {counts['embedded']} stored, {counts['pending_embeddings']} pending; "
         f"{counts['embeddings_computed']} computed, {counts['embeddings_reused']} reused from cache",
         f"model:      {model['name']} ({model['source']}); semantic search "

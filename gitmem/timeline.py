@@ -215,17 +215,24 @@ class Differ:
 
 def sections(text: str) -> list[tuple[str, list[str]]]:
     """(heading, lines) of each part of a page: its frontmatter, the text
-    before the first heading, then one part per heading (any level)."""
+    before the first heading, then one part per heading (any level); an H1
+    title with no text of its own joins the part after it, as in chunking."""
     body = chunker.body_offset(text)
     parts: list[tuple[str, list[str]]] = []
     if body:
         parts.append(("frontmatter", text[:body].splitlines()))
-    cuts = [(off, title) for off, _level, title in chunker.headings_of(text, body)]
-    if not cuts or cuts[0][0] > body:
-        parts.append(("", text[body:cuts[0][0] if cuts else len(text)].splitlines()))
-    for i, (off, title) in enumerate(cuts):
-        end = cuts[i + 1][0] if i + 1 < len(cuts) else len(text)
-        parts.append((title, text[off:end].splitlines()))
+    cuts = chunker.headings_of(text, body)
+    preamble = text[body:cuts[0][0] if cuts else len(text)]
+    if preamble.strip():
+        parts.append(("", preamble.splitlines()))
+    carried: list[str] = []
+    for i, (off, level, title) in enumerate(cuts):
+        lines = carried + text[off:cuts[i + 1][0] if i + 1 < len(cuts) else len(text)].splitlines()
+        carried = []
+        if level == 1 and i + 1 < len(cuts) and not any(line.strip() for line in lines[1:]):
+            carried = lines
+            continue
+        parts.append((title, lines))
     return parts
 
 
