@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import embed
-from .search import _fuse, fts_query
+from .search import _fuse, fts_query, relative
 
 if TYPE_CHECKING:
     from .indexer import Index
@@ -56,10 +56,7 @@ def _keyword(index: "Index", query: str, docs: list[tuple[int, str]]) -> dict[in
     conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
     rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
     conn.execute("DROP TABLE temp.logdocs")
-    if not rows:
-        return {}
-    best = max(r[1] for r in rows) or 1.0
-    return {int(r[0]): max(0.0, r[1] / best) for r in rows}
+    return relative(rows)
 
 
 def _semantic(index: "Index", embedder: embed.Embedder, query: str,

@@ -227,6 +227,11 @@ def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
     rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
                             WHERE texts_fts MATCH ? AND rowid IN (SELECT text FROM temp.cand)
                             ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
+    return relative(rows)
+
+
+def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
+    """(id, -bm25) rows as id -> score in [0, 1], relative to the best."""
     if not rows:
         return {}
     best = max(r[1] for r in rows) or 1.0
