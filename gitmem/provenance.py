@@ -109,36 +109,42 @@ def _carry_moved(index: "Index", commit: "Commit", added: list[int], deleted: li
 def _attribute_merged(index: "Index", merge: "Commit", added: list[tuple[int, str, int | None]]) -> None:
     conn = index.conn
     hashes: dict[str, set[str]] = {}
-    for vid, path, _prev in added:
-        fresh = dict(conn.execute("""SELECT t.hash, t.id FROM origins o JOIN texts t ON t.id = o.text
-                                      WHERE o.version = ? AND o.oid = ?""", (vid, merge.oid)).fetchall())
-        for side in merge.parents[1:]:
-            if not fresh:
-                break
-            for digest, side_commit in _introduced(index, merge.parents[0], side, path, set(fresh), hashes).items():
+    fresh = {vid: dict(conn.execute("""SELECT t.hash, t.id FROM origins o JOIN texts t ON t.id = o.text
+                                        WHERE o.version = ? AND o.oid = ?""", (vid, merge.oid)).fetchall())
+             for vid, _path, _prev in added}
+    for side in merge.parents[1:]:
+        if not any(fresh.values()):
+            return
+        states, before = _branch(index, merge.parents[0], side)
+        for vid, path, _prev in added:
+            repo_path = index.nb.repo_path(path)
+            found = _introduced(index, states.get(repo_path, []), before.get(repo_path), set(fresh[vid]), hashes)
+            for digest, side_commit in found.items():
                 _remember_commit(index, side_commit)
                 conn.execute("UPDATE origins SET oid = ?, time = ? WHERE version = ? AND text = ?",
-                             (side_commit.oid, side_commit.time, vid, fresh.pop(digest)))
+                             (side_commit.oid, side_commit.time, vid, fresh[vid].pop(digest)))
 
 
-def _introduced(index: "Index", base: str, side: str, path: str, wanted: set[str],
-                cache: dict[str, set[str]]) -> dict[str, "Commit"]:
-    """For each wanted text hash on `path` at `side`: the commit on side's
-    first-parent chain (after it forked from `base`) that put it there and
-    after which it stayed until `side`."""
+def _branch(index: "Index", base: str, side: str) -> tuple[dict[str, list[tuple["Commit", str | None]]],
+                                                             dict[str, str]]:
+    """A merged branch (side's first-parent chain after it forked from
+    `base`): each path's states along it, oldest first, and the blobs before it."""
     git = index.nb.git
-    repo_path = index.nb.repo_path(path)
-    states: list[tuple["Commit", str | None]] = []
-    for c in git.first_parent_log(side, base, repo_path):
-        oid = next((ch.oid for ch in c.changes if ch.path == repo_path), None)
-        states.append((c, oid))
-    if not states:
-        return {}
-    before = None
-    if states[0][0].parents:
-        before = next((e.oid for e in git.tree(states[0][0].parents[0], repo_path) if e.path == repo_path), None)
+    log = list(git.first_parent_log(side, base, index.nb.prefix))
+    states: dict[str, list[tuple["Commit", str | None]]] = {}
+    for c in log:
+        for change in c.changes:
+            states.setdefault(change.path, []).append((c, change.oid))
+    before = {e.path: e.oid for e in git.tree(log[0].parents[0], index.nb.prefix)} if log and log[0].parents else {}
+    return states, before
+
+
+def _introduced(index: "Index", states: list[tuple["Commit", str | None]], before: str | None,
+                wanted: set[str], cache: dict[str, set[str]]) -> dict[str, "Commit"]:
+    """For each wanted text hash: the branch commit that put it on the page,
+    after which the page held it until the branch's tip."""
     found: dict[str, "Commit"] = {}
-    for digest in wanted:
+    for digest in wanted if states else ():
         i = len(states) - 1
         if digest not in _hashes(index, states[i][1], cache):
             continue

@@ -171,11 +171,21 @@ def test_date_filter_details(wk) -> None:
         "error: the range starts (2026-02-05) after it ends (2026-02-01)")
 
 
+def holds(repo: Path, commit: str, lines: list[str]) -> bool:
+    """Whether some note at `commit` holds all `lines` (attribution may cross a rename)."""
+    names = git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+    return any(all(line in show(repo, commit, n) for line in lines) for n in names if n.endswith(".md"))
+
+
 def check_history(repo: Path, index: Index, token: str, at_head: bool) -> None:
     hits = query(index, token, views.history())
     assert hits, f"{token} not found in history"
     for hit in hits:
         assert token in hit.text
+        # the commit a result comes from is in HEAD's history and held its words
+        git(repo, "merge-base", "--is-ancestor", hit.commit, "HEAD")
+        lines = hit.changed_by["lines"] if hit.changed_by else [ln for ln in hit.text.split("\n") if ln.strip()]
+        assert holds(repo, hit.commit, lines), f"{hit.commit[:7]} does not hold {lines}"
         if hit.current:
             page = show(repo, hit.revision, hit.path) if hit.revision else (repo / hit.path).read_text()
             assert_at_lines(page, hit.text, hit.lines["start"], hit.lines["end"])
