@@ -2,7 +2,8 @@
 
 Builds a notebook with N commits (default 1,000) of the edits an agent makes
 (a bullet added or reworded, a daily-log entry, now and then a new page or a
-deleted line) over simulated days with fixed dates, then indexes it from
+deleted line) over simulated days with fixed dates, with a second clone's
+three-commit branch merged back every 50 commits, then indexes it from
 scratch with an empty embedding cache, the way `git mem index` does.
 
 Reported, against baselines measured in the same run:
@@ -94,16 +95,35 @@ class Notebook:
 
 
 def build(repo: Path, commits: int, seed: int) -> tuple[list[str], dict[str, str]]:
+    """`commits` commits; every 50th starts a second clone's branch of three
+    commits (its own daily log and page) that the next commit merges back."""
     rng = random.Random(seed)
     nb = Notebook(rng)
     b = Builder()
     start = datetime(2026, 1, 1, 8, 0, tzinfo=timezone.utc)
     final: dict[str, str] = {}
-    for i in range(commits):
+    laptop: list[str] = []
+    tip = 0
+    i = 0
+    while i < commits:
         when = start + timedelta(days=i // 10, minutes=50 * (i % 10))
+        if i % 50 == 49 and i + 4 < commits:
+            day = f"{when:%Y-%m-%d}"
+            side: dict[str, str] = {}
+            for k in range(3):
+                laptop.append(sentence(rng))
+                side = {f"daily/{day}-laptop.md": f"# Daily Log — {day} (laptop)\n\n## 2{k}:00 — {laptop[-1]}\n",
+                        "knowledge/laptop.md": "# Laptop\n\n" + "".join(f"- {x}\n" for x in laptop)}
+                b.commit(f"laptop: {laptop[-1][:40]}", when + timedelta(minutes=k), side, branch="laptop",
+                         parent=tip if k == 0 else None)
+            tip = b.commit("Merge branch 'laptop'", when + timedelta(minutes=5), dict(side), merge=len(b.specs))
+            final.update(side)
+            i += 4
+            continue
         files, message = nb.edit(when)
         final.update({k: v for k, v in files.items() if v is not None})
-        b.commit(message, when, files)
+        tip = b.commit(message, when, files)
+        i += 1
     return b.write(repo), final
 
 
@@ -122,10 +142,12 @@ def index_from_scratch(repo: Path) -> dict[str, float | int]:
              FROM (SELECT v.start_commit, v.end_commit, count(c.id) AS n FROM versions v
                      JOIN chunks c ON c.blob = v.blob GROUP BY v.id) v
              JOIN commits s ON s.id = v.start_commit LEFT JOIN commits e ON e.id = v.end_commit""").fetchone()[0]
+    from_branches = index.conn.execute(
+        "SELECT count(DISTINCT text) FROM origins WHERE oid IN (SELECT oid FROM merged)").fetchone()[0]
     index.close()
     counts = maintenance.status(nb, check_model=False)["counts"]
     return {"revisions": counts["revisions"], "page_versions": counts["versions"],
-            "chunks_in_all_revisions": snapshots,
+            "chunks_in_all_revisions": snapshots, "texts_from_merged_branches": from_branches,
             "chunks_over_history": counts["chunks_over_history"], "chunks_at_head": counts["chunks"],
             "distinct_texts": counts["distinct_chunks"], "embeddings_computed": emb.embedded,
             "embeddings_reused": emb.reused, "blobs_chunked": report.blobs_chunked,
@@ -199,6 +221,8 @@ def main() -> None:
             ("chunks at HEAD", history["chunks_at_head"], head["chunks_at_head"]),
             ("distinct chunk texts stored", history["distinct_texts"], head["distinct_texts"]),
             ("embeddings computed", history["embeddings_computed"], head["embeddings_computed"]),
+            ("texts attributed to merged-branch commits", history["texts_from_merged_branches"],
+             head["texts_from_merged_branches"]),
             ("history sync (chunking, versions, origins), s", history["sync_s"], head["sync_s"]),
             ("embedding, s", history["embed_s"], head["embed_s"]),
             ("total, s", history["total_s"], head["total_s"])]

@@ -11,8 +11,8 @@ versions that held it:
 changes whenever anything in its section does, but what it says stays true as
 long as the page still holds every (non-blank) line of it. So "Sarah: 555-1234"
 is true until the commit that changed that line, not until the next unrelated
-edit of the contacts section. A page deleted in a commit that adds a page
-holding those lines (a rename, a move) is followed to its new name. Old text
+edit of the contacts section. A page deleted in a commit that adds or changes
+another page holding those lines (a rename, a move) is followed there. Old text
 whose lines the page still holds is current: it is left out when a current
 chunk among the candidates holds the same lines, else (a date filter left the
 current chunk out) reported as current, in the words and lines of the version
