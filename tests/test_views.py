@@ -146,3 +146,23 @@ def test_help_has_an_example_of_each_history_option(blank: Mem, command: str, op
     examples = blank(command, "--help").stdout.split("Examples:")[1]
     for option in options:
         assert f" {option} " in examples, f"no example of {command} {option}"
+
+
+def test_history_in_a_notebook_inside_a_code_repository(blank: Mem) -> None:
+    blank.git("init", "-q")
+    blank.write("src/app.py", "print('hi')\n")
+    blank.commit("code")
+    blank("init", "--no-index", "--dir", "memory")
+    blank.write("memory/knowledge/stack.md", "# Stack\n\nThe API runs on Falcon.\n")
+    first = blank.commit("stack v1")
+    blank.write("src/app.py", "print('hello')\n")
+    blank.commit("code only")
+    blank.write("memory/knowledge/stack.md", "# Stack\n\nThe API runs on FastAPI.\n")
+    blank.commit("stack v2")
+    [hit] = blank.json("recall", "--at", "HEAD~1", "--mode", "keyword", "API")["results"]
+    assert hit["path"] == "knowledge/stack.md" and "Falcon" in hit["text"] and hit["commit"] == first
+    assert blank.json("get", "knowledge/stack.md", "--at", "HEAD~1")["text"].endswith("Falcon.\n")
+    log = blank.json("log")["entries"]
+    assert [e["subject"] for e in log] == ["stack v2", "stack v1"]  # the code-only commit is not memory
+    old = [r for r in blank.json("recall", "--history", "--mode", "keyword", "API")["results"] if not r["current"]]
+    assert old[0]["changed_by"]["subject"] == "stack v2"
