@@ -60,6 +60,23 @@ MIGRATIONS: list[tuple[int, str]] = [
         path TEXT PRIMARY KEY, grp TEXT NOT NULL, blob INTEGER REFERENCES blobs(id),
         mtime REAL) WITHOUT ROWID;
     """),
+    # History: where each text on each page version came from (the commit that
+    # put it there, carried across edits, renames and merges), commits of merged
+    # branches that texts are attributed to, and lookups by commit. Dropping the
+    # indexed commit makes the next sync re-derive history and fill `origins`.
+    (2, """
+    CREATE TABLE origins(
+        version INTEGER NOT NULL REFERENCES versions(id),
+        text INTEGER NOT NULL REFERENCES texts(id),
+        oid TEXT NOT NULL, time INTEGER NOT NULL,
+        PRIMARY KEY(version, text)) WITHOUT ROWID;
+    CREATE TABLE merged(
+        oid TEXT PRIMARY KEY, time INTEGER NOT NULL, author TEXT NOT NULL, email TEXT NOT NULL,
+        subject TEXT NOT NULL) WITHOUT ROWID;
+    CREATE INDEX versions_start ON versions(start_commit);
+    CREATE INDEX versions_end ON versions(end_commit);
+    DELETE FROM meta WHERE key = 'commit';
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [

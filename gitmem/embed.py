@@ -76,13 +76,17 @@ class Embedder:
         self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[bytes]:
-        out: list[bytes] = []
+        out: list[bytes] = [b""] * len(texts)
+        # Batches of similar length: a batch is padded to its longest text.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:
-            for i in range(0, len(texts), BATCH):
-                batch = list(texts[i:i + BATCH])
-                out.extend(v.astype("float32").tobytes() for v in self._model.embed(batch, batch_size=BATCH))
+            for i in range(0, len(order), BATCH):
+                chosen = order[i:i + BATCH]
+                vectors = self._model.embed([texts[j] for j in chosen], batch_size=BATCH)
+                for j, v in zip(chosen, vectors):
+                    out[j] = v.astype("float32").tobytes()
                 if progress:
-                    progress(len(batch))
+                    progress(len(chosen))
         return out
 
     def embed_query(self, text: str) -> bytes:

@@ -34,6 +34,7 @@ FALLBACK_EMAIL = "gitmem@localhost"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ZERO = "0" * 40
 REGULAR_MODES = ("100644", "100755")
+LOG_FORMAT = "%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s"
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,33 @@ class Git:
         spec = [] if prefix == "." else ["--", prefix]
         raw = self.run("log", "--first-parent", "--diff-merges=first-parent", "--raw", "-z",
                        "--no-renames", "--no-abbrev", "--reverse",
-                       "--format=%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s", rng, *spec)
+                       f"--format={LOG_FORMAT}", rng, *spec)
         for record in raw.split(b"\x01")[1:]:
             yield _parse_commit(record)
+
+    def touching(self, rev: str, prefix: str, limit: int | None = None) -> list[tuple[str, int]]:
+        """(commit, committer time) on rev's first-parent chain that changed
+        `prefix` against their first parent, newest first."""
+        spec = [] if prefix == "." else ["--", prefix]
+        count = [f"--max-count={limit}"] if limit else []
+        out = self.run("log", "--first-parent", "--format=%H %ct", *count, rev, *spec).decode()
+        return [(oid, int(ts)) for oid, ts in (line.split() for line in out.splitlines() if line)]
+
+    def describe(self, rev: str) -> Commit:
+        """One commit's id, parents, time, author and subject (no changes)."""
+        raw = self.run("log", "-1", "--no-walk", "-z", f"--format={LOG_FORMAT}", rev, "--")
+        return _parse_commit(raw.split(b"\x01")[1])
+
+    def messages(self, oids: list[str]) -> dict[str, tuple[tuple[str, ...], str]]:
+        """Each commit's parents and full message."""
+        if not oids:
+            return {}
+        raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%P%x00%B", *oids, "--")
+        parts = raw.split(b"\0")
+        found = {}
+        for oid, parents, body in zip(parts[0::3], parts[1::3], parts[2::3]):
+            found[_dec(oid).strip()] = (tuple(parents.decode().split()), body.decode("utf-8", "replace").strip())
+        return found
 
     def first_parents(self, since: str, head: str) -> list[str]:
         """Commits on head's first-parent chain after `since`, oldest first."""

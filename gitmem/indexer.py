@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import apsw
 import frontmatter
 
-from . import chunker, db
+from . import chunker, db, provenance
+from .errors import GitmemError
 from .git import Commit, blob_id
 from .lock import FileLock
 from .notebook import Notebook, decode
@@ -40,6 +41,10 @@ LIVE_VIEW = """
     UNION ALL
     SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
 """
+
+
+class IndexBusy(GitmemError):
+    pass
 
 
 @dataclass
@@ -162,6 +167,7 @@ class Index:
             report.full_history = True
             self.conn.execute("DELETE FROM versions")
             self.conn.execute("DELETE FROM commits")
+            self.conn.execute("DELETE FROM origins")
         if head:
             for commit in git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix):
                 self._apply(commit, report)
@@ -173,16 +179,25 @@ class Index:
             "INSERT INTO commits(oid, seq, time, author, email, subject) VALUES(?,?,?,?,?,?) RETURNING id",
             (commit.oid, seq, commit.time, commit.author, commit.email, commit.subject)).fetchone()[0]
         report.commits += 1
+        added: list[tuple[int, str, int | None]] = []
+        deleted: list[int] = []
         for change in commit.changes:
             rel = self.nb.rel(change.path)
             if rel is None or not self.nb.settings.is_note(rel):
                 continue
+            prev = self.conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit IS NULL",
+                                     (rel,)).fetchone()
             self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
                               (cid, rel))
             if change.oid:
                 blob = self._blob(change.oid, None, report)
-                self.conn.execute("INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?)",
-                                  (rel, self.nb.settings.group_of(rel), blob, cid))
+                vid = self.conn.execute(
+                    "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
+                    (rel, self.nb.settings.group_of(rel), blob, cid)).fetchone()[0]
+                added.append((vid, rel, prev[0] if prev else None))
+            elif prev:
+                deleted.append(prev[0])
+        provenance.record(self, commit, added, deleted)
 
     def _scan_worktree(self) -> dict[str, tuple[float, int] | None]:
         """Notes that differ from HEAD: (mtime, size) for a file, None if deleted."""
@@ -213,6 +228,23 @@ class Index:
                 blob = self._blob(blob_id(data), data, report)
             self.conn.execute("INSERT OR REPLACE INTO worktree(path, grp, blob, mtime) VALUES(?,?,?,?)",
                               (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None))
+
+    def add_blobs(self, oids: list[str], wait: float | None = 10.0) -> dict[str, int]:
+        """Row ids of these blobs, chunking any not seen yet (for revisions off
+        the indexed first-parent chain)."""
+        known = {oid: bid for oid in oids for (bid,) in self.conn.execute(
+            "SELECT id FROM blobs WHERE oid = ? AND chunked = 1", (oid,))}
+        missing = [oid for oid in oids if oid not in known]
+        if missing:
+            if not self.lock.acquire(timeout=wait):
+                raise IndexBusy("the index is being updated by another process", "try again in a moment")
+            try:
+                with db.transaction(self.conn):
+                    report = SyncReport()
+                    known.update({oid: self._blob(oid, None, report) for oid in missing})
+            finally:
+                self.lock.release()
+        return known
 
     # -- blobs, chunks, texts ---------------------------------------------
     def _blob(self, oid: str, data: bytes | None, report: SyncReport) -> int:
@@ -255,10 +287,11 @@ class Index:
 
     # -- embeddings --------------------------------------------------------
     def embed(self, embedder: "Embedder", live_only: bool = True, wait: float | None = 10.0,
-              progress: Callable[[int, int], None] | None = None) -> SyncReport:
-        """Embed the texts that have no vector yet: those in the live view, or all."""
+              progress: Callable[[int, int], None] | None = None, view: str = LIVE_VIEW) -> SyncReport:
+        """Embed the texts that have no vector yet: those in `view` (the live
+        view unless told otherwise), or all."""
         report = SyncReport()
-        if not self._pending_ids(live_only, embedder, limit=1):
+        if not self._pending_ids(live_only, embedder, limit=1, view=view):
             return report
         if not self.lock.acquire(timeout=wait):
             report.stale = True
@@ -267,7 +300,7 @@ class Index:
         try:
             with db.transaction(self.conn):
                 self._check_model(embedder)
-            pending = self._pending_ids(live_only, embedder)
+            pending = self._pending_ids(live_only, embedder, view=view)
             done = 0
             for i in range(0, len(pending), EMBED_BATCH):
                 batch = pending[i:i + EMBED_BATCH]
@@ -279,11 +312,12 @@ class Index:
             self.lock.release()
         return report
 
-    def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1) -> list[int]:
+    def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1,
+                     view: str = LIVE_VIEW) -> list[int]:
         if self.meta("model") not in (None, embedder.spec.key):
             return [-1]  # a model change: everything is pending
         if live_only:
-            sql = f"""SELECT DISTINCT t.id FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob
+            sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
                       JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY t.id LIMIT ?"""
         else:
             sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY id LIMIT ?"
@@ -318,6 +352,19 @@ class Index:
             db.bump_meta(self.conn, "embeddings_reused", len(rows) - len(missing))
         report.embedded += len(missing)
         report.reused += len(rows) - len(missing)
+
+    def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
+        """Embeddings of arbitrary texts (not chunks), through the shared cache."""
+        hashes = [text_hash(t) for t in texts]
+        cached = self._cached_vectors(embedder.spec.key, hashes)
+        missing = list({h: t for h, t in zip(hashes, texts) if h not in cached}.items())
+        if missing:
+            vectors = embedder.embed([t for _, t in missing])
+            with db.transaction(self.cache):
+                self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
+                                       [(embedder.spec.key, h, v) for (h, _), v in zip(missing, vectors)])
+            cached.update({h: v for (h, _), v in zip(missing, vectors)})
+        return [cached[h] for h in hashes]
 
     def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}

@@ -112,6 +112,8 @@ def _counts(index: Index) -> dict[str, int]:
         "chunks": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob"),
         "revisions": one("SELECT count(*) FROM commits"),
         "versions": one("SELECT count(*) FROM versions"),
+        # chunks summed over every page version: what indexing each revision separately would cost
+        "chunks_over_history": one("SELECT count(*) FROM versions v JOIN chunks c ON c.blob = v.blob"),
         "blobs": one("SELECT count(*) FROM blobs"),
         "distinct_chunks": one("SELECT count(*) FROM texts"),
         "embedded": one("SELECT count(*) FROM texts WHERE embedded = 1"),

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from . import guard, pages
-from .errors import BadRange, EmptyText, GitFailed, UsageError
+from .errors import BadRange, EmptyText, GitFailed, PageNotFound, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME
 from .lock import FileLock, atomic_write
 from .notebook import Notebook
@@ -199,20 +199,26 @@ class Page:
     lines: dict[str, int]
     total_lines: int
     text: str
+    revision: str | None = None  # the commit read from (--at); None: the work tree
 
 
 RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
-def get(nb: Notebook, spec: str) -> Page:
-    """A page, or lines START-END of it, from the work tree."""
+def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
+    """A page, or lines START-END of it, from the work tree or as it was at a
+    revision (a commit, branch, tag, date or period)."""
     match = RANGE.match(spec)
     name = match.group("path") if match else spec
-    rel = nb.page(name, must_exist=True)
-    text = nb.read(rel)
+    revision = None
+    if at is None:
+        rel = nb.page(name, must_exist=True)
+        text = nb.read(rel)
+    else:
+        rel, text, revision = _at(nb, name, at)
     lines = text.splitlines()
     if not match:
-        return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text)
+        return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text, revision)
     start = int(match.group("start"))
     end = int(match.group("end") or start)
     if start < 1 or end < start or end > len(lines):
@@ -220,4 +226,17 @@ def get(nb: Notebook, spec: str) -> Page:
         raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {len(lines)} lines",
                        f"ask for lines between 1 and {len(lines)}, e.g. {rel}:1-{min(len(lines), 10)}")
     chosen = lines[start - 1:end]
-    return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n")
+    return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
+
+
+def _at(nb: Notebook, name: str, at: str) -> tuple[str, str, str]:
+    from .notebook import decode
+    from .views import resolve
+
+    rel = nb.page(name)
+    rev = resolve(nb, at)
+    data = nb.git.show(rev.commit, nb.repo_path(rel))
+    if data is None:
+        raise PageNotFound(f"no page {rel} at {at} ({rev.commit[:7]})",
+                           f"see when it existed with: git mem log --path {rel}")
+    return rel, decode(data), rev.commit

@@ -27,6 +27,9 @@ def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
 def results(res: Any) -> str:
     """Recall/search results grouped notebook -> daily -> sessions."""
     lines: list[str] = []
+    view = getattr(res, "view", None)
+    if view and view.get("kind") == "at":
+        lines.append(f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\"")
     for group in GROUP_ORDER:
         hits = [h for h in res.results if h.group == group]
         if not hits:
@@ -35,6 +38,8 @@ def results(res: Any) -> str:
         for hit in hits:
             lines.append(hit_header(hit))
             lines.append(f"    {hit.snippet}")
+            if getattr(hit, "changed_by", None):
+                lines.append(f"    {superseded(hit)}")
     if not res.results:
         lines.append(f"no results for {res.query!r}")
     lines.extend(f"note: {note}" for note in res.notes)
@@ -49,6 +54,45 @@ def hit_header(hit: Any) -> str:
         f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
     extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
+
+
+def superseded(hit: Any) -> str:
+    """'no longer true: edited in abc1234 2026-02-10 "subject"'."""
+    change = hit.changed_by
+    if change["commit"] is None:
+        return f"no longer true: {change['how']} change in the work tree"
+    where = f" (renamed to {change['path']} by then)" if change["path"] != hit.path else ""
+    return (f"no longer true: {change['how']} in {change['commit'][:7]} {str(change['date'])[:10]} "
+            f"\"{change['subject']}\"{where}")
+
+
+SHOWN_LINES = 6
+MARKS = {"added": "+", "changed": "~", "removed": "-"}
+
+
+def timeline(t: Any) -> str:
+    """The memory timeline, newest first, with per-page, per-section changes."""
+    lines: list[str] = []
+    for e in t.entries:
+        score = f"  (match {e.score:.2f})" if e.score is not None else ""
+        lines.append(f"{e.commit[:7]} {e.date[:16].replace('T', ' ')} {e.author}{score}")
+        lines.extend(f"    {ln}" for ln in (e.message or e.subject).splitlines() if ln.strip())
+        if e.merged:
+            lines.append("    merged: " + "; ".join(f"{m['commit'][:7]} {m['subject']}" for m in e.merged))
+        for page in e.pages:
+            how = f"renamed from {page.renamed_from}" if page.renamed_from else page.change
+            lines.append(f"  {page.path} ({how})")
+            for sec in page.sections:
+                lines.append(f"    {MARKS[sec.change]} {sec.heading or '(top of page)'}")
+                changed = [f"+ {ln}" for ln in sec.added] + [f"- {ln}" for ln in sec.removed]
+                lines.extend(f"        {ln}" for ln in changed[:SHOWN_LINES])
+                if len(changed) > SHOWN_LINES:
+                    lines.append(f"        … {len(changed) - SHOWN_LINES} more lines")
+    if not t.entries:
+        lines.append("no commits changed the notebook" + (" with these filters" if any(
+            t.filters.get(k) for k in ("since", "until", "path", "grep")) else ""))
+    lines.extend(f"note: {note}" for note in t.notes)
+    return "\n".join(lines)
 
 
 def written(w: Any) -> str:
@@ -98,7 +142,8 @@ def status(d: dict[str, Any]) -> str:
         f"files:      {counts['files']} ({idx['worktree_changes_indexed']} uncommitted changes indexed,"
         f" {counts['conflicted_files']} with conflict markers)",
         f"chunks:     {counts['chunks']} now; {counts['distinct_chunks']} distinct texts over "
-        f"{counts['revisions']} revisions ({counts['versions']} page versions, {counts['blobs']} blobs)",
+        f"{counts['revisions']} revisions ({counts['versions']} page versions holding "
+        f"{counts.get('chunks_over_history', 0)} chunks, {counts['blobs']} blobs)",
         f"embeddings: {counts['embedded']} stored, {counts['pending_embeddings']} pending; "
         f"{counts['embeddings_computed']} computed, {counts['embeddings_reused']} reused from cache",
         f"model:      {model['name']} ({model['source']}); semantic search "

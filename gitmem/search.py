@@ -11,17 +11,19 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import embed
+from . import dates, embed, views
 from .errors import EmptyText, UsageError
-from .indexer import LIVE_VIEW, Index
+from .indexer import Index
 from .notebook import Notebook
 
 if TYPE_CHECKING:
     import apsw
 
 MODES = ("hybrid", "keyword", "semantic")
+DATE_BASES = ("auto", "commit", "file")  # what date filters compare; see _dated
+EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 DEPTH = 100  # how many candidates each ranker contributes to the fusion
 MAX_QUERY_TERMS = 64
 SNIPPET = 200
@@ -40,6 +42,11 @@ class Query:
     min_score: float | None = None
     tags: tuple[str, ...] = ()
     type: str | None = None
+    at: str | None = None  # REV, DATE or period: the notebook as it stood then
+    history: bool = False  # current and superseded text together
+    since: str | None = None
+    until: str | None = None
+    by: str = "auto"
 
 
 @dataclass
@@ -56,6 +63,9 @@ class Hit:
     author: str | None
     current: bool = True
     subject: str | None = None
+    until: str | None = None  # superseded: when it stopped being true
+    changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
+    revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
 
 
 @dataclass
@@ -66,6 +76,7 @@ class Results:
     results: list[Hit]
     timing: dict[str, float]
     notes: list[str] = field(default_factory=list)
+    view: dict[str, Any] | None = None
 
 
 def run(nb: Notebook, query: Query) -> Results:
@@ -75,26 +86,30 @@ def run(nb: Notebook, query: Query) -> Results:
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
     if query.mode not in MODES:
         raise UsageError(f"unknown mode {query.mode!r}", f"use one of {', '.join(MODES)}")
+    if query.by not in DATE_BASES:
+        raise UsageError(f"unknown date basis {query.by!r}", f"use one of {', '.join(DATE_BASES)}")
+    dates.window(query.since, query.until)  # a malformed date fails before any work
     index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
         report = index.sync()
+        view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
-        notes = list(report.notes)
+        notes = list(report.notes) + view.notes
         embedder = None
         if loader:
             embedder, note = _embedder(loader)
             if note:
                 notes.append(note)
             else:
-                notes.extend(index.embed(embedder).notes)
+                notes.extend(_embed(index, embedder, view))
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
-        hits = rank(index, query, embedder)
+        hits = rank(index, query, embedder, view)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
-        return Results(query.text, mode, embedder is not None, hits, timing, notes)
+        return Results(query.text, mode, embedder is not None, hits, timing, notes, view.describe())
     finally:
         index.close()
 
@@ -106,13 +121,25 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
         return None, f"semantic search is off: {exc.message}; to turn it on, {exc.hint}"
 
 
-def rank(index: Index, query: Query, embedder: embed.Embedder | None) -> list[Hit]:
-    """Ranked hits for `query` among the candidates of the live view."""
+def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
+    """Embed the view's new texts; a past view with many (history not yet
+    embedded by 'git mem index') answers semantically from what is embedded."""
+    if view.kind != "live":
+        waiting = views.pending(index, view)
+        if waiting > EMBED_ON_READ:
+            return [f"{waiting} texts of this view have no embedding yet, so meaning-based results may miss "
+                    "them; run 'git mem index' once to embed the whole history"]
+    return index.embed(embedder, view=view.sql).notes
+
+
+def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
+    """Ranked hits for `query` among the candidates of the view (default: live)."""
     s = index.nb.settings
     limit = query.limit if query.limit is not None else s.limit
     min_score = query.min_score if query.min_score is not None else s.min_score
     conn = index.conn
-    _candidates(conn, query)
+    view = view or views.live()
+    _candidates(conn, query, view)
     lists = []
     if query.mode in ("hybrid", "keyword") or embedder is None:
         lists.append(_keyword(conn, query.text))
@@ -120,11 +147,15 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None) -> list[Hi
         lists.append(_semantic(conn, embedder, query.text))
     scores = _fuse(lists, s.rrf_k) if len(lists) > 1 else (lists[0] if lists else {})
     ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -scores[t])
-    return _hits(index, ranked, scores, query.text, limit)
+    if view.kind == "history":
+        from . import history
+
+        return history.hits(index, ranked, scores, query.text, limit)
+    return _hits(index, ranked, scores, query.text, limit, view)
 
 
-def _candidates(conn: "apsw.Connection", query: Query) -> None:
-    """temp.cand: every chunk occurrence the filters allow."""
+def _candidates(conn: "apsw.Connection", query: Query, view: views.View) -> None:
+    """temp.cand: every chunk occurrence of the view the filters allow."""
     where, args = ["v.grp IN (%s)" % ",".join("?" * len(query.groups))], list(query.groups)
     for tag in query.tags:
         where.append("b.tags LIKE ? ESCAPE '\\'")
@@ -132,12 +163,48 @@ def _candidates(conn: "apsw.Connection", query: Query) -> None:
     if query.type:
         where.append("b.type = ?")
         args.append(query.type.strip().lower())
+    window = dates.window(query.since, query.until)
+    if window:
+        _name_functions(conn)
+        cond, more = _dated(view, window, query.by)
+        where.append(cond)
+        args.extend(more)
     conn.execute("DROP TABLE IF EXISTS temp.cand")
     conn.execute(f"""CREATE TEMP TABLE cand AS
         SELECT c.text AS text, c.id AS chunk, v.path, v.grp, v.blob, v.version
-          FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
+          FROM ({view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
          WHERE {' AND '.join(where)}""", args)
     conn.execute("CREATE INDEX temp.cand_text ON cand(text)")
+
+
+def _dated(view: views.View, window: dates.Window, by: str) -> tuple[str, list[float]]:
+    """A date filter: on the commit date of each text (`commit`), on the date
+    in the file name (`file`: daily logs, sessions), or `auto`: the file name
+    for daily logs and sessions that have a date in it, the commit date for
+    everything else. A named day matches if it overlaps the window."""
+    lo = window.start if window.start is not None else -1e18
+    hi = window.end if window.end is not None else 1e18
+    commit = f"{view.time_sql} BETWEEN ? AND ?"
+    named = "gitmem_name_start(v.path) <= ? AND gitmem_name_end(v.path) >= ?"
+    if by == "commit":
+        return f"({commit})", [lo, hi]
+    if by == "file":
+        return f"(gitmem_name_start(v.path) IS NOT NULL AND {named})", [hi, lo]
+    has_name = "v.grp IN ('daily', 'sessions') AND gitmem_name_start(v.path) IS NOT NULL"
+    return f"(CASE WHEN {has_name} THEN {named} ELSE {commit} END)", [hi, lo, lo, hi]
+
+
+def _name_functions(conn: "apsw.Connection") -> None:
+    def start(path: str) -> float | None:
+        span = dates.name_span(path)
+        return span[0] if span else None
+
+    def end(path: str) -> float | None:
+        span = dates.name_span(path)
+        return span[1] if span else None
+
+    conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)
+    conn.create_scalar_function("gitmem_name_end", end, 1, deterministic=True)
 
 
 def _like(value: str) -> str:
@@ -160,6 +227,11 @@ def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
     rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
                             WHERE texts_fts MATCH ? AND rowid IN (SELECT text FROM temp.cand)
                             ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
+    return relative(rows)
+
+
+def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
+    """(id, -bm25) rows as id -> score in [0, 1], relative to the best."""
     if not rows:
         return {}
     best = max(r[1] for r in rows) or 1.0
@@ -185,10 +257,10 @@ def _fuse(lists: list[dict[int, float]], k: int) -> dict[int, float]:
     return {t: s / best for t, s in fused.items()}
 
 
-def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int) -> list[Hit]:
-    from . import provenance
-
+def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
+          view: views.View) -> list[Hit]:
     conn = index.conn
+    revision = view.revision.commit if view.revision else None
     hits: list[Hit] = []
     for tid in ranked:
         rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
@@ -196,11 +268,11 @@ def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str,
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
                                 WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
         for path, grp, version, start, end, heading, body in rows:
-            origin = provenance.of_text(index, path, version, tid)
+            origin = view.origin(index, path, version, tid)
             hits.append(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
                             text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
                             commit=origin.commit, date=origin.date, author=origin.author,
-                            subject=origin.subject))
+                            subject=origin.subject, revision=revision))
             if len(hits) >= limit:
                 return hits
     return hits

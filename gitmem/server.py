@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from . import context, memory, output, search
+from . import context, dates, memory, output, search, timeline
 from .errors import GitmemError, UsageError
 from .notebook import Notebook
 
@@ -66,14 +66,26 @@ SEARCH_PARAMS: dict[str, Schema] = {
     "tags": {"type": "array", "items": {"type": "string"},
              "description": "Only pages whose frontmatter tags include these."},
     "type": string("Only pages whose frontmatter type is this."),
+    "at": string("Search the notebook as it stood at a commit, branch, tag, date (end of that day) or period "
+                 "back from now (7d)."),
+    "history": boolean("Search current and superseded text; old results say until when they were true and "
+                       "which commit changed them."),
+    "since": string("Only text dated since then: 30m, 24h, 7d, 2w or a date."),
+    "from": string("Only text dated on or after this day (YYYY-MM-DD)."),
+    "to": string("Only text dated on or before this day (YYYY-MM-DD)."),
+    "date": string("Only text dated on this day (YYYY-MM-DD)."),
+    "by": choice("The date the filters use: auto (file-name date for daily logs and sessions, commit date "
+                 "otherwise), commit, or file.", ("auto", "commit", "file")),
 }
 
 
 def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any]:
     def run(nb: Notebook, a: dict[str, Any]) -> Any:
         chosen = tuple(a.get("in") or groups)
+        since, until = dates.date_range(a.get("since"), a.get("from"), a.get("to"), a.get("date"))
         query = search.Query(a["query"], a.get("mode", "hybrid"), chosen, a.get("limit"), a.get("min_score"),
-                             tuple(a.get("tags") or ()), a.get("type"))
+                             tuple(a.get("tags") or ()), a.get("type"), a.get("at"), a.get("history", False),
+                             since, until, a.get("by", "auto"))
         return search.run(nb, query)
     return run
 
@@ -108,9 +120,10 @@ TOOLS: list[Tool] = [
           "replace": boolean("Replace the page (or the section) instead of appending.")},
          ("page", "content"),
          lambda nb, a: memory.write(nb, a["page"], a["content"], a.get("section"), a.get("replace", False))),
-    Tool("get", "Read a page, or a range of its lines, as it is now.",
-         {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6.")},
-         ("path",), lambda nb, a: memory.get(nb, a["path"])),
+    Tool("get", "Read a page, or a range of its lines, as it is now or as it was at a revision.",
+         {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6."),
+          "at": string("Read it as it was at a commit, branch, tag, date or period (7d).")},
+         ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at"))),
     Tool("recall", "Find memories by meaning and keyword in the notebook pages and daily logs (not sessions), "
          "best first. " + DATA_NOTE,
          SEARCH_PARAMS, ("query",), _search(("notebook", "daily"))),
@@ -119,6 +132,16 @@ TOOLS: list[Tool] = [
          {**SEARCH_PARAMS, "in": {"type": "array", "items": {"enum": ["notebook", "daily", "sessions"]},
                                   "description": "Only these groups [all]."}},
          ("query",), _search(("notebook", "daily", "sessions"))),
+    Tool("log", "The memory timeline, newest first: commits that changed the notebook, with per page and "
+         "section what was added, changed or removed. Use it for 'what did you learn lately' and for how a "
+         "page evolved. " + DATA_NOTE,
+         {"since": string("Only commits since then: 30m, 24h, 7d, 2w, or a date."),
+          "until": string("Only commits up to then (a bare date: its end)."),
+          "path": string("Only changes to this page (followed back through renames)."),
+          "grep": string("Only commits whose added or removed text matches this, by keyword or meaning."),
+          "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
+         (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
+                                        a.get("limit"))),
 ]
 
 

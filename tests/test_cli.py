@@ -8,7 +8,7 @@ from gitmem.cli import cli
 from tests.conftest import Mem
 
 COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "guard",
-            "model download"]
+            "model download", "log"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -20,7 +20,7 @@ def test_every_command_has_help_with_examples(blank: Mem, command: str) -> None:
 
 def test_top_level_help_lists_the_verbs(blank: Mem) -> None:
     out = blank("--help").stdout
-    for verb in ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status"]:
+    for verb in ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "log"]:
         assert f"  {verb} " in out
 
 
@@ -30,7 +30,8 @@ LOADED = "import sys, runpy; sys.argv = ['git-mem', *{args!r}]\n" \
 
 
 @pytest.mark.parametrize("args", [["--help"], ["recall", "--mode", "keyword", "tyres"], ["get", "a.md"],
-                                  ["daily", "x"], ["status", "--no-model"]])
+                                  ["daily", "x"], ["status", "--no-model"], ["log"], ["get", "a.md", "--at", "HEAD"],
+                                  ["recall", "--mode", "keyword", "--history", "--since", "7d", "tyres"]])
 def test_light_paths_never_load_the_model(mem: Mem, args: list[str]) -> None:
     mem.write("a.md", "tyres\n")
     mem.commit("a")

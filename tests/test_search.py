@@ -87,7 +87,8 @@ def test_filters_apply_before_ranking(mem: Mem) -> None:
 
 def test_json_schema(corpus: Mem) -> None:
     out = corpus.json("recall", "timeline")
-    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes"}
+    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view"}
+    assert out["view"] == {"kind": "live"}
     assert out["semantic"] is True and out["mode"] == "hybrid"
     hit = out["results"][0]
     assert set(hit) >= {"group", "path", "heading", "snippet", "text", "score", "lines", "commit", "date",

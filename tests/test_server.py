@@ -11,9 +11,10 @@ from gitmem.cli import cli
 from gitmem.notebook import open_notebook
 from tests.conftest import Mem
 
-TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search"]
+TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log"]
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
-RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query"}
+RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
+           "end": "to"}
 CLI_ONLY = {"as_json", "allow"}  # --json is implied; --no-guard is for people, never for agents
 
 
@@ -76,7 +77,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
                                         "e.g. --date 2026-02-20)"),
-    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, get, recall, remember, search, write)"),
+    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, get, log, recall, remember, search, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
     assert handler(mem).call(name, args) == (False, error)
@@ -167,3 +168,22 @@ def test_text_recall_marks_provenance_on_every_snippet(mem: Mem) -> None:
     assert len(headers) == 2 and len(out) == 5  # group line, then header + snippet per hit
     assert {re.sub(r" \.+ \d\.\d\d ", " … ", h) for h in headers} == {
         f"  knowledge/facts.md:1-3 …  ({head} {today})", f"  knowledge/car.md:1-3 …  (uncommitted, {today})"}
+
+
+def test_history_options_and_log_through_mcp(mem: Mem) -> None:
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen's phone is 555-1234\n")
+    mem.commit("Sarah's number")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen's phone is 555-4321\n")
+    mem.commit("Sarah changed her number")
+    h = handler(mem)
+    ok, found = h.call("recall", {"query": "Sarah phone", "mode": "keyword", "history": True})
+    cli_json = mem.json("recall", "--mode", "keyword", "--history", "Sarah phone")
+    assert ok and found["results"] == cli_json["results"]
+    assert {r["current"] for r in found["results"]} == {True, False}
+    ok, at = h.call("recall", {"query": "Sarah phone", "mode": "keyword", "at": "HEAD~1"})
+    assert ok and "555-1234" in at["results"][0]["text"]
+    ok, timeline = h.call("log", {"path": "reference/contacts.md"})
+    assert ok and timeline == mem.json("log", "--path", "reference/contacts.md")
+    assert [e["subject"] for e in timeline["entries"]][:2] == ["Sarah changed her number", "Sarah's number"]
+    ok, error = h.call("recall", {"query": "x", "since": "7d", "from": "2026-01-01"})
+    assert not ok and error.startswith("error: --since and --from say the same thing")

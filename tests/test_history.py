@@ -1,0 +1,237 @@
+"""--history: current and superseded text with from/until and the commit that
+changed it; deleted and renamed pages; merges; date filters. On a scripted
+week of memory (fixed commit dates) and as a property over generated histories."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gitmem import views
+from gitmem.indexer import Index
+from gitmem.notebook import open_notebook
+from tests.conftest import Mem
+from tests.histories import Generated, assert_at_lines, git, show, week
+from tests.test_views import query
+
+TOKEN = re.compile(r"tok\d{4}x")
+
+
+@pytest.fixture
+def wk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Mem, dict[str, str]]:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    ids = week(tmp_path / "week")
+    return Mem(tmp_path / "week", monkeypatch), ids
+
+
+def by_text(results: list[dict], needle: str) -> list[dict]:
+    return [r for r in results if needle in r["text"]]
+
+
+def test_a_changed_fact_shows_current_and_superseded(wk) -> None:
+    m, ids = wk
+    out = m.json("recall", "--history", "Sarah's phone")
+    assert out["view"] == {"kind": "history"}
+    [now] = [r for r in out["results"] if r["current"] and r["path"] == "reference/contacts.md"]
+    assert "555-4321" in now["text"] and now["until"] is None and now["changed_by"] is None
+    old = [r for r in out["results"] if not r["current"] and "555-1234" in r["text"]]
+    assert len(old) == 1, "one result per change, not one per intermediate edit of the section"
+    [old] = old
+    # true from the commit that wrote the number (not the later edit that added Bob) ...
+    assert (old["commit"], old["date"]) == (ids["contacts"], "2026-02-02T09:00:00+00:00")
+    # ... until the commit that changed it
+    assert old["until"] == "2026-02-04T10:00:00+00:00"
+    assert old["changed_by"] == {"commit": ids["sarah"], "date": "2026-02-04T10:00:00+00:00",
+                                 "author": "Ada Lovelace", "subject": "Sarah has a new phone number",
+                                 "how": "edited", "path": "reference/contacts.md",
+                                 "lines": ["- Sarah Chen's phone is 555-1234"]}
+    assert_at_lines(show(m.path, old["revision"], old["path"]), old["text"], old["lines"]["start"], old["lines"]["end"])
+    text = m("recall", "--history", "--mode", "keyword", "555-1234").stdout
+    assert f'no longer true: edited in {ids["sarah"][:7]} 2026-02-04 "Sarah has a new phone number"' in text
+    assert f"({ids['contacts'][:7]} 2026-02-02, until 2026-02-04)" in text
+
+
+def test_without_history_only_the_current_text(wk) -> None:
+    m, _ = wk
+    assert m.json("recall", "--mode", "keyword", "1234")["results"] == []
+    assert len(m.json("recall", "--history", "--mode", "keyword", "1234")["results"]) == 1
+    assert all(r["current"] for r in m.json("recall", "Sarah's phone")["results"])
+
+
+def test_a_deleted_page_is_reachable_with_history_and_at(wk) -> None:
+    m, ids = wk
+    assert m.json("recall", "--mode", "keyword", "passport")["results"] == []
+    [hit] = m.json("recall", "--history", "--mode", "keyword", "passport")["results"]
+    assert hit["path"] == "lists/todos.md" and hit["current"] is False
+    assert hit["changed_by"]["how"] == "deleted" and hit["changed_by"]["commit"] == ids["drop"]
+    assert hit["commit"] == ids["todos"]
+    at = m.json("recall", "--at", ids["todos"], "--mode", "keyword", "passport")["results"]
+    assert [r["path"] for r in at] == ["lists/todos.md"]
+    assert m.json("get", "lists/todos.md", "--at", "2026-02-05")["text"].startswith("# Todos\n\n- [ ] Renew")
+    assert m("get", "lists/todos.md", code=1).stderr.startswith("error: no page lists/todos.md in the notebook")
+
+
+def test_a_renamed_page_keeps_its_history(wk) -> None:
+    m, ids = wk
+    out = m.json("recall", "--history", "--mode", "keyword", "wifi password")["results"]
+    [current] = [r for r in out if r["current"]]
+    assert current["path"] == "knowledge/general.md" and "weekly" in current["text"]
+    [old] = [r for r in out if not r["current"]]
+    # the monthly line was written on facts.md, renamed to general.md, then edited there
+    assert old["path"] == "knowledge/facts.md" and "monthly" in old["text"]
+    assert old["commit"] == ids["facts"]
+    assert old["changed_by"]["commit"] == ids["wifi"] and old["changed_by"]["path"] == "knowledge/general.md"
+    assert "renamed to knowledge/general.md by then" in m("recall", "--history", "--mode", "keyword", "monthly").stdout
+    # between the rename and the edit, the text on the new page still comes from its first commit
+    [at] = m.json("recall", "--at", ids["rename"], "--mode", "keyword", "wifi password")["results"]
+    assert (at["path"], at["commit"]) == ("knowledge/general.md", ids["facts"])
+
+
+def test_an_index_from_before_history_is_rederived(wk) -> None:
+    m, ids = wk
+    m("index")
+    index = Index(open_notebook(m.path))
+    for sql in ("DROP TABLE origins", "DROP TABLE merged", "DROP INDEX versions_start", "DROP INDEX versions_end",
+                "DELETE FROM migrations WHERE version = 2"):
+        index.conn.execute(sql)
+    index.close()
+    hit = m.json("recall", "--mode", "keyword", "pelican holding")["results"][0]
+    assert hit["commit"] == ids["laptop2"]
+    assert m.json("status")["counts"]["embeddings_computed"] == m.json("status")["counts"]["distinct_chunks"]
+
+
+def test_text_from_a_merged_branch_belongs_to_its_own_commit(wk) -> None:
+    m, ids = wk
+    [hit] = m.json("recall", "--mode", "keyword", "pelican holding")["results"][:1]
+    assert hit["path"] == "knowledge/design.md"
+    assert (hit["commit"], hit["subject"]) == (ids["laptop2"], "mem: remember the logo is a pelican holding a key")
+    assert hit["date"] == "2026-02-04T21:00:00+00:00"  # not the merge, 2026-02-05 09:00
+    # text the merge did not bring from the branch is the first parent's
+    [coffee] = m.json("recall", "--mode", "keyword", "coffee black")["results"]
+    assert coffee["commit"] == ids["coffee"]
+
+
+def test_uncommitted_changes_supersede_too(wk) -> None:
+    m, _ = wk
+    page = m.path / "reference/preferences.md"
+    page.write_text(page.read_text().replace("green tea", "mint tea"))
+    out = m.json("recall", "--history", "--mode", "keyword", "tea afternoon")["results"]
+    [old] = [r for r in out if not r["current"]]
+    assert "green tea" in old["text"] and old["changed_by"]["how"] == "uncommitted"
+    assert old["changed_by"]["commit"] is None and old["until"] is not None
+    [new] = [r for r in out if r["current"]]
+    assert "mint tea" in new["text"] and new["commit"] is None and new["subject"] == "uncommitted"
+
+
+def test_history_filters_apply_before_ranking(wk) -> None:
+    m, _ = wk
+    out = m.json("recall", "--history", "--mode", "keyword", "--type", "plan", "phone")
+    assert out["results"] == []
+    out = m.json("search", "--history", "--in", "sessions", "--mode", "keyword", "Thursday")["results"]
+    assert [r["path"] for r in out] == ["sessions/2026-02-06-1430.md"]
+
+
+@pytest.mark.parametrize("args, expected", [
+    # auto: daily logs by the date in their name, other pages by the commit date of the text (per chunk:
+    # the commit that gave the chunk its current words)
+    (["--date", "2026-02-03"], {"daily/2026-02-03.md"}),
+    (["--date", "2026-02-03", "--by", "file"], {"daily/2026-02-03.md"}),
+    (["--date", "2026-02-03", "--history"], {"daily/2026-02-03.md", "reference/contacts.md", "reference/plan.md",
+                                             "reference/preferences.md", "lists/todos.md"}),
+    (["--date", "2026-02-05", "--by", "commit"], {"daily/2026-02-03.md", "reference/preferences.md"}),
+    (["--from", "2026-02-06", "--to", "2026-02-06"], {"daily/2026-02-06.md"}),
+    (["--since", "2026-02-07"], {"knowledge/general.md", "reference/plan.md"}),
+])
+def test_date_filters(wk, args: list[str], expected: set[str]) -> None:
+    m, _ = wk
+    words = "Sarah Bob tea coffee vendor courier sensor wifi demo plan beta testers standup passport prototype"
+    out = m.json("recall", "--mode", "keyword", "-n", "100", "--min-score", "0", *args, words)
+    assert {r["path"] for r in out["results"]} == expected
+
+
+def test_date_filter_details(wk) -> None:
+    m, ids = wk
+    # the late note was committed on 02-05 into the 02-03 log: by commit date it is 02-05's
+    late = m.json("recall", "--mode", "keyword", "--date", "2026-02-05", "--by", "commit", "courier")["results"]
+    assert [r["path"] for r in late] == ["daily/2026-02-03.md"] and late[0]["commit"] == ids["late"]
+    assert m.json("recall", "--mode", "keyword", "--date", "2026-02-03", "--by", "commit", "courier")["results"] == []
+    hours = int((time.time() - 1770379200) // 3600)  # now minus 2026-02-06 12:00 UTC, in whole hours
+    recent = m.json("search", "--mode", "keyword", "--since", f"{hours}h", "Thursday demo")["results"]
+    assert {r["path"] for r in recent} == {"sessions/2026-02-06-1430.md", "daily/2026-02-06.md"}
+    assert m("recall", "--since", "soon", "x", code=2).stderr.startswith("error: cannot read 'soon' as a date")
+    assert m("recall", "--since", "7d", "--from", "2026-01-01", "x", code=2).stderr.startswith("error: --since and --from")
+    assert m("recall", "--from", "2026-02-05", "--to", "2026-02-01", "x", code=2).stderr.startswith(
+        "error: the range starts (2026-02-05) after it ends (2026-02-01)")
+
+
+def holds(repo: Path, commit: str, lines: list[str]) -> bool:
+    """Whether some note at `commit` holds all `lines` (attribution may cross a rename)."""
+    names = git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+    return any(all(line in show(repo, commit, n) for line in lines) for n in names if n.endswith(".md"))
+
+
+def check_history(repo: Path, index: Index, token: str, at_head: bool) -> None:
+    hits = query(index, token, views.history())
+    assert hits, f"{token} not found in history"
+    for hit in hits:
+        assert token in hit.text
+        # the commit a result comes from is in HEAD's history and held its words
+        git(repo, "merge-base", "--is-ancestor", hit.commit, "HEAD")
+        lines = hit.changed_by["lines"] if hit.changed_by else [ln for ln in hit.text.split("\n") if ln.strip()]
+        assert holds(repo, hit.commit, lines), f"{hit.commit[:7]} does not hold {lines}"
+        if hit.current:
+            page = show(repo, hit.revision, hit.path) if hit.revision else (repo / hit.path).read_text()
+            assert_at_lines(page, hit.text, hit.lines["start"], hit.lines["end"])
+            continue
+        assert_at_lines(show(repo, hit.revision, hit.path), hit.text, hit.lines["start"], hit.lines["end"])
+        change = hit.changed_by
+        before = show(repo, change["commit"] + "^", change["path"])
+        assert all(line in before for line in change["lines"]) and change["lines"]
+        after = git(repo, "ls-tree", change["commit"], "--", change["path"]) and show(repo, change["commit"],
+                                                                                       change["path"])
+        assert (change["how"] == "deleted") == (after == "")
+        assert any(line not in after for line in change["lines"])
+    assert any(h.current for h in hits) == at_head
+
+
+def chain_tokens(repo: Path) -> set[str]:
+    """Tokens in the notebook at any commit of HEAD's first-parent chain."""
+    found: set[str] = set()
+    for rev in git(repo, "rev-list", "--first-parent", "HEAD").split():
+        for path in git(repo, "ls-tree", "-r", "--name-only", rev).splitlines():
+            if path.endswith(".md"):
+                found.update(TOKEN.findall(show(repo, rev, path)))
+    return found
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_history_is_sound_over_generated_histories(data: st.DataObject) -> None:
+    """Every token the first-parent history ever held is found (a token that
+    only lived inside a merged branch is reachable with --at, not --history);
+    current results are where they say, superseded ones at their revision, and
+    the commit said to have changed them did remove one of their lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        history = Generated(data.draw)
+        history.build(repo)
+        now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
+        on_chain = chain_tokens(repo)
+        index = Index(open_notebook(repo))
+        try:
+            index.sync()
+            for n in range(1, history.counter + 1):
+                token = f"tok{n:04d}x"
+                if token in on_chain:
+                    check_history(repo, index, token, token in now)
+                else:
+                    assert query(index, token, views.history()) == []
+        finally:
+            index.close()
