@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config
+from . import config, hooks, merge
 from .errors import NotARepo, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME, Git
 from .lock import atomic_write
@@ -25,10 +25,11 @@ class InitResult:
     index: IndexSummary | None
     identity: str | None = None
     notes: list[str] = field(default_factory=list)
+    hooks: hooks.HooksChange | None = None
 
 
 def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
-         progress: Progress | None = None) -> InitResult:
+         progress: Progress | None = None, install_hooks: bool = True) -> InitResult:
     """Create the notebook at `path` (a git repo is made if there is none)."""
     if layout is not None and layout not in config.LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
@@ -48,6 +49,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
         atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())
         created.append(nb.repo_path("MEMORY.md"))
+    if merge.write_attributes(nb.root, settings):
+        created.append(nb.repo_path(".gitattributes"))
     commit, identity = None, None
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
@@ -55,10 +58,28 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         if fallback:
             notes.append(f"no git identity is configured, so commits are signed '{identity}'; "
                          "set yours with git config --global user.name/user.email")
+    merge.configure(git)
+    installed = _hooks(git, notes) if install_hooks else None
     summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
     if summary:
         notes.extend(summary.notes)
-    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes)
+    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
+                      installed)
+
+
+def _hooks(git: Git, notes: list[str]) -> hooks.HooksChange | None:
+    """Install the git hooks unless this machine turned them off; a refusal is a note, not a failure."""
+    off = hooks.switched_off(git)
+    if off:
+        notes.append(f"git hooks not installed ({off}); the index still catches up whenever it is read")
+        return None
+    try:
+        change = hooks.install(git)
+    except hooks.HooksRefused as exc:
+        notes.append(exc.line())
+        return None
+    notes.extend(change.notes)
+    return change
 
 
 def _settings(top: Path, layout: str | None, folder: str | None, notes: list[str],
