@@ -390,7 +390,7 @@ def hooks_install(force: bool, as_json: bool) -> None:
     """
     from . import hooks as githooks, output
 
-    show(githooks.install(notebook().git, force), as_json, output.hooks_change)
+    show(githooks.install(notebook(), force), as_json, output.hooks_change)
 
 
 @hooks.command("uninstall")
@@ -404,7 +404,7 @@ def hooks_uninstall(as_json: bool) -> None:
     """
     from . import hooks as githooks, output
 
-    show(githooks.uninstall(notebook().git), as_json, output.hooks_change)
+    show(githooks.uninstall(notebook()), as_json, output.hooks_change)
 
 
 @hooks.command("status")
@@ -419,7 +419,7 @@ def hooks_status(as_json: bool) -> None:
     """
     from . import hooks as githooks, output
 
-    show(githooks.status(notebook().git), as_json, output.hooks_status)
+    show(githooks.status(notebook()), as_json, output.hooks_status)
 
 
 @hooks.command("run", hidden=True, context_settings={"ignore_unknown_options": True})

@@ -1,16 +1,23 @@
 #!/bin/sh
 # gitmem-hook v1: written by 'git mem hooks install'; 'git mem hooks uninstall' puts back what was here.
-# Starts the index catch-up in the background (no input, no output, signals from the terminal
-# ignored) so that git does not wait for it, then runs the hook that was here before gitmem, if
-# any, with git's arguments and input, and exits with its status. gitmem's part never fails.
+# Starts the index catch-up in the background (no input or output, terminal signals ignored) so
+# that git does not wait for it, then runs the hook that was here before gitmem, if any, with
+# git's arguments and input, and exits with its status; gitmem's own part never fails.
+# Mid-rebase it starts nothing (every pick fires post-commit): the rebase's post-rewrite catches up.
 GITMEM_PYTHON=@PYTHON@
-(
-  trap '' HUP INT QUIT
-  if [ -x "$GITMEM_PYTHON" ]; then
-    exec "$GITMEM_PYTHON" -P -m gitmem hooks run "${0##*/}" "$@"
-  fi
-  exec git-mem hooks run "${0##*/}" "$@"
-) </dev/null >/dev/null 2>&1 &
+hook=${0##*/}
+hook=${hook%%.*}
+gitdir=.git
+[ -f .git ] && read -r _ gitdir < .git
+if [ "$hook $1" = "post-rewrite rebase" ] || ! { [ -d "$gitdir/rebase-merge" ] || [ -d "$gitdir/rebase-apply" ]; }; then
+  (
+    trap '' HUP INT QUIT
+    if [ -x "$GITMEM_PYTHON" ]; then
+      exec "$GITMEM_PYTHON" -P -m gitmem hooks run "$hook" "$@"
+    fi
+    exec git-mem hooks run "$hook" "$@"
+  ) </dev/null >/dev/null 2>&1 &
+fi
 if [ -x "$0.gitmem-chained" ]; then
   exec "$0.gitmem-chained" "$@"
 fi

@@ -28,6 +28,7 @@ from . import merge
 from .errors import GitmemError
 from .git import Git
 from .lock import atomic_write
+from .notebook import Notebook
 
 HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = b"# gitmem-hook v1"
@@ -120,8 +121,9 @@ def _inside(path: Path, top: Path) -> bool:
         return False
 
 
-def install(git: Git, force: bool = False) -> HooksChange:
+def install(nb: Notebook, force: bool = False) -> HooksChange:
     """Install the four hooks (chaining any already there) and the daily-log merge driver."""
+    git = nb.git
     where = place(git)
     if where.shared and not force:
         raise HooksRefused(
@@ -136,7 +138,15 @@ def install(git: Git, force: bool = False) -> HooksChange:
     change.merge_driver = True
     if merge.configure(git):
         change.notes.append(f"configured the {merge.DRIVER} merge driver for daily logs in this clone")
+    change.notes.extend(_attributes_note(nb))
     return change
+
+
+def _attributes_note(nb: Notebook) -> list[str]:
+    if not merge.attributes_missing(nb.root, nb.settings):
+        return []
+    return [f"this notebook's .gitattributes does not send daily logs to the {merge.DRIVER} driver yet; "
+            "run 'git mem init' to add the lines (and commit them)"]
 
 
 def _install_one(folder: Path, name: str, text: bytes, change: HooksChange) -> None:
@@ -157,8 +167,9 @@ def _install_one(folder: Path, name: str, text: bytes, change: HooksChange) -> N
     change.written.append(name)
 
 
-def uninstall(git: Git) -> HooksChange:
+def uninstall(nb: Notebook) -> HooksChange:
     """Remove gitmem's hooks, put back the ones they chained, drop the merge driver config."""
+    git = nb.git
     folder = git.git_path("hooks")
     change = HooksChange(str(folder))
     for name in HOOKS:
@@ -179,7 +190,8 @@ def uninstall(git: Git) -> HooksChange:
     return change
 
 
-def status(git: Git) -> HooksStatus:
+def status(nb: Notebook) -> HooksStatus:
+    git = nb.git
     where = place(git)
     text = script()
     states, pythons = [], set()
@@ -201,6 +213,7 @@ def status(git: Git) -> HooksStatus:
                          python, bool(python and os.access(python, os.X_OK)),
                          merge.configured(git) is not None, switched_off(git))
     _advise(result, where)
+    result.notes.extend(_attributes_note(nb))
     return result
 
 
@@ -233,8 +246,8 @@ def _unquote(value: str) -> str:
     return parts[0] if parts else value
 
 
-def summary(git: Git) -> dict[str, object]:
+def summary(nb: Notebook) -> dict[str, object]:
     """The hooks part of `git mem status`."""
-    s = status(git)
+    s = status(nb)
     return {"installed": s.installed, "dir": s.dir, "merge_driver": s.merge_driver,
             "missing": [h.name for h in s.hooks if h.state != "installed"], "switched_off": s.switched_off}

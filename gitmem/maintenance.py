@@ -82,7 +82,7 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
             "notebook": str(nb.root), "layout": nb.settings.layout,
             "index": _index_state(index), "counts": _counts(index),
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
-            "hooks": hooks.summary(nb.git),
+            "hooks": hooks.summary(nb),
         }
     finally:
         index.close()

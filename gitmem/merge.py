@@ -188,14 +188,22 @@ def attribute_lines(settings: Settings) -> list[str]:
     return [f"{pattern} merge={DRIVER}" for pattern in settings.daily if not any(c.isspace() for c in pattern)]
 
 
-def write_attributes(root: Path, settings: Settings) -> bool:
-    """Add the missing lines to the notebook's .gitattributes; True if the file changed."""
+def attributes_missing(root: Path, settings: Settings) -> list[str]:
+    """The lines the notebook's .gitattributes lacks."""
     file = root / ".gitattributes"
     current = file.read_text(encoding="utf-8") if file.is_file() else ""
     have = {line.strip() for line in current.splitlines()}
-    missing = [line for line in attribute_lines(settings) if line not in have]
+    return [line for line in attribute_lines(settings) if line not in have]
+
+
+def write_attributes(root: Path, settings: Settings) -> bool:
+    """Add the missing lines to the notebook's .gitattributes; True if the file changed."""
+    missing = attributes_missing(root, settings)
     if not missing:
         return False
+    file = root / ".gitattributes"
+    current = file.read_text(encoding="utf-8") if file.is_file() else ""
+    have = {line.strip() for line in current.splitlines()}
     head = current if not current or current.endswith("\n") else current + "\n"
     block = ([ATTRIBUTES_NOTE] if ATTRIBUTES_NOTE not in have else []) + missing
     atomic_write(file, (head + "\n".join(block) + "\n").encode("utf-8"))

@@ -52,6 +52,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     if merge.write_attributes(nb.root, settings):
         created.append(nb.repo_path(".gitattributes"))
     commit, identity = None, None
+    changed = set(git.status(".")) if created else set()
+    created = [path for path in created if path in changed]  # a file rewritten as HEAD has it is no change
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
         identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>" if fallback else None
@@ -59,7 +61,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
             notes.append(f"no git identity is configured, so commits are signed '{identity}'; "
                          "set yours with git config --global user.name/user.email")
     merge.configure(git)
-    installed = _hooks(git, notes) if install_hooks else None
+    installed = _hooks(nb, notes) if install_hooks else None
     summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
     if summary:
         notes.extend(summary.notes)
@@ -67,14 +69,14 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
                       installed)
 
 
-def _hooks(git: Git, notes: list[str]) -> hooks.HooksChange | None:
+def _hooks(nb: Notebook, notes: list[str]) -> hooks.HooksChange | None:
     """Install the git hooks unless this machine turned them off; a refusal is a note, not a failure."""
-    off = hooks.switched_off(git)
+    off = hooks.switched_off(nb.git)
     if off:
         notes.append(f"git hooks not installed ({off}); the index still catches up whenever it is read")
         return None
     try:
-        change = hooks.install(git)
+        change = hooks.install(nb)
     except hooks.HooksRefused as exc:
         notes.append(exc.line())
         return None
