@@ -1,9 +1,10 @@
 """What gitmem's git hooks add to `git commit`, and how soon the index is current after it.
 
-Two identical notebooks (20 pages, indexed), one with the hooks installed and one
-without. Each round makes the same one-page change in both and times a plain
-`git commit` in each (wall time of the whole git process, as a shell sees it),
-in alternating order. After the hooked commit it polls the index until it is
+Three identical notebooks (20 pages, indexed): one with gitmem's hooks, one
+without hooks, and one whose four hooks are an empty `#!/bin/sh` script (what
+any hook costs git, whatever it does). Each round makes the same one-page
+change in each and times a plain `git commit` (wall time of the whole git
+process, as a shell sees it), in rotating order. After the hooked commit it polls the index until it is
 current (the commit indexed and its new chunk embedded) and records how long
 that took; then it waits for any background work to end, so that no round
 competes with the previous one's worker. It also times a 30-commit rebase with
@@ -46,9 +47,17 @@ def gitmem(cwd: Path, *args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-m", "gitmem", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
-def make_notebook(path: Path, env: dict[str, str], hooks: bool) -> None:
+NOOP = "#!/bin/sh\nexit 0\n"
+HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def make_notebook(path: Path, env: dict[str, str], hooks: str) -> None:
+    """hooks: "gitmem", "none" or "noop" (empty sh scripts)."""
     path.mkdir()
-    gitmem(path, "init", "--no-index", *([] if hooks else ["--no-hooks"]), env=env)
+    gitmem(path, "init", "--no-index", *([] if hooks == "gitmem" else ["--no-hooks"]), env=env)
+    for name in HOOKS if hooks == "noop" else ():
+        (path / ".git" / "hooks" / name).write_text(NOOP)
+        (path / ".git" / "hooks" / name).chmod(0o755)
     for i in range(PAGES):
         page = path / "knowledge" / f"page-{i:02d}.md"
         page.parent.mkdir(exist_ok=True)
@@ -139,13 +148,14 @@ def main() -> None:
         env = {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
                "GIT_CONFIG_NOSYSTEM": "1", "XDG_CACHE_HOME": str(home / ".cache")}
         env.pop("GITMEM_HOOKS", None)
-        hooked, plain = Path(tmp) / "hooked", Path(tmp) / "plain"
-        make_notebook(hooked, env, hooks=True)
-        make_notebook(plain, env, hooks=False)
-        with_hooks, without, to_current = [], [], []
+        hooked, plain, noop = Path(tmp) / "hooked", Path(tmp) / "plain", Path(tmp) / "noop"
+        make_notebook(hooked, env, "gitmem")
+        make_notebook(plain, env, "none")
+        make_notebook(noop, env, "noop")
+        with_hooks, without, with_noop, to_current = [], [], [], []
+        order = [(hooked, with_hooks), (plain, without), (noop, with_noop)]
         for n in range(args.rounds):
-            order = [(hooked, with_hooks), (plain, without)]
-            for path, bucket in (order if n % 2 == 0 else order[::-1]):
+            for path, bucket in order[n % 3:] + order[:n % 3]:
                 bucket.append(timed_commit(path, n, env))
                 if path == hooked:
                     started = time.perf_counter() - bucket[-1]
@@ -153,20 +163,23 @@ def main() -> None:
                     to_current.append(time.perf_counter() - started)
         rebase_with = [rebase_time(hooked, env, True, rep) for rep in range(args.rebases)]
         rebase_without = [rebase_time(plain, env, False, rep) for rep in range(args.rebases)]
+        rebase_noop = [rebase_time(noop, env, False, rep) for rep in range(args.rebases)]
     result = {
         "when": datetime.now().isoformat(timespec="seconds"), "cpus": os.cpu_count(),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "git": subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip(),
-        "commit_without_hooks": summary(without), "commit_with_hooks": summary(with_hooks),
+        "commit_without_hooks": summary(without), "commit_with_empty_hooks": summary(with_noop),
+        "commit_with_hooks": summary(with_hooks),
         "added_by_hooks_median_ms": round((statistics.median(with_hooks) - statistics.median(without)) * 1000, 1),
         "commit_to_index_current": summary(to_current),
-        "rebase_30_without_hooks": summary(rebase_without), "rebase_30_with_hooks": summary(rebase_with),
+        "rebase_30_without_hooks": summary(rebase_without), "rebase_30_with_empty_hooks": summary(rebase_noop),
+        "rebase_30_with_hooks": summary(rebase_with),
     }
     print(f"git commit of a one-page change, {args.rounds} rounds, {result['git']}, {result['cpus']} cpus, "
           f"load {result['load_before']} -> {result['load_after']}")
     print(f"{'':34} {'median':>9} {'p95':>9} {'mean':>9}")
-    for key in ("commit_without_hooks", "commit_with_hooks", "commit_to_index_current",
-                "rebase_30_without_hooks", "rebase_30_with_hooks"):
+    for key in ("commit_without_hooks", "commit_with_empty_hooks", "commit_with_hooks", "commit_to_index_current",
+                "rebase_30_without_hooks", "rebase_30_with_empty_hooks", "rebase_30_with_hooks"):
         s = result[key]
         print(f"{key.replace('_', ' '):34} {s['median_ms']:>7.1f}ms {s['p95_ms']:>7.1f}ms {s['mean_ms']:>7.1f}ms")
     print(f"hooks add {result['added_by_hooks_median_ms']} ms to the median commit (target: under 50 ms)")

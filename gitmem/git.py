@@ -69,6 +69,9 @@ def strip_leaky_env() -> None:
     for name in LEAKY_VARS:
         os.environ.pop(name, None)
     os.environ["GIT_LITERAL_PATHSPECS"] = "1"
+    # `git status` would otherwise take .git/index.lock to save refreshed stat data, and a user's
+    # `git commit` running at that moment (say, while a hook's worker indexes) would fail.
+    os.environ["GIT_OPTIONAL_LOCKS"] = "0"
 
 
 def blob_id(data: bytes) -> str:

@@ -1,20 +1,23 @@
 """What a hook starts: the index catch-up, in the background, never failing.
 
-`start()` returns to the hook at once: it forks twice, and the worker runs in
-its own session with stdin/stdout/stderr on /dev/null and every other file
-descriptor closed, so neither git nor whatever ran git waits for it. The
-worker
+The hook script (hook.sh) starts `git mem hooks run NAME ARGS` in the
+background and returns; mid-rebase it starts nothing at all. `start()` then
+forks twice, and the worker runs in its own session, at low priority, with
+stdin/stdout/stderr on /dev/null and every other file descriptor closed, so
+that neither git nor whatever ran git (the pre-commit framework, a CI runner
+reading git's output) waits for it. The worker
 
 - drops the GIT_* variables git sets for hooks (Git.find does that), so its
   own git commands see the repository, not a temporary index;
 - does nothing for a file checkout (post-checkout flag 0) or mid-rebase
   (every pick fires post-commit; the rebase's post-rewrite comes at the end);
 - queues: runs coalesce through two locks in the worktree's state dir, so at
-  most one worker runs and one waits, whatever fires (a 30-commit rebase, two
-  worktrees, a script committing in a loop). A worker that finds another one
-  waiting leaves: that one reads HEAD only after it gets its turn, so nothing
-  is left undone. The waiting worker lets a rebase or cherry-pick sequence
-  finish first (bounded), so that it indexes the end state;
+  most one worker runs and one waits, whatever fires (a cherry-pick series,
+  two worktrees, a script committing in a loop). A worker that finds another
+  one waiting leaves: that one reads HEAD only after it gets its turn, so
+  nothing is left undone. Before queueing, a worker lets a rebase or
+  cherry-pick sequence under way finish (bounded), so that it indexes the
+  end state and never an intermediate one;
 - runs `maintenance.catch_up` (history, work tree, embeddings, no download)
   and logs one line per run to .git/gitmem/hooks.log.
 
@@ -38,7 +41,7 @@ if TYPE_CHECKING:  # GitPython is imported only after the fork: the hook's own p
 IN_PROGRESS = ("rebase-merge", "rebase-apply", "sequencer")
 REBASING = ("rebase-merge", "rebase-apply")
 NICENESS = 10  # background work yields the CPU to whatever the user is doing
-SETTLE_SECONDS = 60.0  # how long the waiting worker lets a rebase/cherry-pick sequence finish
+SETTLE_SECONDS = 30.0  # how long a worker lets a rebase or cherry-pick sequence under way finish
 TURN_SECONDS = 600.0  # how long it waits for the running one
 LOG_LIMIT = 256 * 1024
 
@@ -95,10 +98,13 @@ def skip_reason(git: Git, name: str, args: list[str]) -> str | None:
 
 
 def _quick_skip(git_dir: Path, name: str, args: list[str]) -> str | None:
+    """A rebase fires post-checkout when it starts (the only hook a fast-forwarding rebase fires),
+    post-commit for every pick and post-rewrite when it is done: the first one's worker waits for
+    the end, the last one's catches up, and the picks in between need nothing."""
     if name == "post-checkout" and args[2:3] == ["0"]:
         return "file checkout"
     rebasing = any((git_dir / op).exists() for op in REBASING)
-    if rebasing and not (name == "post-rewrite" and args[:1] == ["rebase"]):
+    if rebasing and name != "post-checkout" and not (name == "post-rewrite" and args[:1] == ["rebase"]):
         return "rebase in progress; its post-rewrite catches up at the end"
     return None
 
@@ -112,8 +118,9 @@ def env_off() -> str | None:
 def start(name: str | None, args: list[str]) -> None:
     """The hook's entry: detach and return; the worker catches up and exits 0.
 
-    Before forking it checks, without GitPython, for a rebase under way, so
-    the picks of a long rebase each cost one short-lived process, not two."""
+    Before forking it checks, without GitPython, for a file checkout or a
+    rebase under way (hook.sh already did; the pre-commit framework's hook
+    did not), so such a firing costs one short-lived process, not two."""
     name, args = hook_name(name, args, dict(os.environ))
     if env_off():
         return
@@ -183,7 +190,11 @@ def _work(name: str, args: list[str]) -> None:
     except NoNotebook:
         log.write(f"{name}: skipped, no notebook here")
         return
-    turn = take_turn(git, state_dir(git))
+    if not settle(git):
+        log.write(f"{name}: left it, {' and '.join(in_progress(git))} still under way after "
+                  f"{SETTLE_SECONDS:.0f}s; the next hook or read catches up")
+        return
+    turn = take_turn(state_dir(git))
     if turn is None:
         log.write(f"{name}: left it to the worker already waiting")
         return
@@ -198,7 +209,20 @@ def _work(name: str, args: list[str]) -> None:
               f"{time.monotonic() - started:.2f}s" + "".join(f"; {n}" for n in done.notes))
 
 
-def take_turn(git: Git, folder: Path) -> FileLock | None:
+def settle(git: Git) -> bool:
+    """Let a rebase or cherry-pick sequence under way finish, for a while; False if it did not.
+
+    This happens before queueing, so that a worker waiting here never sends
+    another away: the one that comes at the end of the sequence queues itself."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while in_progress(git):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def take_turn(folder: Path) -> FileLock | None:
     """Become the worker that runs next (the run lock, held) or leave (None).
 
     The queue lock is held from arrival until the run lock is taken, so a
@@ -207,18 +231,10 @@ def take_turn(git: Git, folder: Path) -> FileLock | None:
     if not queue.acquire(timeout=0):
         return None
     try:
-        _settle(git)
         run = run_lock(folder)
         return run if run.acquire(timeout=TURN_SECONDS) else None
     finally:
         queue.release()
-
-
-def _settle(git: Git) -> None:
-    """Let a rebase or cherry-pick sequence under way finish, for a while."""
-    deadline = time.monotonic() + SETTLE_SECONDS
-    while in_progress(git) and time.monotonic() < deadline:
-        time.sleep(0.1)
 
 
 class HookLog:

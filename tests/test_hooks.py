@@ -229,6 +229,27 @@ def test_the_worker_drops_git_variables_meant_for_the_hook(hooked: Mem, tmp_path
     assert_exact(hooked)
 
 
+STATUS_LOOP = "from gitmem.git import Git\ng = Git.find('.')\nwhile True:\n    g.status('.')\n"
+
+
+def test_gitmem_reading_git_never_makes_a_users_git_command_fail(mem: Mem) -> None:
+    """A worker (or a recall) runs `git status` while the user commits: without git's optional locks
+    off, status takes .git/index.lock for a moment and the user's commit fails on it."""
+    env = {k: v for k, v in os.environ.items() if k != "GIT_OPTIONAL_LOCKS"}
+    for i in range(4):
+        mem.write(f"n{i}.md", "- new\n")
+    mem.commit("four notes")
+    loop = subprocess.Popen([sys.executable, "-c", STATUS_LOOP], cwd=mem.path, env=env)
+    try:
+        for i in range(40):
+            mem.write(f"n{i % 4}.md", f"- edit {i}\n")
+            subprocess.run(["git", "commit", "-qam", f"edit {i}"], cwd=mem.path, env=env, check=True,
+                           capture_output=True)
+    finally:
+        loop.kill()
+        loop.wait()
+
+
 def test_skip_reasons(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
     g = Git.find(mem.path)
     assert skip_reason(g, "post-commit", []) == "switched off (GITMEM_HOOKS=0)"
@@ -242,6 +263,7 @@ def test_skip_reasons(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
     assert skip_reason(g, "post-commit", []).startswith("rebase in progress")
     assert skip_reason(g, "post-rewrite", ["amend"]).startswith("rebase in progress")
     assert skip_reason(g, "post-rewrite", ["rebase"]) is None
+    assert skip_reason(g, "post-checkout", ["a", "b", "1"]) is None  # its worker waits for the end
     mem.git("config", "mem.hooks", "false")
     assert skip_reason(g, "post-rewrite", ["rebase"]) == "switched off (mem.hooks=false)"
 
@@ -255,9 +277,9 @@ def test_the_pre_commit_framework_names_the_hook_through_its_variables() -> None
     assert hook_name(None, [], {"PRE_COMMIT_IS_SQUASH_MERGE": "0"}) == ("post-merge", ["0"])
 
 
-def test_a_30_commit_rebase_starts_no_worker_until_it_ends(hooked: Mem) -> None:
-    """Each pick fires post-commit (and the rebase's checkout post-checkout) with the rebase under way:
-    the hook starts nothing; post-rewrite catches up once, at the end."""
+def test_a_30_commit_rebase_indexes_only_its_end(hooked: Mem) -> None:
+    """The picks fire post-commit with the rebase under way: the hook starts nothing. The rebase's
+    post-checkout starts a worker that waits for the end; post-rewrite comes at the end."""
     off = {"GITMEM_HOOKS": "0"}  # set up without hooks, so that no worker is left over from it
     git(hooked.path, "checkout", "-q", "-b", "topic", env=off)
     for i in range(30):
@@ -268,11 +290,27 @@ def test_a_30_commit_rebase_starts_no_worker_until_it_ends(hooked: Mem) -> None:
     keyword(hooked, "fact")
     hooked.git("rebase", "-q", "main")
     wait_current(hooked)
-    log = _wait_log(hooked, {" post-rewrite: indexed ": 1})
+    log = _wait_log(hooked, {" post-checkout: ": 1, " post-rewrite: ": 1, " post-commit: ": 0})
     head = hooked.git("rev-parse", "HEAD").strip()
-    assert len(log) == 1 and f" post-rewrite: indexed {head[:7]}: " in log[0], log
+    assert _indexed(log) == {head[:7]} and len(log) == 2, log
     assert keyword(hooked, "number29") == ["knowledge/topic-29.md"]
     assert_exact(hooked)
+
+
+def _indexed(log: list[str]) -> set[str]:
+    return {line.split(" indexed ")[1][:7] for line in log if " indexed " in line}
+
+
+def test_a_fast_forward_rebase_is_caught_up_by_its_post_checkout(hooked: Mem) -> None:
+    off = {"GITMEM_HOOKS": "0"}
+    git(hooked.path, "checkout", "-q", "-b", "behind", env=off)
+    git(hooked.path, "checkout", "-q", "main", env=off)
+    commit(hooked, "knowledge/ahead.md", "- main moved ahead\n", "hooks off")
+    git(hooked.path, "checkout", "-q", "behind", env=off)
+    keyword(hooked, "ahead")
+    hooked.git("rebase", "-q", "main")  # fires post-checkout only, with the rebase's state dir present
+    wait_current(hooked)
+    assert _indexed(_wait_log(hooked, {" post-checkout: ": 1})) == {hooked.git("rev-parse", "HEAD").strip()[:7]}
 
 
 def _wait_log(m: Mem, counts: dict[str, int], timeout: float = 60.0) -> list[str]:
@@ -300,19 +338,19 @@ def test_a_rebase_stopped_on_a_conflict_leaves_the_index_alone_until_it_ends(hoo
     before = hooked.git("rev-parse", "HEAD").strip()
     stopped = subprocess.run(["git", "rebase", "main"], cwd=hooked.path, capture_output=True, text=True)
     assert stopped.returncode != 0 and (hooked.path / ".git/rebase-merge").is_dir()
-    # the hooks that fired (post-checkout, three picks) started nothing; the worker's own check agrees:
+    # the picks started nothing (the worker's own check agrees), the post-checkout worker waits
     ran = subprocess.run([sys.executable, "-m", "gitmem", "hooks", "run", "post-commit"], cwd=hooked.path)
     assert ran.returncode == 0
     assert [line.split("] ")[1] for line in hooks_log(hooked).splitlines()] == [
         "post-commit: skipped, rebase in progress; its post-rewrite catches up at the end"]
+    time.sleep(1)
     assert hooked.json("status", "--no-model")["index"]["indexed_commit"] == before
     hooked.write("knowledge/clash.md", "- both sides of the clash\n")
     hooked.git("add", "knowledge/clash.md")
     git(hooked.path, "-c", "core.editor=true", "rebase", "--continue")
     wait_current(hooked)
-    log = _wait_log(hooked, {" post-rewrite: indexed ": 1})
-    head = hooked.git("rev-parse", "HEAD").strip()
-    assert len(log) == 2 and f" post-rewrite: indexed {head[:7]}: " in log[1], log
+    log = _wait_log(hooked, {" post-checkout: ": 1, " post-rewrite: ": 1, " post-commit: ": 1})
+    assert _indexed(log) == {hooked.git("rev-parse", "HEAD").strip()[:7]}, log
     assert_exact(hooked)
 
 
