@@ -43,6 +43,11 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return out.stdout
 
 
+def setup_git(cwd: Path, *args: str, env: dict[str, str]) -> str:
+    """git with no hook at all: setting up a round must leave no background work behind."""
+    return git(cwd, "-c", "core.hooksPath=/nonexistent", *args, env=env)
+
+
 def gitmem(cwd: Path, *args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-m", "gitmem", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
@@ -63,8 +68,8 @@ def make_notebook(path: Path, env: dict[str, str], hooks: str) -> None:
         page.parent.mkdir(exist_ok=True)
         lines = [f"- Fact {j} of page {i}: the {j}th lighthouse on the {i}th coast is painted red." for j in range(30)]
         page.write_text(f"# Page {i}\n\n" + "\n".join(lines) + "\n")
-    git(path, "add", "-A", env=env)
-    git(path, "commit", "-q", "-m", "pages", env={**env, "GITMEM_HOOKS": "0"})
+    setup_git(path, "add", "-A", env=env)
+    setup_git(path, "commit", "-q", "-m", "pages", env=env)
     gitmem(path, "index", env=env)
 
 
@@ -104,24 +109,23 @@ def timed_commit(path: Path, round_no: int, env: dict[str, str]) -> float:
 
 
 def rebase_time(path: Path, env: dict[str, str], hooked: bool, rep: int) -> float:
-    off = {**env, "GITMEM_HOOKS": "0"}
-    git(path, "checkout", "-q", "-b", "topic", env=off)
+    setup_git(path, "checkout", "-q", "-b", "topic", env=env)
     for i in range(30):
         (path / "knowledge" / f"topic-{rep}-{i}.md").write_text(f"- topic fact {rep}.{i}\n")
-        git(path, "add", "-A", env=off)
-        git(path, "commit", "-q", "-m", f"topic {i}", env=off)
-    git(path, "checkout", "-q", "main", env=off)
+        setup_git(path, "add", "-A", env=env)
+        setup_git(path, "commit", "-q", "-m", f"topic {i}", env=env)
+    setup_git(path, "checkout", "-q", "main", env=env)
     (path / "knowledge" / "main.md").write_text(f"- main moved ({rep})\n")
-    git(path, "add", "-A", env=off)
-    git(path, "commit", "-q", "-m", "main moved", env=off)
-    git(path, "checkout", "-q", "topic", env=off)
+    setup_git(path, "add", "-A", env=env)
+    setup_git(path, "commit", "-q", "-m", "main moved", env=env)
+    setup_git(path, "checkout", "-q", "topic", env=env)
     started = time.perf_counter()
     git(path, "rebase", "-q", "main", env=env)
     took = time.perf_counter() - started
     if hooked:
         wait_current(path, git(path, "rev-parse", "HEAD").strip())
-    git(path, "checkout", "-q", "main", env=off)
-    git(path, "branch", "-q", "-D", "topic", env=off)
+    setup_git(path, "checkout", "-q", "main", env=env)
+    setup_git(path, "branch", "-q", "-D", "topic", env=env)
     return took
 
 

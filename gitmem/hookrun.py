@@ -126,7 +126,7 @@ def start(name: str | None, args: list[str]) -> None:
         return
     git_dir = _plain_git_dir()
     reason = _quick_skip(git_dir, name, args) if git_dir else None
-    if reason:
+    if git_dir and reason:
         _log_quietly(git_dir, f"{name}: skipped, {reason}")
         return
     if not _detach():

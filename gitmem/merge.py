@@ -63,8 +63,8 @@ def _trim(piece: str) -> str:
 def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ours", "theirs")) -> tuple[str, bool]:
     """The merged page and whether it merged cleanly (False: conflict markers inside)."""
     crlf = "\r\n" in ours
-    texts = [t.replace("\r\n", "\n") for t in (base, ours, theirs)]
-    blocks, clean = merge_blocks(*(split(t) for t in texts), labels=labels)
+    b, o, t = (split(text.replace("\r\n", "\n")) for text in (base, ours, theirs))
+    blocks, clean = merge_blocks(b, o, t, labels)
     out = join(blocks)
     return (out.replace("\n", "\r\n") if crlf else out), clean
 

@@ -367,8 +367,7 @@ def test_workers_coalesce_and_leave_nothing_undone(hooked: Mem) -> None:
             assert time.monotonic() < deadline, hooks_log(hooked)
             time.sleep(0.05)
     wait_current(hooked)
-    log = hooks_log(hooked)
-    assert log.count("post-commit: indexed") == 2 and log.count("left it to the worker") == 4
+    _wait_log(hooked, {"post-commit: indexed": 2, "left it to the worker": 4})
     assert_exact(hooked)
 
 
