@@ -129,7 +129,11 @@ def start(name: str | None, args: list[str]) -> None:
     if git_dir and reason:
         _log_quietly(git_dir, f"{name}: skipped, {reason}")
         return
-    if not _detach():
+    try:
+        if not _detach():
+            return
+    except OSError as exc:  # no fork today (process limit): the next hook or read catches up
+        _log_quietly(git_dir or Path(".git"), f"{name}: could not start in the background: {exc}")
         return
     try:
         os.nice(NICENESS)

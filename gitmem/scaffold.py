@@ -52,8 +52,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     if merge.write_attributes(nb.root, settings):
         created.append(nb.repo_path(".gitattributes"))
     commit, identity = None, None
-    changed = set(git.status(".")) if created else set()
-    created = [path for path in created if path in changed]  # a file rewritten as HEAD has it is no change
+    created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
         identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>" if fallback else None

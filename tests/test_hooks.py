@@ -38,11 +38,18 @@ def hooked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_model: None) -> M
     return m
 
 
-def commit(m: Mem, rel: str, text: str, *env_off: str) -> None:
+def quiet(m: Mem, *args: str) -> str:
+    """git with no hook at all, for setting a scene without starting workers."""
+    return git(m.path, "-c", "core.hooksPath=/nonexistent", *args)
+
+
+def commit(m: Mem, rel: str, text: str, hooks: bool = True) -> None:
     m.write(rel, text)
-    env = {"GITMEM_HOOKS": "0"} if env_off else None
-    git(m.path, "add", "-A", env=env)
-    git(m.path, "commit", "-q", "-m", f"edit {rel}", env=env)
+    git(m.path, "add", "-A")
+    if hooks:
+        m.git("commit", "-q", "-m", f"edit {rel}")
+    else:
+        quiet(m, "commit", "-q", "-m", f"edit {rel}")
 
 
 @pytest.mark.parametrize("command", ["hooks install", "hooks uninstall", "hooks status"])
@@ -194,7 +201,7 @@ def test_a_hook_exits_0_even_when_gitmem_cannot_run(hooked: Mem) -> None:
 def test_a_hook_renamed_by_pre_commit_still_knows_its_name(hooked: Mem) -> None:
     """`pre-commit install` keeps a hook it replaces as NAME.legacy and runs that: at the end of a
     rebase (state dir still there, argument 'rebase') it must still catch up."""
-    commit(hooked, "c.md", "- caught up by post-rewrite.legacy\n", "hooks off")
+    commit(hooked, "c.md", "- caught up by post-rewrite.legacy\n", hooks=False)
     folder = hooked.path / ".git/hooks"
     os.replace(folder / "post-rewrite", folder / "post-rewrite.legacy")
     (hooked.path / ".git/rebase-merge").mkdir()
@@ -219,7 +226,7 @@ def test_install_says_when_the_notebook_lacks_the_merge_attributes(hooked: Mem) 
 
 
 def test_the_worker_drops_git_variables_meant_for_the_hook(hooked: Mem, tmp_path: Path) -> None:
-    commit(hooked, "b.md", "- indexed despite a bogus GIT_DIR\n", "hooks off")
+    commit(hooked, "b.md", "- indexed despite a bogus GIT_DIR\n", hooks=False)
     env = {**os.environ, "GIT_DIR": str(tmp_path / "nowhere"), "GIT_INDEX_FILE": str(tmp_path / "nowhere/index"),
            "GIT_WORK_TREE": str(tmp_path), "GIT_PREFIX": "x/"}
     ran = subprocess.run([sys.executable, "-m", "gitmem", "hooks", "run", "post-commit"], cwd=hooked.path, env=env,
@@ -280,13 +287,12 @@ def test_the_pre_commit_framework_names_the_hook_through_its_variables() -> None
 def test_a_30_commit_rebase_indexes_only_its_end(hooked: Mem) -> None:
     """The picks fire post-commit with the rebase under way: the hook starts nothing. The rebase's
     post-checkout starts a worker that waits for the end; post-rewrite comes at the end."""
-    off = {"GITMEM_HOOKS": "0"}  # set up without hooks, so that no worker is left over from it
-    git(hooked.path, "checkout", "-q", "-b", "topic", env=off)
+    quiet(hooked, "checkout", "-q", "-b", "topic")
     for i in range(30):
-        commit(hooked, f"knowledge/topic-{i}.md", f"- topic fact number{i}\n", "hooks off")
-    git(hooked.path, "checkout", "-q", "main", env=off)
-    commit(hooked, "knowledge/main.md", "- a fact on main\n", "hooks off")
-    git(hooked.path, "checkout", "-q", "topic", env=off)
+        commit(hooked, f"knowledge/topic-{i}.md", f"- topic fact number{i}\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "main")
+    commit(hooked, "knowledge/main.md", "- a fact on main\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "topic")
     keyword(hooked, "fact")
     hooked.git("rebase", "-q", "main")
     wait_current(hooked)
@@ -302,11 +308,10 @@ def _indexed(log: list[str]) -> set[str]:
 
 
 def test_a_fast_forward_rebase_is_caught_up_by_its_post_checkout(hooked: Mem) -> None:
-    off = {"GITMEM_HOOKS": "0"}
-    git(hooked.path, "checkout", "-q", "-b", "behind", env=off)
-    git(hooked.path, "checkout", "-q", "main", env=off)
-    commit(hooked, "knowledge/ahead.md", "- main moved ahead\n", "hooks off")
-    git(hooked.path, "checkout", "-q", "behind", env=off)
+    quiet(hooked, "checkout", "-q", "-b", "behind")
+    quiet(hooked, "checkout", "-q", "main")
+    commit(hooked, "knowledge/ahead.md", "- main moved ahead\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "behind")
     keyword(hooked, "ahead")
     hooked.git("rebase", "-q", "main")  # fires post-checkout only, with the rebase's state dir present
     wait_current(hooked)
@@ -326,14 +331,13 @@ def _wait_log(m: Mem, counts: dict[str, int], timeout: float = 60.0) -> list[str
 
 
 def test_a_rebase_stopped_on_a_conflict_leaves_the_index_alone_until_it_ends(hooked: Mem) -> None:
-    off = {"GITMEM_HOOKS": "0"}
-    git(hooked.path, "checkout", "-q", "-b", "topic", env=off)
+    quiet(hooked, "checkout", "-q", "-b", "topic")
     for i in range(3):
-        commit(hooked, f"knowledge/t{i}.md", f"- topic {i}\n", "hooks off")
-    commit(hooked, "knowledge/clash.md", "- topic side of the clash\n", "hooks off")
-    git(hooked.path, "checkout", "-q", "main", env=off)
-    commit(hooked, "knowledge/clash.md", "- main side of the clash\n", "hooks off")
-    git(hooked.path, "checkout", "-q", "topic", env=off)
+        commit(hooked, f"knowledge/t{i}.md", f"- topic {i}\n", hooks=False)
+    commit(hooked, "knowledge/clash.md", "- topic side of the clash\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "main")
+    commit(hooked, "knowledge/clash.md", "- main side of the clash\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "topic")
     keyword(hooked, "topic")
     before = hooked.git("rev-parse", "HEAD").strip()
     stopped = subprocess.run(["git", "rebase", "main"], cwd=hooked.path, capture_output=True, text=True)
