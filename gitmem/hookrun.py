@@ -15,9 +15,10 @@ reading git's output) waits for it. The worker
   most one worker runs and one waits, whatever fires (a cherry-pick series,
   two worktrees, a script committing in a loop). A worker that finds another
   one waiting leaves: that one reads HEAD only after it gets its turn, so
-  nothing is left undone. Before queueing, a worker lets a rebase or
-  cherry-pick sequence under way finish (bounded), so that it indexes the
-  end state and never an intermediate one;
+  nothing is left undone. Before queueing, one worker lets a rebase or
+  cherry-pick sequence under way finish (bounded; others that arrive
+  meanwhile leave it to that one), so that it indexes the end state and
+  never an intermediate one;
 - runs `maintenance.catch_up` (history, work tree, embeddings, no download)
   and logs one line per run to .git/gitmem/hooks.log.
 
@@ -57,6 +58,10 @@ def run_lock(folder: Path) -> FileLock:
 
 def queue_lock(folder: Path) -> FileLock:
     return FileLock(folder / "hooks-queue.lock")
+
+
+def settle_lock(folder: Path) -> FileLock:
+    return FileLock(folder / "hooks-settle.lock")
 
 
 def busy(folder: Path) -> bool:
@@ -194,7 +199,11 @@ def _work(name: str, args: list[str]) -> None:
     except NoNotebook:
         log.write(f"{name}: skipped, no notebook here")
         return
-    if not settle(git):
+    settled = settle(git, state_dir(git))
+    if settled is None:
+        log.write(f"{name}: left it to the worker waiting for the {' and '.join(in_progress(git))} to end")
+        return
+    if not settled:
         log.write(f"{name}: left it, {' and '.join(in_progress(git))} still under way after "
                   f"{SETTLE_SECONDS:.0f}s; the next hook or read catches up")
         return
@@ -213,17 +222,27 @@ def _work(name: str, args: list[str]) -> None:
               f"{time.monotonic() - started:.2f}s" + "".join(f"; {n}" for n in done.notes))
 
 
-def settle(git: Git) -> bool:
-    """Let a rebase or cherry-pick sequence under way finish, for a while; False if it did not.
+def settle(git: Git, folder: Path) -> bool | None:
+    """Let a rebase or cherry-pick sequence under way finish, for a while.
 
-    This happens before queueing, so that a worker waiting here never sends
-    another away: the one that comes at the end of the sequence queues itself."""
-    deadline = time.monotonic() + SETTLE_SECONDS
-    while in_progress(git):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.1)
-    return True
+    True: nothing (any longer) under way; False: still under way after
+    SETTLE_SECONDS; None: another worker already waits for it, and queues
+    (reading HEAD) only once it ends, so this one's work is covered. Waiting
+    happens before queueing, so a waiting worker never sends a later one away."""
+    if not in_progress(git):
+        return True
+    waiting = settle_lock(folder)
+    if not waiting.acquire(timeout=0):
+        return None
+    try:
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while in_progress(git):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
+    finally:
+        waiting.release()
 
 
 def take_turn(folder: Path) -> FileLock | None:

@@ -330,6 +330,22 @@ def _wait_log(m: Mem, counts: dict[str, int], timeout: float = 60.0) -> list[str
         time.sleep(0.05)
 
 
+def test_a_cherry_pick_series_is_indexed_at_its_end(hooked: Mem) -> None:
+    """Every pick of `git cherry-pick A..B` fires post-commit with .git/sequencer present: one worker
+    waits for the series to end, the others leave it to that one."""
+    quiet(hooked, "checkout", "-q", "-b", "picks")
+    for i in range(12):
+        commit(hooked, f"knowledge/pick-{i}.md", f"- picked fact {i}\n", hooks=False)
+    quiet(hooked, "checkout", "-q", "main")
+    keyword(hooked, "fact")
+    hooked.git("cherry-pick", "main..picks")
+    wait_current(hooked)
+    log = _wait_log(hooked, {" post-commit: ": 12})
+    assert _indexed(log) == {hooked.git("rev-parse", "HEAD").strip()[:7]}, log
+    assert sum(" indexed " in line for line in log) <= 3, log
+    assert_exact(hooked)
+
+
 def test_a_rebase_stopped_on_a_conflict_leaves_the_index_alone_until_it_ends(hooked: Mem) -> None:
     quiet(hooked, "checkout", "-q", "-b", "topic")
     for i in range(3):
