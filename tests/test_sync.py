@@ -109,6 +109,18 @@ def test_edits_without_a_commit(history: Mem) -> None:
     assert_exact(history)
 
 
+def test_an_edit_in_the_same_timestamp_tick_as_the_last_read_is_seen(history: Mem) -> None:
+    """A note rewritten right after a read indexed it, so fast that its modification time does not
+    change (same size, same filesystem timestamp tick): the next read must still see the new text."""
+    page = history.write("knowledge/boats.md", "# Boats\n\n- The sloop is red\n")
+    assert keyword(history, "sloop") == ["knowledge/boats.md"]
+    tick = page.stat().st_mtime_ns
+    page.write_text("# Boats\n\n- The dory is red\n")
+    os.utime(page, ns=(tick, tick))  # what a write within the same timestamp tick looks like
+    assert keyword(history, "dory") == ["knowledge/boats.md"] and keyword(history, "sloop") == []
+    assert_exact(history)
+
+
 def test_a_fresh_clone(history: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     git(tmp_path, "clone", "-q", str(history.path), "copy")
     clone = Mem(tmp_path / "copy", monkeypatch)
