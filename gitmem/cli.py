@@ -142,13 +142,16 @@ def cli() -> None:
 @click.option("--no-index", is_flag=True, help="Skip building the index (and fetching the model).")
 @click.option("--agent-instructions", is_flag=True,
               help="Also write reference/agent-instructions.md, how an agent should use the notebook.")
+@click.option("--no-hooks", is_flag=True, help="Do not install the git hooks (reads still catch up).")
 @json_option
 def init(path: Path, layout: str | None, folder: str | None, no_index: bool, agent_instructions: bool,
-         as_json: bool) -> None:
+         no_hooks: bool, as_json: bool) -> None:
     """Make a folder or repository into a notebook (safe to run again).
 
-    Creates .gitmem.toml, a git repository if there is none, and the index;
-    fetches the embedding model if it is not on this machine yet.
+    Creates .gitmem.toml, a .gitattributes that merges daily logs entry by
+    entry, a git repository if there is none, and the index; installs the git
+    hooks (see 'git mem hooks'); fetches the embedding model if it is not on
+    this machine yet. Run it once in every clone of a notebook.
 
     \b
     Examples:
@@ -160,7 +163,7 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
     from . import output, scaffold
 
     result = scaffold.init(path, layout, folder, build_index=not no_index, progress=_progress("embedding"),
-                           agent_instructions=agent_instructions)
+                           agent_instructions=agent_instructions, install_hooks=not no_hooks)
     show(result, as_json, output.init)
 
 
@@ -404,8 +407,9 @@ def status(no_model: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--notes-only", is_flag=True, help="Skip files that are not notes of this notebook (pre-commit).")
 @json_option
-def guard(files: tuple[str, ...], as_json: bool) -> None:
+def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
     """Check files for secrets and instruction-like text (the pre-commit guard).
 
     Exits 1 and names each finding (file, line, what) if any file has one.
@@ -414,10 +418,15 @@ def guard(files: tuple[str, ...], as_json: bool) -> None:
     Examples:
       git mem guard reference/contacts.md
       git mem guard $(git diff --cached --name-only -- '*.md')
+      git mem guard --notes-only README.md memory/MEMORY.md
     """
     from . import guard as guardrails
     from .errors import Refused
 
+    if notes_only:
+        from .notebook import notes_among
+
+        files = tuple(notes_among(notebook(), list(files)))
     found = guardrails.scan_files(list(files))
     data = {"files": len(files), "findings": [{"path": p, **vars(f)} for p, f in found]}
     if as_json:
@@ -427,6 +436,84 @@ def guard(files: tuple[str, ...], as_json: bool) -> None:
     if found:
         raise Refused(f"{len(found)} finding(s) in {len({p for p, _ in found})} file(s); nothing was committed",
                       "remove them, or commit with --no-verify if you are sure")
+
+
+@cli.group()
+def hooks() -> None:
+    """The git hooks that keep the index current, and the daily-log merge driver."""
+
+
+@hooks.command("install")
+@click.option("--force", is_flag=True, help="Install even where core.hooksPath serves more than this clone.")
+@json_option
+def hooks_install(force: bool, as_json: bool) -> None:
+    """Install the hooks, keeping any hook already there (it runs after gitmem's).
+
+    The hooks start the index catch-up in the background and return at once,
+    so git is not slowed down. Also sets up this clone's daily-log merge
+    driver. Installing twice changes nothing.
+
+    \b
+    Examples:
+      git mem hooks install
+      git mem hooks install --force        core.hooksPath is shared, install there anyway
+    """
+    from . import hooks as githooks, output
+
+    show(githooks.install(notebook(), force), as_json, output.hooks_change)
+
+
+@hooks.command("uninstall")
+@json_option
+def hooks_uninstall(as_json: bool) -> None:
+    """Remove gitmem's hooks and put back the hooks they kept.
+
+    \b
+    Examples:
+      git mem hooks uninstall
+    """
+    from . import hooks as githooks, output
+
+    show(githooks.uninstall(notebook()), as_json, output.hooks_change)
+
+
+@hooks.command("status")
+@json_option
+def hooks_status(as_json: bool) -> None:
+    """Whether the hooks and the daily-log merge driver are installed here.
+
+    \b
+    Examples:
+      git mem hooks status
+      git mem hooks status --json
+    """
+    from . import hooks as githooks, output
+
+    show(githooks.status(notebook()), as_json, output.hooks_status)
+
+
+@hooks.command("run", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("name", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
+    """What the hooks run: catch the index up in the background; always exits 0."""
+    from . import hookrun
+
+    hookrun.start(name, list(args))
+
+
+@cli.command("merge-driver", hidden=True)
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("ours", type=click.Path(path_type=Path))
+@click.argument("theirs", type=click.Path(path_type=Path))
+@click.argument("path", required=False, default="")
+def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
+    """What git runs to merge a daily log (%O %A %B %P): entry by entry."""
+    from . import merge
+
+    if not merge.merge_files(base, ours, theirs, path):
+        click.echo(f"gitmem: {path or ours}: both sides changed the same entry; resolve the markers", err=True)
+        sys.exit(1)
 
 
 @cli.group()

@@ -70,6 +70,9 @@ def strip_leaky_env() -> None:
     for name in LEAKY_VARS:
         os.environ.pop(name, None)
     os.environ["GIT_LITERAL_PATHSPECS"] = "1"
+    # `git status` would otherwise take .git/index.lock to save refreshed stat data, and a user's
+    # `git commit` running at that moment (say, while a hook's worker indexes) would fail.
+    os.environ["GIT_OPTIONAL_LOCKS"] = "0"
 
 
 def blob_id(data: bytes) -> str:
@@ -242,6 +245,30 @@ class Git:
             return self.run("config", "--get", key).decode().strip() or None
         except GitFailed:
             return None
+
+    def config_scope(self, key: str) -> str | None:
+        """Where `key` is set (local, worktree, global, system, command), None if unset."""
+        try:
+            out = self.run("config", "--show-scope", "--get", key).decode()
+        except GitFailed:
+            return None
+        return out.split("\t", 1)[0] or None
+
+    def config_set(self, key: str, value: str) -> None:
+        """Set `key` in this clone's own config (.git/config)."""
+        self.run("config", "--local", key, value)
+
+    def config_unset(self, key: str) -> None:
+        """Remove `key` from this clone's own config (nothing if it is not there)."""
+        try:
+            self.run("config", "--local", "--unset-all", key)
+        except GitFailed:
+            pass
+
+    def git_path(self, name: str) -> Path:
+        """Where git keeps `name` for this worktree; for "hooks", core.hooksPath is honoured."""
+        out = Path(os.fsdecode(self.run("rev-parse", "--git-path", name).rstrip(b"\n")))
+        return out if out.is_absolute() else (self.top or self.git_dir) / out
 
     def identity(self) -> tuple[str, str] | None:
         """The configured user.name and user.email, or None if either is missing."""

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 EMBED_BATCH = 256
+RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
 LIVE_VIEW = """
     SELECT path, grp, blob, id AS version FROM versions
      WHERE end_commit IS NULL AND path NOT IN (SELECT path FROM worktree)
@@ -227,7 +228,7 @@ class Index:
                 data = self.nb.file(rel).read_bytes()
                 blob = self._blob(blob_id(data), data, report)
             self.conn.execute("INSERT OR REPLACE INTO worktree(path, grp, blob, mtime) VALUES(?,?,?,?)",
-                              (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None))
+                              (rel, self.nb.settings.group_of(rel), blob, _stamp(info[0]) if info else None))
 
     def add_blobs(self, oids: list[str], wait: float | None = 10.0) -> dict[str, int]:
         """Row ids of these blobs, chunking any not seen yet (for revisions off
@@ -374,6 +375,13 @@ class Index:
             found.update(self.cache.execute(
                 f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *part]))
         return found
+
+
+def _stamp(mtime: float) -> float:
+    """The mtime to remember for a file just read. A file modified less than RACY_SECONDS ago could
+    change again within the same filesystem timestamp tick without its mtime moving ("racily clean",
+    as git calls it): remember a stamp no file has, so that the next read reads it again."""
+    return mtime if time.time() - mtime >= RACY_SECONDS else -1.0
 
 
 @dataclass

@@ -6,7 +6,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from . import embed
+from . import embed, hookrun, hooks
 from .indexer import LIVE_VIEW, Index, SyncReport
 from .notebook import Notebook
 
@@ -82,6 +82,7 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
             "notebook": str(nb.root), "layout": nb.settings.layout,
             "index": _index_state(index), "counts": _counts(index),
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
+            "hooks": hooks.summary(nb),
         }
     finally:
         index.close()
@@ -101,7 +102,8 @@ def _index_state(index: Index) -> dict[str, Any]:
         # None: the indexed commit is not an ancestor of HEAD (reset, rebase).
         behind = git.count(indexed, head) if indexed and head and git.is_ancestor(indexed, head) else None
     dirty = index.conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
-    return {"state": "updating" if index.lock.held_elsewhere() else state, "head": head,
+    updating = index.lock.held_elsewhere() or hookrun.busy(index.nb.state_dir)
+    return {"state": "updating" if updating else state, "head": head,
             "indexed_commit": indexed, "commits_behind": behind, "worktree_changes_indexed": dirty}
 
 

@@ -135,3 +135,20 @@ def open_notebook(start: Path | str = ".") -> Notebook:
     if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
         raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
     return Notebook(git, config.load(git.top))
+
+
+def notes_among(nb: Notebook, paths: list[str]) -> list[str]:
+    """Those of `paths` (relative to the current folder) that are notes of this notebook."""
+    top = nb.top.resolve()
+    found = []
+    for path in paths:
+        full = os.path.abspath(path)
+        real = Path(os.path.realpath(os.path.dirname(full))) / os.path.basename(full)
+        try:
+            repo_rel = real.relative_to(top).as_posix()
+        except ValueError:
+            continue
+        rel = nb.rel(repo_rel)
+        if rel is not None and nb.settings.is_note(rel):
+            found.append(path)
+    return found

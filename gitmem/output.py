@@ -126,6 +126,9 @@ def init(r: Any) -> str:
         out.append("already initialised; nothing to create")
     if r.index:
         out.append(summary(r.index).split("\n")[0])
+    if getattr(r, "hooks", None):
+        out.append(f"hooks: installed in {r.hooks.dir}"
+                   + (f" (your {', '.join(r.hooks.chained)} kept; it runs after gitmem's)" if r.hooks.chained else ""))
     out.extend(f"note: {n}" for n in r.notes)
     return "\n".join(out)
 
@@ -151,7 +154,7 @@ def status(d: dict[str, Any]) -> str:
         f"sizes:      index {sizes['index_bytes'] // 1024} KiB, embedding cache {sizes['embedding_cache_bytes'] // 1024} KiB",
     ]
     if "hooks" in d:
-        lines.append(f"hooks:      {d['hooks']}")
+        lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)
@@ -179,3 +182,36 @@ def session_saved(s: Any) -> str:
 
 def session_removed(r: Any) -> str:
     return f"removed: {r.path} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
+
+
+def _hooks_line(h: Any) -> str:
+    if not isinstance(h, dict):
+        return str(h)
+    state = "installed" if h["installed"] else f"not installed ({', '.join(h['missing'])} missing or changed)"
+    if h.get("switched_off"):
+        state += f", switched off by {h['switched_off']}"
+    driver = "daily-log merge driver " + ("on" if h["merge_driver"] else "off")
+    return f"{state} in {h['dir']}; {driver}"
+
+
+def hooks_change(c: Any) -> str:
+    """`git mem hooks install` / `uninstall`."""
+    parts = [f"{label}: {', '.join(names)}" for label, names in (
+        ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
+        ("removed", c.removed), ("restored", c.restored)) if names]
+    out = [f"hooks in {c.dir}: " + ("; ".join(parts) if parts else "nothing to do")]
+    out.append("daily-log merge driver: " + ("configured" if c.merge_driver else "removed from this clone"))
+    out.extend(f"note: {n}" for n in c.notes)
+    return "\n".join(out)
+
+
+def hooks_status(s: Any) -> str:
+    """`git mem hooks status`."""
+    where = s.dir + (f" (core.hooksPath = {s.hooks_path})" if s.hooks_path else "")
+    out = [f"hooks:        {'installed' if s.installed else 'not installed'} in {where}"]
+    for h in s.hooks:
+        out.append(f"  {h.name:<14} {h.state}" + (", then the hook that was here before" if h.chained else ""))
+    out.append(f"calls:        {s.python or '-'}" + ("" if s.python_ok or not s.python else " (missing!)"))
+    out.append(f"merge driver: {'configured' if s.merge_driver else 'not configured'} (daily logs)")
+    out.extend(f"note: {n}" for n in s.notes)
+    return "\n".join(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config, instructions
+from . import config, hooks, instructions, merge
 from .errors import NotARepo, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME, Git
 from .lock import atomic_write
@@ -25,10 +25,12 @@ class InitResult:
     index: IndexSummary | None
     identity: str | None = None
     notes: list[str] = field(default_factory=list)
+    hooks: hooks.HooksChange | None = None
 
 
 def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
-         progress: Progress | None = None, agent_instructions: bool = False) -> InitResult:
+         progress: Progress | None = None, agent_instructions: bool = False,
+         install_hooks: bool = True) -> InitResult:
     """Create the notebook at `path` (a git repo is made if there is none);
     with `agent_instructions`, also the agent's instructions page if it is missing."""
     if layout is not None and layout not in config.LAYOUTS:
@@ -51,17 +53,38 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         created.append(nb.repo_path("MEMORY.md"))
     if agent_instructions and instructions.write(nb):
         created.append(nb.repo_path(instructions.PATH))
+    if merge.write_attributes(nb.root, settings):
+        created.append(nb.repo_path(".gitattributes"))
     commit, identity = None, None
+    created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
         identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>" if fallback else None
         if fallback:
             notes.append(f"no git identity is configured, so commits are signed '{identity}'; "
                          "set yours with git config --global user.name/user.email")
+    merge.configure(git)
+    installed = _hooks(nb, notes) if install_hooks else None
     summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
     if summary:
         notes.extend(summary.notes)
-    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes)
+    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
+                      installed)
+
+
+def _hooks(nb: Notebook, notes: list[str]) -> hooks.HooksChange | None:
+    """Install the git hooks unless this machine turned them off; a refusal is a note, not a failure."""
+    off = hooks.switched_off(nb.git)
+    if off:
+        notes.append(f"git hooks not installed ({off}); the index still catches up whenever it is read")
+        return None
+    try:
+        change = hooks.install(nb)
+    except hooks.HooksRefused as exc:
+        notes.append(exc.line())
+        return None
+    notes.extend(change.notes)
+    return change
 
 
 def _settings(top: Path, layout: str | None, folder: str | None, notes: list[str],

@@ -32,6 +32,8 @@ def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("GITMEM_MODEL_DIR", str(MODEL_DIR))
     monkeypatch.delenv("GITMEM_MODEL", raising=False)
+    # init installs git hooks that index in the background; tests of the hooks turn them back on.
+    monkeypatch.setenv("GITMEM_HOOKS", "0")
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
         monkeypatch.delenv(name, raising=False)
     return home

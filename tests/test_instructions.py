@@ -4,7 +4,7 @@ from tests.conftest import Mem
 
 def test_init_writes_the_instructions_on_request_and_context_loads_them(blank: Mem) -> None:
     out = blank.json("init", "--no-index", "--agent-instructions")
-    assert out["created"] == [".gitmem.toml", instructions.PATH]
+    assert out["created"] == [".gitmem.toml", instructions.PATH, ".gitattributes"]
     assert blank.git("status", "--porcelain") == "" and blank.git("log", "--format=%s") == "mem: init notebook\n"
     text = (blank.path / instructions.PATH).read_text()
     for must in ("remember", "daily/YYYY-MM-DD.md", "1. `git mem recall", "2. `git mem search --in sessions",

@@ -3,7 +3,7 @@ from tests.conftest import Mem, git
 
 def test_init_in_an_empty_folder_makes_repo_and_notebook(blank: Mem) -> None:
     out = blank.json("init", "--no-index")
-    assert out["layout"] == "folders" and out["created"] == [".gitmem.toml"]
+    assert out["layout"] == "folders" and out["created"] == [".gitmem.toml", ".gitattributes"]
     assert blank.git("log", "--format=%s") == "mem: init notebook\n"
     assert (blank.path / ".gitmem.toml").read_text().startswith("# gitmem notebook settings")
 
@@ -27,7 +27,7 @@ def test_init_in_a_code_repo_leaves_staged_work_alone(blank: Mem) -> None:
     (blank.path / "main.py").write_text("print(1)\n")
     git(blank.path, "add", "main.py")
     out = blank.json("init", "--no-index", "--dir", "memory", "--layout", "flat")
-    assert sorted(out["created"]) == [".gitmem.toml", "memory/MEMORY.md"]
+    assert sorted(out["created"]) == [".gitmem.toml", "memory/.gitattributes", "memory/MEMORY.md"]
     assert "A  main.py" in blank.git("status", "--porcelain")
     blank("remember", "Prefers tabs")
     assert "- Prefers tabs" in (blank.path / "memory/MEMORY.md").read_text()

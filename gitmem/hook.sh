@@ -1,0 +1,26 @@
+#!/bin/sh
+# gitmem-hook v1: written by 'git mem hooks install'; 'git mem hooks uninstall' puts back what was here.
+# Starts the index catch-up in the background (no input or output, terminal signals ignored) so
+# that git does not wait for it, then runs the hook that was here before gitmem, if any, with
+# git's arguments and input, and exits with its status; gitmem's own part never fails.
+# Mid-rebase it starts nothing for the picks (each fires post-commit): the worker started by the
+# rebase's post-checkout waits for its end, and its post-rewrite catches up too.
+GITMEM_PYTHON=@PYTHON@
+hook=${0##*/}
+hook=${hook%%.*}
+gitdir=.git
+[ -f .git ] && read -r _ gitdir < .git
+if [ "$hook" = post-checkout ] || [ "$hook $1" = "post-rewrite rebase" ] ||
+   ! { [ -d "$gitdir/rebase-merge" ] || [ -d "$gitdir/rebase-apply" ]; }; then
+  (
+    trap '' HUP INT QUIT
+    if [ -x "$GITMEM_PYTHON" ]; then
+      exec "$GITMEM_PYTHON" -P -m gitmem hooks run "$hook" "$@"
+    fi
+    exec git-mem hooks run "$hook" "$@"
+  ) </dev/null >/dev/null 2>&1 &
+fi
+if [ -x "$0.gitmem-chained" ]; then
+  exec "$0.gitmem-chained" "$@"
+fi
+exit 0
