@@ -223,6 +223,29 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
 
 
 @cli.command()
+@click.argument("target", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Forget every line that holds the text (else more than one is refused).")
+@json_option
+def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
+    """Remove a fact from the notebook (one commit) and from every part of the index.
+
+    TEXT removes each line that contains it (case and spacing ignored; more
+    than one line needs --all); PATH:START[-END] removes those lines. The
+    index forgets it too, past revisions included. Git history still holds
+    it: the README ('Forgetting') says how to purge history.
+
+    \b
+    Examples:
+      git mem forget "Sarah's old phone is 555-0000"
+      git mem forget reference/contacts.md:7
+      git mem forget --all "Project Nightingale"
+    """
+    from . import forget as forgetting, output
+
+    show(forgetting.forget(notebook(), read_text(target, "fact"), every), as_json, output.forgot)
+
+
+@cli.command()
 @click.argument("spec", metavar="PATH[:START[-END]]")
 @json_option
 def get(spec: str, as_json: bool) -> None:

@@ -60,6 +60,10 @@ MIGRATIONS: list[tuple[int, str]] = [
         path TEXT PRIMARY KEY, grp TEXT NOT NULL, blob INTEGER REFERENCES blobs(id),
         mtime REAL) WITHOUT ROWID;
     """),
+    # 3: salted hashes of forgotten text the index has purged (see forgotten.py)
+    (3, """
+    CREATE TABLE forgotten(k INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(k, hash)) WITHOUT ROWID;
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [
@@ -73,6 +77,16 @@ CACHE_MIGRATIONS: list[tuple[int, str]] = [
 
 class IndexCorrupt(GitmemError):
     """index.db cannot be read; the caller deletes and rebuilds it."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether an exception means the database file is damaged (not a bug, not a busy lock)."""
+    if isinstance(exc, (IndexCorrupt, apsw.CorruptError, apsw.NotADBError)):
+        return True
+    if isinstance(exc, UnicodeDecodeError):
+        return True  # gitmem only ever stores valid UTF-8: a scribbled value
+    # sqlite-vec reports a broken chunk of vectors as a plain SQL error
+    return isinstance(exc, apsw.SQLError) and "blob read error" in str(exc)
 
 
 def vec_extension() -> str:
@@ -109,6 +123,51 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
     except (apsw.CorruptError, apsw.NotADBError) as exc:
         raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
     return conn
+
+
+def truncated(path: Path) -> str | None:
+    """How a database file looks cut short, if it does: "partial page" (damaged for
+    sure) or "short" (the header promises more pages than the file has: damaged,
+    or a checkpoint is extending the file right now; quick_check tells which).
+
+    Cheap (one 100-byte read), so it runs on every open."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return None
+    if size == 0 or len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return None  # new, or not a database at all (SQLite itself says so)
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    if size % page:
+        return "partial page"
+    pages = int.from_bytes(header[28:32], "big")
+    valid = header[92:96] == header[24:28]  # the in-header page count is only valid when these agree
+    return "short" if valid and size < pages * page else None
+
+
+def healthy(path: Path) -> bool:
+    """A full integrity check (slow on a big index: only for when something already went wrong)."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    except apsw.Error:
+        return False
+    try:
+        conn.set_busy_timeout(BUSY_MS)
+        return [r[0] for r in conn.execute("PRAGMA integrity_check(1)")] == ["ok"]
+    except apsw.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def quick_check(conn: apsw.Connection) -> bool:
+    try:
+        return [r[0] for r in conn.execute("PRAGMA quick_check(1)")] == ["ok"]
+    except (apsw.CorruptError, apsw.NotADBError, apsw.IOError, apsw.SQLError):
+        return False
 
 
 def migrate(conn: apsw.Connection, migrations: list[tuple[int, str]]) -> None:

@@ -52,6 +52,10 @@ class EmptyText(GitmemError):
     pass
 
 
+class NotText(GitmemError):
+    """A binary file where a page of text was expected."""
+
+
 class GitFailed(GitmemError):
     pass
 

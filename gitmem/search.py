@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import embed
 from .errors import EmptyText, UsageError
-from .indexer import LIVE_VIEW, Index
+from .indexer import LIVE_VIEW, Index, recovering
 from .notebook import Notebook
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ class Results:
     notes: list[str] = field(default_factory=list)
 
 
+@recovering
 def run(nb: Notebook, query: Query) -> Results:
     """Answer a query against the notebook as it is now (HEAD + work tree)."""
     started = time.monotonic()
