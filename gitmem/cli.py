@@ -42,7 +42,13 @@ class App(click.Group):
         except GitmemError as exc:
             click.echo(f"error: {exc.line()}", err=True)
             code = exc.exit_code
-        except Exception:  # a bug: one line for the user, the traceback in a log
+        except Exception as exc:  # a bug: one line for the user, the traceback in a log
+            from .errors import from_machine
+
+            machine = from_machine(exc)  # ... unless the machine failed (disk full, read-only)
+            if machine is not None:
+                click.echo(f"error: {machine.line()}", err=True)
+                sys.exit(machine.exit_code)
             log = _log_bug()
             click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
             code = 3

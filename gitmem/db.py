@@ -149,16 +149,22 @@ def truncated(path: Path) -> str | None:
 
 
 def healthy(path: Path) -> bool:
-    """A full integrity check (slow on a big index: only for when something already went wrong)."""
+    """False only if SQLite finds the file damaged. A full integrity check, slow on a big
+    index, so only for when something already went wrong; a check that cannot run (a full
+    or read-only disk, a busy lock) proves nothing and counts as healthy."""
     try:
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-    except apsw.Error:
+    except (apsw.CorruptError, apsw.NotADBError):
         return False
+    except apsw.Error:
+        return True
     try:
         conn.set_busy_timeout(BUSY_MS)
         return [r[0] for r in conn.execute("PRAGMA integrity_check(1)")] == ["ok"]
-    except apsw.Error:
+    except (apsw.CorruptError, apsw.NotADBError):
         return False
+    except apsw.Error:
+        return True
     finally:
         conn.close()
 

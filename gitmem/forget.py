@@ -17,8 +17,7 @@ from . import forgotten, pages
 from .errors import BadRange, GitFailed, GitmemError, NotText, PageNotFound, PathOutside
 from .git import FALLBACK_EMAIL, FALLBACK_NAME
 from .indexer import Index, recovering
-from .lock import atomic_write
-from .memory import RANGE, _text, write_lock
+from .memory import RANGE, _text, committable, write_lock, write_page
 from .notebook import Notebook
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
@@ -139,16 +138,18 @@ def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str, bool]:
     by_page: dict[str, list[tuple[int, int]]] = {}
     for spot in spots:
         by_page.setdefault(spot.path, []).append((spot.start, spot.end))
+    committable(nb)
     for rel, spans in by_page.items():
-        atomic_write(nb.file(rel), pages.remove_lines(nb.read(rel), spans).encode("utf-8"))
+        write_page(nb, rel, pages.remove_lines(nb.read(rel), spans))
     count = sum(s.end - s.start + 1 for s in spots)
     where = next(iter(by_page)) if len(by_page) == 1 else f"{len(by_page)} pages"
     message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
     try:
         return nb.git.commit([nb.repo_path(rel) for rel in by_page], message)
     except GitFailed as exc:
+        paths = " ".join(nb.repo_path(rel) for rel in by_page)
         raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
-                        "the pages are written; fix the cause and run 'git commit'") from exc
+                        f"the pages are written; fix the cause, then: git add -- {paths} && git commit") from exc
 
 
 @recovering

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from . import guard, pages
-from .errors import BadRange, EmptyText, GitFailed, UsageError
+from .errors import BadRange, EmptyText, GitFailed, GitmemError, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME
 from .lock import FileLock, atomic_write
 from .notebook import Notebook
@@ -57,13 +57,19 @@ def write_lock(nb: Notebook) -> FileLock:
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
                 edit: pages.Edit | None = None) -> Written:
-    """Write the page atomically and commit exactly it."""
-    atomic_write(nb.file(rel), text.encode("utf-8"))
+    """Write the page atomically and commit exactly it.
+
+    Before the commit can be tried, a failure leaves the page untouched (a merge
+    in progress, a disk that cannot take the page); after, the page stays written
+    (and staged, if git got that far), and the error says so."""
+    committable(nb)
+    write_page(nb, rel, text)
     try:
         commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
-                        "your note is safe in the work tree; fix the cause and run 'git commit'") from exc
+                        f"your note is safe in {rel}; fix the cause, then commit it: "
+                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
     written = Written(action, rel, {"start": edit.start_line if edit else 1,
                                     "end": edit.end_line if edit else text.count("\n")}, commit, message)
     if fallback:
@@ -71,6 +77,26 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
         written.hint = ("no git identity is configured, so the commit was signed "
                         f"'{written.identity}'; set yours with git config --global user.name/user.email")
     return written
+
+
+def write_page(nb: Notebook, rel: str, text: str) -> None:
+    """Replace the page atomically; on failure it is unchanged, and the error says so."""
+    try:
+        atomic_write(nb.file(rel), text.encode("utf-8"))
+    except OSError as exc:
+        raise GitmemError(f"could not write {rel}: {exc.strerror or exc}; the page is unchanged",
+                          "free some space or make the notebook writable, then run the command again") from exc
+
+
+def committable(nb: Notebook) -> None:
+    """GitmemError if gitmem cannot make its own commit now (a person is mid-merge or mid-rebase)."""
+    busy = nb.git.in_progress()
+    if busy:
+        abort = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
+                 "revert": "git revert --abort"}[busy]
+        raise GitmemError(f"a {busy} is in progress in this repository, so gitmem cannot commit; nothing was written",
+                          f"finish it (resolve, then git commit or git {busy} --continue) or abort it ({abort}), "
+                          "then run the command again")
 
 
 def _text(value: str, what: str) -> str:

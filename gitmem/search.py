@@ -158,8 +158,11 @@ def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
     match = fts_query(text)
     if match is None:
         return {}
+    # "+rowid": the candidate filter must not reach FTS5 as a rowid constraint, or FTS5
+    # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
+    # pages; 0.06 s this way: match first, then keep the candidates)
     rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
-                            WHERE texts_fts MATCH ? AND rowid IN (SELECT text FROM temp.cand)
+                            WHERE texts_fts MATCH ? AND +rowid IN (SELECT text FROM temp.cand)
                             ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
     if not rows:
         return {}
