@@ -55,6 +55,7 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
     """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index."""
     target = _text(target, "fact")
     with write_lock(nb):
+        committable(nb)
         spots, phrase = locate(nb, target, every)
         _record(nb, spots, phrase)
         commit, fallback = _commit(nb, spots)
@@ -138,7 +139,6 @@ def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str, bool]:
     by_page: dict[str, list[tuple[int, int]]] = {}
     for spot in spots:
         by_page.setdefault(spot.path, []).append((spot.start, spot.end))
-    committable(nb)
     for rel, spans in by_page.items():
         write_page(nb, rel, pages.remove_lines(nb.read(rel), spans))
     count = sum(s.end - s.start + 1 for s in spots)

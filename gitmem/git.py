@@ -117,10 +117,8 @@ class Git:
             out = self._git.execute(["git", *args], stdout_as_string=False,
                                     strip_newline_in_stdout=False, env=env)
         except gitpython.GitCommandError as exc:
-            detail = _dec(exc.stderr if isinstance(exc.stderr, bytes) else str(exc.stderr).encode()).strip()
-            # GitPython wraps stderr as "stderr: '...'"; keep git's own words, on one line
-            detail = re.sub(r"^stderr: '(.*)'$", r"\1", detail, flags=re.S)
-            detail = "; ".join(line.strip() for line in detail.splitlines() if line.strip())
+            # GitPython wraps output as "stderr: '...'"; keep git's own words, on one line
+            detail = _words(exc.stderr) or _words(exc.stdout)  # some failures speak on stdout
             verb = next((a for a in args if not a.startswith("-")), args[0])
             raise GitFailed(f"git {verb} failed: {detail or exc}") from exc
         return out if isinstance(out, bytes) else out.encode()
@@ -281,6 +279,12 @@ class Git:
                     raise
                 time.sleep(0.05 + random.random() * 0.1 * (1 + attempt / 4))
         raise AssertionError("unreachable")
+
+
+def _words(output: object) -> str:
+    text = _dec(output if isinstance(output, bytes) else str(output or "").encode()).strip()
+    text = re.sub(r"^(stderr|stdout): '(.*)'$", r"\2", text, flags=re.S)
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _parse_commit(record: bytes) -> Commit:

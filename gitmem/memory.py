@@ -63,6 +63,10 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
     in progress, a disk that cannot take the page); after, the page stays written
     (and staged, if git got that far), and the error says so."""
     committable(nb)
+    if nb.read(rel) == text:
+        return Written("unchanged", rel, {"start": edit.start_line if edit else 1, "end": edit.end_line if edit
+                                          else text.count("\n")}, None, "", hint="the page already says this; "
+                                                                                  "nothing to commit")
     write_page(nb, rel, text)
     try:
         commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
@@ -107,6 +111,11 @@ def _text(value: str, what: str) -> str:
     return value
 
 
+def _section(section: str | None) -> None:
+    if section is not None and (not section.strip() or "\n" in section or "\0" in section):
+        raise UsageError("a section name must be one line of text", "e.g. --section Decisions")
+
+
 def _subject(text: str, width: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[:width - 1].rstrip() + "…"
@@ -135,6 +144,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
              category: str | None = None, force: bool = False, allow: bool = False) -> Written:
     """Store a fact on its page (one commit), unless it is already there."""
     text = _text(text, "fact")
+    _section(section)
     rel, section, cat = route(nb, text, to, section, category)
     guard.check(text, allow, rel)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
@@ -159,7 +169,7 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
     want = pages.normalize_fact(text)
     if not want:
         return None
-    for number, line in enumerate(current.splitlines(), start=1):
+    for number, line in enumerate(current.split("\n"), start=1):
         if _same(want, line):
             return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
     from . import search
@@ -169,7 +179,7 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
     except Exception:  # the duplicate check is advisory; never block a write on the index
         return None
     for hit in found.results:
-        for offset, line in enumerate(hit.text.splitlines()):
+        for offset, line in enumerate(hit.text.split("\n")):
             if _same(want, line):
                 number = hit.lines["start"] + offset
                 return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
@@ -202,6 +212,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     """Write or append to a page or one H2 section (one commit)."""
     content = _text(content, "content")
     rel = nb.page(page)
+    _section(section)
     guard.check(content, allow, rel)
     with write_lock(nb):
         current = nb.read(rel)
@@ -227,6 +238,12 @@ class Page:
     text: str
 
 
+def page_lines(text: str) -> list[str]:
+    """Lines as git and the index number them: split at \\n only (a form feed or U+2028 is not a line break)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
@@ -236,7 +253,7 @@ def get(nb: Notebook, spec: str) -> Page:
     name = match.group("path") if match else spec
     rel = nb.page(name, must_exist=True)
     text = nb.read(rel)
-    lines = text.splitlines()
+    lines = page_lines(text)
     if not match:
         return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text)
     start = int(match.group("start"))
