@@ -116,13 +116,28 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
         conn.set_busy_timeout(BUSY_MS)
         if vec:
             _load_vec(conn)
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON",
-                       "foreign_keys=OFF", "temp_store=MEMORY"):
+        _wal(conn)
+        for pragma in ("synchronous=NORMAL", "secure_delete=ON", "foreign_keys=OFF", "temp_store=MEMORY"):
             conn.execute(f"PRAGMA {pragma}")
         migrate(conn, migrations)
     except (apsw.CorruptError, apsw.NotADBError) as exc:
         raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
     return conn
+
+
+def _wal(conn: apsw.Connection) -> None:
+    """WAL mode (persistent, so only a new file needs it). Two processes creating the
+    file at once can get SQLITE_BUSY here without the busy handler being asked, so retry."""
+    deadline = time.monotonic() + BUSY_MS / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except apsw.BusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def truncated(path: Path) -> str | None:

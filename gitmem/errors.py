@@ -18,7 +18,8 @@ MACHINE = {
 # The same, as SQLite reports them through apsw.
 SQLITE_MACHINE = {"FullError": "the disk is full", "ReadOnlyError": "the index cannot be written (read-only)",
                   "CantOpenError": "the index cannot be opened", "IOError": "an input/output error from the disk",
-                  "PermissionsError": "permission denied"}
+                  "PermissionsError": "permission denied",
+                  "BusyError": "the index stayed locked by another process for 30 s"}
 
 
 class GitmemError(Exception):
@@ -80,12 +81,13 @@ class Refused(GitmemError):
 
 def from_machine(exc: BaseException) -> GitmemError | None:
     """A machine failure (disk full, read-only, permissions) as an expected error, else None."""
-    what = None
+    hint = ("gitmem writes its index in the git dir: free space there or make it writable, then run the command "
+            "again; notes already committed are safe")
     if isinstance(exc, OSError) and exc.errno in MACHINE:
-        what = f"{MACHINE[exc.errno]}" + (f": {exc.filename}" if exc.filename else "")
-    elif type(exc).__module__ == "apsw" and type(exc).__name__ in SQLITE_MACHINE:
-        what = f"{SQLITE_MACHINE[type(exc).__name__]} ({exc})"
-    if what is None:
-        return None
-    return GitmemError(what, "gitmem writes its index in the git dir: free space there or make it writable, then run "
-                             "the command again; notes already committed are safe")
+        return GitmemError(MACHINE[exc.errno] + (f": {exc.filename}" if exc.filename else ""), hint)
+    name = type(exc).__name__
+    if type(exc).__module__ == "apsw" and name in SQLITE_MACHINE:
+        if name == "BusyError":
+            hint = "another gitmem process is busy with the index; try again in a moment"
+        return GitmemError(f"{SQLITE_MACHINE[name]} ({exc})", hint)
+    return None
