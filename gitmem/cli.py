@@ -230,7 +230,8 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
 
 @cli.command()
 @click.argument("target", nargs=-1)
-@click.option("--all", "every", is_flag=True, help="Forget every line that holds the text (else more than one is refused).")
+@click.option("--all", "every", is_flag=True,
+              help="Forget every line that holds the text (else more than one is refused).")
 @json_option
 def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
     """Remove a fact from the notebook (one commit) and from every part of the index.

@@ -135,21 +135,25 @@ def _record(nb: Notebook, spots: list[Spot], phrase: str | None) -> None:
             record.save()
 
 
-def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str, bool]:
+def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str | None, bool]:
     by_page: dict[str, list[tuple[int, int]]] = {}
     for spot in spots:
         by_page.setdefault(spot.path, []).append((spot.start, spot.end))
     for rel, spans in by_page.items():
         write_page(nb, rel, pages.remove_lines(nb.read(rel), spans))
-    count = sum(s.end - s.start + 1 for s in spots)
-    where = next(iter(by_page)) if len(by_page) == 1 else f"{len(by_page)} pages"
+    # a page git does not track yet is only edited: forgetting must not commit someone's draft
+    tracked = set(nb.git.files(nb.prefix, untracked=False))
+    paths = [nb.repo_path(rel) for rel in by_page if nb.repo_path(rel) in tracked]
+    if not paths:
+        return None, False
+    count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
+    where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
     message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
     try:
-        return nb.git.commit([nb.repo_path(rel) for rel in by_page], message)
+        return nb.git.commit(paths, message)
     except GitFailed as exc:
-        paths = " ".join(nb.repo_path(rel) for rel in by_page)
         raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
-                        f"the pages are written; fix the cause, then: git add -- {paths} && git commit") from exc
+                        f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && git commit") from exc
 
 
 @recovering

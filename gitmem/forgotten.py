@@ -225,7 +225,7 @@ def _rechunk(index: "Index", blobs: list[int]) -> int:
     done = 0
     for bid in blobs:
         oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
-        if index.nb.git.has_blob(oid):  # a blob only the work tree had is re-read from there, if it still is
+        if index.nb.git.has_object(oid, "blob"):  # a blob only the work tree had is re-read from there, if it still is
             index._blob(oid, None, report)
             done += 1
     return done

@@ -210,24 +210,18 @@ class Git:
         except GitFailed:
             return False
 
-    def has_object(self, oid: str) -> bool:
+    def has_object(self, oid: str, kind: str = "commit") -> bool:
         try:
-            self.run("cat-file", "-e", f"{oid}^{{commit}}")
+            self.run("cat-file", "-e", f"{oid}^{{{kind}}}")
             return True
         except GitFailed:
             return False
 
-    def has_blob(self, oid: str) -> bool:
-        try:
-            self.run("cat-file", "-e", f"{oid}^{{blob}}")
-            return True
-        except GitFailed:
-            return False
-
-    def files(self, prefix: str) -> list[str]:
-        """Repo-relative paths of tracked and untracked (not ignored) files under `prefix`."""
+    def files(self, prefix: str, untracked: bool = True) -> list[str]:
+        """Repo-relative paths of tracked (and untracked, not ignored) files under `prefix`."""
         spec = [] if prefix == "." else ["--", prefix]
-        raw = self.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", *spec)
+        others = ["--others", "--exclude-standard"] if untracked else []
+        raw = self.run("ls-files", "-z", "--cached", *others, "--full-name", *spec)
         return list(dict.fromkeys(_dec(p) for p in raw.split(b"\0") if p))
 
     def in_progress(self) -> str | None:

@@ -60,7 +60,8 @@ INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(reveal|print|show|repeat|leak|output|disclose|dump)\b.{0,30}\b(system prompt|hidden instructions|"
         r"initial instructions|developer message)|\byour (system prompt|instructions) (is|are|says?)\b", re.I)),
     ("role override", re.compile(
-        r"\b((?<!where )you are now (an?|the|in|called|named|free|unrestricted|jailbroken|dan)|from now on,? you (are|will|must|should)|act as if you (have|had) no"
+        r"\b((?<!where )you are now (an?|the|in|called|named|free|unrestricted|jailbroken|dan)"
+        r"|from now on,? you (are|will|must|should)|act as if you (have|had) no"
         r"|pretend (that )?you (are|have)|you are no longer (an?|the) (ai|assistant|model)"
         r"|enter (developer|god|jailbreak|dan) mode)\b", re.I)),
     ("chat-format marker", re.compile(

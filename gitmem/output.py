@@ -62,8 +62,9 @@ def written(w: Any) -> str:
 
 
 def forgot(f: Any) -> str:
-    spans = ", ".join(f"{r['path']}:{r['lines']['start']}" + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"]
-                      else "") for r in f.removed)
+    spans = ", ".join(f"{r['path']}:{r['lines']['start']}"
+                      + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
+                      for r in f.removed)
     count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
     out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"]
     if f.index:

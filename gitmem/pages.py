@@ -169,7 +169,15 @@ def remove_lines(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def item_extent(lines: list[str], index: int) -> int:
-    """The last line (0-based) of the list item starting at `index`: its indented continuation lines."""
+    """The last line (0-based) of the fact starting at `index`: a list item with its indented
+    continuation lines, or a daily entry (`## HH:MM — ...`) with its body."""
+    if DAILY_ENTRY.match(lines[index]):
+        end = index
+        while end + 1 < len(lines) and not re.match(r"#{1,2} ", lines[end + 1]):
+            end += 1
+        while end > index and not lines[end].strip():
+            end -= 1
+        return end
     if not LIST_ITEM.match(lines[index]):
         return index
     end = index

@@ -262,8 +262,8 @@ def test_fuzz_query_path(query_notebook: Path, query: str) -> None:
 
 SECTION = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20) \
     .filter(lambda t: t.strip() and "#" not in t)
-CONTENT = st.lists(st.one_of(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\0"),
-                                     max_size=40),
+LINE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\0")
+CONTENT = st.lists(st.one_of(st.text(alphabet=LINE, max_size=40),
                              st.sampled_from(["- item", "# not a title", "## Looks like a section", "```", "---",
                                               "  indented", "1. one"])),
                    min_size=1, max_size=6).map("\n".join).filter(lambda t: t.strip())

@@ -8,7 +8,7 @@ from gitmem.cli import cli
 from tests.conftest import Mem
 
 COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "guard",
-            "model download"]
+            "forget", "model download"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

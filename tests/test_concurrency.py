@@ -44,7 +44,8 @@ def start_together(cwd: Path, gate: Path, runs: list[list[str]]) -> list[subproc
 
 @pytest.mark.parametrize("spread", ["one page", "eight pages"])
 def test_eight_remembers_at_the_same_moment_all_commit(mem: Mem, tmp_path: Path, spread: str) -> None:
-    facts = [f"Locker {i} holds the {w} kit" for i, w in enumerate("red blue green amber violet teal grey gold".split())]
+    colours = "red blue green amber violet teal grey gold".split()
+    facts = [f"Locker {i} holds the {w} kit" for i, w in enumerate(colours)]
     runs = [["remember", "--json", "--to", "knowledge/lockers.md" if spread == "one page" else f"knowledge/l{i}.md",
              fact] for i, fact in enumerate(facts)]
     # a user's own git commands take .git/index.lock meanwhile: gitmem must retry, not fail

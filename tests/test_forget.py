@@ -114,7 +114,8 @@ def test_ambiguous_text_is_refused_without_all(mem: Mem) -> None:
     assert result.stderr == ("error: 'sarah' is on 3 lines: a.md:1, a.md:2, b.md:1 (pass --all to forget every one,"
                              " or name one as PATH:LINE)\n")
     assert mem.git("rev-parse", "HEAD") == head and not (mem.path / ".git/gitmem/forgotten").exists()
-    assert mem("forget", "nobody here", code=1).stderr.startswith("error: nothing in the notebook matches 'nobody here'")
+    result = mem("forget", "nobody here", code=1)
+    assert result.stderr.startswith("error: nothing in the notebook matches 'nobody here'")
     assert mem("forget", code=1).stderr.startswith("error: empty fact")
 
 
@@ -206,3 +207,34 @@ def test_text_that_looks_like_a_range(mem: Mem, args: list[str]) -> None:
     text = (mem.path / "knowledge/facts.md").read_text()
     assert "10:30" not in text and "Dr Molar" in text
     assert git(mem.path, "log", "-1", "--format=%s").startswith("mem: forget 1 line from knowledge/facts.md")
+
+
+def test_a_daily_entry_goes_with_its_body(mem: Mem) -> None:
+    from datetime import datetime
+
+    nb = open_notebook(mem.path)
+    from gitmem import memory
+
+    memory.daily(nb, "Met the locksmith\nnew code for the back door is 8842", when=datetime(2026, 3, 1, 9, 30))
+    memory.daily(nb, "Lunch with Bob", when=datetime(2026, 3, 1, 12, 0))
+    mem("forget", "met the locksmith")
+    text = (mem.path / "daily/2026-03-01.md").read_text()
+    assert text == "# Daily Log — 2026-03-01\n\n## 12:00 — Lunch with Bob\n"
+
+
+def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
+    mem("remember", "The zanzibarquux vault code is 9911")
+    mem.write("knowledge/draft.md", "# Draft\n\n- zanzibarquux again, in a draft\n- keep this line\n")
+    mem("index")
+    out = mem.json("forget", "--all", "zanzibarquux")
+    assert [r["path"] for r in out["removed"]] == ["knowledge/draft.md", "knowledge/facts.md"]
+    assert mem.git("show", "--stat", "--format=", "HEAD").split()[0] == "knowledge/facts.md"
+    assert mem.git("status", "--porcelain").strip() == "?? knowledge/draft.md"  # still a draft, minus the line
+    assert (mem.path / "knowledge/draft.md").read_text() == "# Draft\n\n- keep this line\n"
+    assert WORD not in raw(mem)
+    assert mem.json("recall", "--mode", "keyword", "keep this line")["results"][0]["path"] == "knowledge/draft.md"
+    mem("remember", "Only here: zanzibarquux")  # forgotten text written again is stored, but never indexed
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []
+    mem.write("knowledge/only-draft.md", "a zanzibarquux draft\n")
+    out = mem.json("forget", "--all", "zanzibarquux")
+    assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()

@@ -29,7 +29,8 @@ def expand(text: str) -> str:
 
 
 def lines(name: str) -> list[str]:
-    return [ln for ln in (DATA / name).read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
 
 
 ORDINARY = lines("ordinary_memories.txt")
@@ -159,3 +160,21 @@ def test_false_positive_rate_on_real_ordinary_text() -> None:
     assert len(notes) > 15_000
     rate = len({f.line for f in flagged}) / len(notes)
     assert rate <= 0.001, [notes[f.line - 1] for f in flagged][:10]
+
+
+def test_guard_as_a_git_pre_commit_hook(mem: Mem) -> None:
+    """What the gitmem-guard pre-commit hook does: refuse the commit, name the file and line."""
+    import subprocess
+    import sys
+
+    hook = mem.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ngit diff --cached --name-only | grep '[.]md$' | xargs -r {sys.executable} -m gitmem guard\n")
+    hook.chmod(0o755)
+    mem.write("reference/keys.md", "# Keys\n\n" + expand("deploy: AKIA{UPPER:16}\n"))
+    mem.git("add", "-A")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "keys"], cwd=mem.path, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "reference/keys.md:3" in proc.stderr and "AWS Access Key" in proc.stderr
+    assert "nothing was committed" in proc.stderr
+    mem.write("reference/keys.md", "# Keys\n\nThe deploy key is in the vault\n")
+    mem.commit("keys, safely")
