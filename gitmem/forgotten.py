@@ -201,7 +201,7 @@ def purge(index: "Index", fresh: Matcher) -> Purge:
     done.texts = len(bad)
     done.blobs_rechunked = _rechunk(index, blobs)
     for cid, subject in conn.execute("SELECT id, subject FROM commits").fetchall():
-        if fresh.holds(subject):
+        if fresh.holds(str(subject)):
             conn.execute("UPDATE commits SET subject = ? WHERE id = ?", (WITHHELD, cid))
             done.subjects += 1
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")
@@ -225,7 +225,8 @@ def _rechunk(index: "Index", blobs: list[int]) -> int:
     done = 0
     for bid in blobs:
         oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
-        if index.nb.git.has_object(oid, "blob"):  # a blob only the work tree had is re-read from there, if it still is
+        # a blob only the work tree had is re-read from there by the same sync, if it still is
+        if index.nb.git.has_object(oid, "blob"):
             index._blob(oid, None, report)
             done += 1
     return done

@@ -42,6 +42,9 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private key block", re.compile(r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----")),
 ]
 
+# Rules that name no token type; reported after those that do.
+GENERIC = {"password assignment", "secret in an environment variable", "Secret Keyword"}
+
 INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ignore previous instructions", re.compile(
         r"\b(ignore|disregard|forget|override|bypass)\b.{0,30}\b(previous|prior|above|earlier|all|any|your|the "
@@ -102,7 +105,8 @@ def scan(text: str) -> list[Finding]:
         line = lines[number - 1]
         rules = [rule for rule, pattern in SECRET_PATTERNS if pattern.search(line)]
         rules.extend(flagged.get(number, []))
-        findings.extend(Finding("secret", rule, number, _redact(line)) for rule in dict.fromkeys(rules))
+        rules = sorted(dict.fromkeys(rules), key=lambda r: r in GENERIC)  # a named token type says more
+        findings.extend(Finding("secret", rule, number, _redact(line)) for rule in rules)
         findings.extend(Finding("injection", rule, number, _clip(line))
                         for rule, pattern in INJECTION_PATTERNS if pattern.search(line))
     return findings
@@ -115,7 +119,9 @@ def check(text: str, allow: bool = False, where: str = "") -> None:
     findings = scan(text)
     if findings:
         first = findings[0].describe()
-        more = f" and {len(findings) - 1} more" if len(findings) > 1 else ""
+        others = list(dict.fromkeys(f.rule for f in findings[1:]))
+        more = f" and {len(findings) - 1} more ({', '.join(others[:3])}{', …' if len(others) > 3 else ''})" \
+            if len(findings) > 1 else ""
         target = f" in {where}" if where else ""
         raise Refused(f"refused to store it{target}: {first}{more}",
                       "remove it; a person who is sure can pass --no-guard")
@@ -179,7 +185,7 @@ def _plugin_classes() -> list[type]:
     if _CLASSES is None:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-        classes = {c.__name__: c for c in get_mapping_from_secret_type_to_class().values()}
+        classes: dict[str, type] = {c.__name__: c for c in get_mapping_from_secret_type_to_class().values()}
         _CLASSES = [c for name, c in sorted(classes.items()) if name not in _SKIP_PLUGINS]
     return _CLASSES
 
