@@ -26,9 +26,9 @@ import apsw
 import frontmatter
 
 from . import chunker, db, forgotten
+from .errors import GitmemError, PathOutside, from_machine
 from .git import Commit, blob_id
 from .lock import FileLock
-from .errors import PathOutside
 from .notebook import Notebook, decode
 
 if TYPE_CHECKING:
@@ -374,7 +374,10 @@ def recovering(action: Callable[..., T]) -> Callable[..., T]:
         try:
             return action(nb, *args, **kwargs)
         except Exception as exc:
-            # anything unexpected may be silent damage (a scribbled page): ask SQLite
+            expected = isinstance(exc, GitmemError) and not isinstance(exc, db.IndexCorrupt)
+            if expected or from_machine(exc) is not None:
+                raise
+            # anything else may be silent damage (a scribbled page): ask SQLite
             if not db.is_damage(exc) and db.healthy(nb.state_dir / "index.db"):
                 raise
         discard(nb)

@@ -295,3 +295,13 @@ def test_read_only_or_full_git_dir(cramped: tuple[str, Path, dict], name: str) -
                     "write": "return the parcel"}[name] in text
     if name == "forget":
         assert "221" in (repo / "knowledge/facts.md").read_text()  # nothing forgotten halfway
+
+
+def test_expected_errors_skip_the_damage_check(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty query or a full disk is not a reason to run an integrity check, let alone drop the index."""
+    from gitmem import db
+
+    mem("recall", "--mode", "keyword", "warm up")
+    monkeypatch.setattr(db, "healthy", lambda path: pytest.fail("integrity check for an expected error"))
+    assert mem("recall", "  ", code=1).stderr.startswith("error: empty query")
+    assert (mem.path / STATE / "index.db").exists()
