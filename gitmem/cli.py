@@ -43,7 +43,13 @@ class App(click.Group):
         except GitmemError as exc:
             click.echo(f"error: {exc.line()}", err=True)
             code = exc.exit_code
-        except Exception:  # a bug: one line for the user, the traceback in a log
+        except Exception as exc:  # a bug: one line for the user, the traceback in a log
+            from .errors import from_machine
+
+            machine = from_machine(exc)  # ... unless the machine failed (disk full, read-only)
+            if machine is not None:
+                click.echo(f"error: {machine.line()}", err=True)
+                sys.exit(machine.exit_code)
             log = _log_bug()
             click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
             code = 3
@@ -242,6 +248,30 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
 
     result = memory.write(notebook(), page, read_text(content, "content"), section, replace, allow)
     show(result, as_json, output.written)
+
+
+@cli.command()
+@click.argument("target", nargs=-1)
+@click.option("--all", "every", is_flag=True,
+              help="Forget every line that holds the text (else more than one is refused).")
+@json_option
+def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
+    """Remove a fact from the notebook (one commit) and from every part of the index.
+
+    TEXT removes each line that contains it (case and spacing ignored; more
+    than one line needs --all); PATH:START[-END] removes those lines. The
+    index forgets it too, past revisions included. Git history still holds
+    it: the README ('Forgetting') says how to purge history.
+
+    \b
+    Examples:
+      git mem forget "Sarah's old phone is 555-0000"
+      git mem forget reference/contacts.md:7
+      git mem forget --all "Project Nightingale"
+    """
+    from . import forget as forgetting, output
+
+    show(forgetting.forget(notebook(), read_text(target, "fact"), every), as_json, output.forgot)
 
 
 @cli.command()

@@ -77,6 +77,10 @@ MIGRATIONS: list[tuple[int, str]] = [
     CREATE INDEX versions_end ON versions(end_commit);
     DELETE FROM meta WHERE key = 'commit';
     """),
+    # 3: salted hashes of forgotten text the index has purged (see forgotten.py)
+    (3, """
+    CREATE TABLE forgotten(k INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(k, hash)) WITHOUT ROWID;
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [
@@ -90,6 +94,16 @@ CACHE_MIGRATIONS: list[tuple[int, str]] = [
 
 class IndexCorrupt(GitmemError):
     """index.db cannot be read; the caller deletes and rebuilds it."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether an exception means the database file is damaged (not a bug, not a busy lock)."""
+    if isinstance(exc, (IndexCorrupt, apsw.CorruptError, apsw.NotADBError)):
+        return True
+    if isinstance(exc, UnicodeDecodeError):
+        return True  # gitmem only ever stores valid UTF-8: a scribbled value
+    # sqlite-vec reports a broken chunk of vectors as a plain SQL error
+    return isinstance(exc, apsw.SQLError) and "blob read error" in str(exc)
 
 
 def vec_extension() -> str:
@@ -119,13 +133,79 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
         conn.set_busy_timeout(BUSY_MS)
         if vec:
             _load_vec(conn)
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON",
-                       "foreign_keys=OFF", "temp_store=MEMORY"):
+        _wal(conn)
+        for pragma in ("synchronous=NORMAL", "secure_delete=ON", "foreign_keys=OFF", "temp_store=MEMORY"):
             conn.execute(f"PRAGMA {pragma}")
         migrate(conn, migrations)
     except (apsw.CorruptError, apsw.NotADBError) as exc:
         raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
     return conn
+
+
+def _wal(conn: apsw.Connection) -> None:
+    """WAL mode (persistent, so only a new file needs it). Two processes creating the
+    file at once can get SQLITE_BUSY here without the busy handler being asked, so retry."""
+    deadline = time.monotonic() + BUSY_MS / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except apsw.BusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def truncated(path: Path) -> str | None:
+    """How a database file looks cut short, if it does: "partial page" (damaged for
+    sure) or "short" (the header promises more pages than the file has: damaged,
+    or a checkpoint is extending the file right now; quick_check tells which).
+
+    Cheap (one 100-byte read), so it runs on every open."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return None
+    if size == 0 or len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return None  # new, or not a database at all (SQLite itself says so)
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    if size % page:
+        return "partial page"
+    pages = int.from_bytes(header[28:32], "big")
+    valid = header[92:96] == header[24:28]  # the in-header page count is only valid when these agree
+    return "short" if valid and size < pages * page else None
+
+
+def healthy(path: Path) -> bool:
+    """False only if SQLite finds the file damaged. A full integrity check, slow on a big
+    index, so only for when something already went wrong; a check that cannot run (a full
+    or read-only disk, a busy lock) proves nothing and counts as healthy."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    except (apsw.CorruptError, apsw.NotADBError):
+        return False
+    except apsw.Error:
+        return True
+    try:
+        conn.set_busy_timeout(BUSY_MS)
+        return [r[0] for r in conn.execute("PRAGMA integrity_check(1)")] == ["ok"]
+    except (apsw.CorruptError, apsw.NotADBError):
+        return False
+    except apsw.Error:
+        return True
+    finally:
+        conn.close()
+
+
+def quick_check(conn: apsw.Connection) -> bool:
+    try:
+        return [r[0] for r in conn.execute("PRAGMA quick_check(1)")] == ["ok"]
+    except (apsw.CorruptError, apsw.NotADBError, apsw.IOError, apsw.SQLError):
+        return False
 
 
 def migrate(conn: apsw.Connection, migrations: list[tuple[int, str]]) -> None:

@@ -6,6 +6,21 @@ UsageError); anything else is a bug, logged with its traceback, exit 3.
 
 from __future__ import annotations
 
+import errno
+
+# OS errors that come from the machine, not from gitmem: one line, exit 1, no traceback.
+MACHINE = {
+    errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
+    errno.EPERM: "the operation is not permitted", errno.EFBIG: "a file grew past the size this system allows",
+    errno.EMFILE: "too many open files", errno.EIO: "an input/output error from the disk",
+}
+# The same, as SQLite reports them through apsw.
+SQLITE_MACHINE = {"FullError": "the disk is full", "ReadOnlyError": "the index cannot be written (read-only)",
+                  "CantOpenError": "the index cannot be opened", "IOError": "an input/output error from the disk",
+                  "PermissionsError": "permission denied",
+                  "BusyError": "the index stayed locked by another process for 30 s"}
+
 
 class GitmemError(Exception):
     """A failure the user (or agent) can fix; `hint` says how."""
@@ -52,9 +67,27 @@ class EmptyText(GitmemError):
     pass
 
 
+class NotText(GitmemError):
+    """A binary file where a page of text was expected."""
+
+
 class GitFailed(GitmemError):
     pass
 
 
 class Refused(GitmemError):
     """A write refused by a guardrail; the message says what was found."""
+
+
+def from_machine(exc: BaseException) -> GitmemError | None:
+    """A machine failure (disk full, read-only, permissions) as an expected error, else None."""
+    hint = ("gitmem writes its index in the git dir: free space there or make it writable, then run the command "
+            "again; notes already committed are safe")
+    if isinstance(exc, OSError) and exc.errno in MACHINE:
+        return GitmemError(MACHINE[exc.errno] + (f": {exc.filename}" if exc.filename else ""), hint)
+    name = type(exc).__name__
+    if type(exc).__module__ == "apsw" and name in SQLITE_MACHINE:
+        if name == "BusyError":
+            hint = "another gitmem process is busy with the index; try again in a moment"
+        return GitmemError(f"{SQLITE_MACHINE[name]} ({exc})", hint)
+    return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,8 +121,10 @@ class Git:
             out = self._git.execute(["git", *args], stdout_as_string=False,
                                     strip_newline_in_stdout=False, env=env)
         except gitpython.GitCommandError as exc:
-            detail = _dec(exc.stderr if isinstance(exc.stderr, bytes) else str(exc.stderr).encode())
-            raise GitFailed(f"git {args[0]} failed: {detail.strip() or exc}") from exc
+            # GitPython wraps output as "stderr: '...'"; keep git's own words, on one line
+            detail = _words(exc.stderr) or _words(exc.stdout)  # some failures speak on stdout
+            verb = next((a for a in args if not a.startswith("-")), args[0])
+            raise GitFailed(f"git {verb} failed: {detail or exc}") from exc
         return out if isinstance(out, bytes) else out.encode()
 
     # -- reading ---------------------------------------------------------
@@ -159,7 +162,9 @@ class Git:
     def status(self, prefix: str) -> list[str]:
         """Repo-relative paths under `prefix` whose work-tree file differs from HEAD."""
         spec = [] if prefix == "." else ["--", prefix]
-        raw = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
+        # --no-optional-locks: a read never takes .git/index.lock, so it cannot make a
+        # concurrent `git add` or `git commit` (a user's or gitmem's) fail
+        raw = self.run("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
                        "--no-renames", "--ignore-submodules", *spec)
         paths = []
         for item in raw.split(b"\0"):
@@ -233,12 +238,27 @@ class Git:
         except GitFailed:
             return False
 
-    def has_object(self, oid: str) -> bool:
+    def has_object(self, oid: str, kind: str = "commit") -> bool:
         try:
-            self.run("cat-file", "-e", f"{oid}^{{commit}}")
+            self.run("cat-file", "-e", f"{oid}^{{{kind}}}")
             return True
         except GitFailed:
             return False
+
+    def files(self, prefix: str, untracked: bool = True) -> list[str]:
+        """Repo-relative paths of tracked (and untracked, not ignored) files under `prefix`."""
+        spec = [] if prefix == "." else ["--", prefix]
+        others = ["--others", "--exclude-standard"] if untracked else []
+        raw = self.run("ls-files", "-z", "--cached", *others, "--full-name", *spec)
+        return list(dict.fromkeys(_dec(p) for p in raw.split(b"\0") if p))
+
+    def in_progress(self) -> str | None:
+        """The operation a person is in the middle of (merge, rebase, ...), or None."""
+        for marker, name in (("MERGE_HEAD", "merge"), ("rebase-merge", "rebase"), ("rebase-apply", "rebase"),
+                             ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert")):
+            if (self.git_dir / marker).exists():
+                return name
+        return None
 
     def config_get(self, key: str) -> str | None:
         try:
@@ -305,6 +325,12 @@ class Git:
                     raise
                 time.sleep(0.05 + random.random() * 0.1 * (1 + attempt / 4))
         raise AssertionError("unreachable")
+
+
+def _words(output: object) -> str:
+    text = _dec(output if isinstance(output, bytes) else str(output or "").encode()).strip()
+    text = re.sub(r"^(stderr|stdout): '(.*)'$", r"\2", text, flags=re.S)
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _parse_commit(record: bytes) -> Commit:

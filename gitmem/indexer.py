@@ -13,19 +13,20 @@ flock dies with its process, so a killed indexer never blocks the next one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import apsw
 import frontmatter
 
-from . import chunker, db, provenance
-from .errors import GitmemError
+from . import chunker, db, forgotten, provenance
+from .errors import GitmemError, PathOutside, from_machine
 from .git import Commit, blob_id
 from .lock import FileLock
 from .notebook import Notebook, decode
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from .embed import Embedder
 
 CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
+T = TypeVar("T")
 EMBED_BATCH = 256
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
 LIVE_VIEW = """
@@ -60,6 +62,7 @@ class SyncReport:
     stale: bool = False
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    purged: dict[str, int] | None = None  # what forgotten text was purged by this sync
 
 
 class Index:
@@ -71,14 +74,21 @@ class Index:
         self.lock = FileLock(nb.state_dir / "index.lock")
         self.conn = self._open()
         self._cache: apsw.Connection | None = None
+        self.forgotten = forgotten.Matcher("", ())
 
     def _open(self) -> apsw.Connection:
+        conn = None
         try:
             conn = db.connect(self.path)
             conn.execute("SELECT count(*) FROM meta").fetchone()
+            cut = db.truncated(self.path)
+            if cut == "partial page" or (cut == "short" and not db.quick_check(conn)):
+                raise db.IndexCorrupt(f"{self.path.name} is truncated")
             return conn
         except (db.IndexCorrupt, apsw.CorruptError, apsw.NotADBError, apsw.SQLError):
-            self.drop_files()
+            if conn is not None:
+                conn.close()
+            discard(self.nb)
             return db.connect(self.path)
 
     def drop_files(self) -> None:
@@ -131,10 +141,14 @@ class Index:
             report.waited = time.monotonic() - started > 0.05
             with db.transaction(self.conn):
                 self._check_signature()
+                purge = forgotten.sync(self)
                 head = self.nb.git.head()
                 if self.meta("commit") != (head or ""):
                     self._sync_history(head, report)
                 self._sync_worktree(self._scan_worktree(), report)
+            if purge is not None and purge.texts:
+                report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
+                                 **forgotten.after_purge(self, purge)}
         finally:
             self.lock.release()
         report.seconds = time.monotonic() - started
@@ -142,6 +156,8 @@ class Index:
 
     def _current(self, head: str | None, work: dict[str, tuple[float, int] | None]) -> bool:
         if self.meta("commit") != (head or "") or self.meta("chunker") != self.nb.settings.chunker_signature():
+            return False
+        if (self.meta("forgotten") or "") != forgotten.signature(self.nb):
             return False
         rows = {p: m for p, m in self.conn.execute("SELECT path, mtime FROM worktree")}
         return rows.keys() == work.keys() and all(
@@ -178,13 +194,14 @@ class Index:
         seq = (self.conn.execute("SELECT max(seq) FROM commits").fetchone()[0] or 0) + 1
         cid = self.conn.execute(
             "INSERT INTO commits(oid, seq, time, author, email, subject) VALUES(?,?,?,?,?,?) RETURNING id",
-            (commit.oid, seq, commit.time, commit.author, commit.email, commit.subject)).fetchone()[0]
+            (commit.oid, seq, commit.time, commit.author, commit.email,
+             self.forgotten.subject(commit.subject))).fetchone()[0]
         report.commits += 1
         added: list[tuple[int, str, int | None]] = []
         deleted: list[int] = []
         for change in commit.changes:
             rel = self.nb.rel(change.path)
-            if rel is None or not self.nb.settings.is_note(rel):
+            if rel is None or not self._indexable(rel):
                 continue
             prev = self.conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit IS NULL",
                                      (rel,)).fetchone()
@@ -200,12 +217,22 @@ class Index:
                 deleted.append(prev[0])
         provenance.record(self, commit, added, deleted)
 
+    def _indexable(self, rel: str) -> bool:
+        """A note whose name SQLite can store: a name that is not UTF-8 is left out of the index."""
+        if not self.nb.settings.is_note(rel):
+            return False
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+
     def _scan_worktree(self) -> dict[str, tuple[float, int] | None]:
         """Notes that differ from HEAD: (mtime, size) for a file, None if deleted."""
         found: dict[str, tuple[float, int] | None] = {}
         for repo_path in self.nb.git.status(self.nb.prefix):
             rel = self.nb.rel(repo_path)
-            if rel is None or not self.nb.settings.is_note(rel):
+            if rel is None or not self._indexable(rel):
                 continue
             try:
                 st = self.nb.file(rel).lstat()
@@ -225,8 +252,14 @@ class Index:
                 continue
             blob = None
             if info is not None:
-                data = self.nb.file(rel).read_bytes()
-                blob = self._blob(blob_id(data), data, report)
+                try:
+                    data = self.nb.read_bytes(rel)
+                except PathOutside:  # became a symlink since the scan: never followed
+                    data = None
+                if data is None:
+                    info = None
+                else:
+                    blob = self._blob(blob_id(data), data, report)
             self.conn.execute("INSERT OR REPLACE INTO worktree(path, grp, blob, mtime) VALUES(?,?,?,?)",
                               (rel, self.nb.settings.group_of(rel), blob, _stamp(info[0]) if info else None))
 
@@ -269,7 +302,10 @@ class Index:
             return bid
         s = self.nb.settings
         for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
-            tid = self._text(piece.text, report)
+            body = self.forgotten.redact(piece.text)  # forgotten lines are blanked, even in history
+            if not body.strip():
+                continue
+            tid = self._text(body, report)
             self.conn.execute(
                 "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
                 (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
@@ -382,6 +418,41 @@ def _stamp(mtime: float) -> float:
     change again within the same filesystem timestamp tick without its mtime moving ("racily clean",
     as git calls it): remember a stamp no file has, so that the next read reads it again."""
     return mtime if time.time() - mtime >= RACY_SECONDS else -1.0
+
+
+def recovering(action: Callable[..., T]) -> Callable[..., T]:
+    """Decorate a function of (nb, ...) that reads the index: if it finds the
+    index damaged, the index is dropped and the function runs once more."""
+    @functools.wraps(action)
+    def run(nb: Notebook, *args: Any, **kwargs: Any) -> T:
+        try:
+            return action(nb, *args, **kwargs)
+        except Exception as exc:
+            expected = isinstance(exc, GitmemError) and not isinstance(exc, db.IndexCorrupt)
+            if expected or from_machine(exc) is not None:
+                raise
+            # anything else may be silent damage (a scribbled page): ask SQLite
+            if not db.is_damage(exc) and db.healthy(nb.state_dir / "index.db"):
+                raise
+        discard(nb)
+        return action(nb, *args, **kwargs)
+
+    return run
+
+
+def discard(nb: Notebook) -> None:
+    """Drop a damaged index (under the lock if it can be had); the next open starts afresh."""
+    lock = FileLock(nb.state_dir / "index.lock")
+    held = lock.acquire(timeout=10)
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{nb.state_dir / 'index.db'}{suffix}")
+            except FileNotFoundError:
+                pass
+    finally:
+        if held:
+            lock.release()
 
 
 @dataclass

@@ -17,6 +17,10 @@ class LockTimeout(GitmemError):
     pass
 
 
+class LockUnavailable(GitmemError):
+    """The lock file cannot be made: a read-only or full git dir."""
+
+
 class FileLock:
     """An exclusive flock; the kernel releases it if the holder dies (even SIGKILL)."""
 
@@ -28,8 +32,13 @@ class FileLock:
     def acquire(self, timeout: float | None = None) -> bool:
         """Take the lock; False if `timeout` (seconds) passed first. None waits forever."""
         timeout = self.timeout if timeout is None else timeout
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise LockUnavailable(f"cannot take the lock {self.path}: {exc.strerror or exc}; nothing was changed",
+                                  "gitmem keeps its state in the git dir: make it writable (or free space there) "
+                                  "and run the command again") from exc
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
@@ -55,7 +64,11 @@ class FileLock:
         """Whether another process holds the lock right now."""
         if self._fd is not None:
             return False
-        if self.acquire(timeout=0):
+        try:
+            held = self.acquire(timeout=0)
+        except LockUnavailable:  # a read-only git dir: nobody can be writing
+            return False
+        if held:
             self.release()
             return False
         return True

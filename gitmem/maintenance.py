@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from . import embed, hookrun, hooks
-from .indexer import LIVE_VIEW, Index, SyncReport
+from .indexer import LIVE_VIEW, Index, SyncReport, recovering
 from .notebook import Notebook
 
 Progress = Callable[[int, int], None]
@@ -26,6 +26,7 @@ class IndexSummary:
     notes: list[str] = field(default_factory=list)
 
 
+@recovering
 def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | None = None,
              wait: float | None = None) -> IndexSummary:
     """Index every new commit and work-tree change, then embed every text
@@ -74,6 +75,7 @@ def _summary(index: Index, report: SyncReport, semantic: bool, started: float) -
                         report.notes)
 
 
+@recovering
 def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
     """Index health, read-only: counts, indexed commit vs HEAD, model, sizes."""
     index = Index(nb)

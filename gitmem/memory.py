@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from . import guard, pages
-from .errors import BadRange, EmptyText, GitFailed, PageNotFound, UsageError
+from .errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from .git import FALLBACK_EMAIL, FALLBACK_NAME
 from .lock import FileLock, atomic_write
 from .notebook import Notebook
@@ -57,13 +57,23 @@ def write_lock(nb: Notebook) -> FileLock:
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
                 edit: pages.Edit | None = None) -> Written:
-    """Write the page atomically and commit exactly it."""
-    atomic_write(nb.file(rel), text.encode("utf-8"))
+    """Write the page atomically and commit exactly it.
+
+    Before the commit can be tried, a failure leaves the page untouched (a merge
+    in progress, a disk that cannot take the page); after, the page stays written
+    (and staged, if git got that far), and the error says so."""
+    committable(nb)
+    if nb.read(rel) == text:
+        return Written("unchanged", rel, {"start": edit.start_line if edit else 1, "end": edit.end_line if edit
+                                          else text.count("\n")}, None, "", hint="the page already says this; "
+                                                                                  "nothing to commit")
+    write_page(nb, rel, text)
     try:
         commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
-                        "your note is safe in the work tree; fix the cause and run 'git commit'") from exc
+                        f"your note is safe in {rel}; fix the cause, then commit it: "
+                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
     written = Written(action, rel, {"start": edit.start_line if edit else 1,
                                     "end": edit.end_line if edit else text.count("\n")}, commit, message)
     if fallback:
@@ -73,12 +83,37 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
     return written
 
 
+def write_page(nb: Notebook, rel: str, text: str) -> None:
+    """Replace the page atomically; on failure it is unchanged, and the error says so."""
+    try:
+        atomic_write(nb.file(rel), text.encode("utf-8"))
+    except OSError as exc:
+        raise GitmemError(f"could not write {rel}: {exc.strerror or exc}; the page is unchanged",
+                          "free some space or make the notebook writable, then run the command again") from exc
+
+
+def committable(nb: Notebook) -> None:
+    """GitmemError if gitmem cannot make its own commit now (a person is mid-merge or mid-rebase)."""
+    busy = nb.git.in_progress()
+    if busy:
+        abort = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
+                 "revert": "git revert --abort"}[busy]
+        raise GitmemError(f"a {busy} is in progress in this repository, so gitmem cannot commit; nothing was written",
+                          f"finish it (resolve, then git commit or git {busy} --continue) or abort it ({abort}), "
+                          "then run the command again")
+
+
 def _text(value: str, what: str) -> str:
     if not value or not value.strip():
         raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
     if "\0" in value:
         raise UsageError(f"the {what} contains a NUL byte", "send plain text")
     return value
+
+
+def _section(section: str | None) -> None:
+    if section is not None and (not section.strip() or "\n" in section or "\0" in section):
+        raise UsageError("a section name must be one line of text", "e.g. --section Decisions")
 
 
 def _subject(text: str, width: int = 60) -> str:
@@ -109,6 +144,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
              category: str | None = None, force: bool = False, allow: bool = False) -> Written:
     """Store a fact on its page (one commit), unless it is already there."""
     text = _text(text, "fact")
+    _section(section)
     rel, section, cat = route(nb, text, to, section, category)
     guard.check(text, allow, rel)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
@@ -133,7 +169,7 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
     want = pages.normalize_fact(text)
     if not want:
         return None
-    for number, line in enumerate(current.splitlines(), start=1):
+    for number, line in enumerate(current.split("\n"), start=1):
         if _same(want, line):
             return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
     from . import search
@@ -143,7 +179,7 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
     except Exception:  # the duplicate check is advisory; never block a write on the index
         return None
     for hit in found.results:
-        for offset, line in enumerate(hit.text.splitlines()):
+        for offset, line in enumerate(hit.text.split("\n")):
             if _same(want, line):
                 number = hit.lines["start"] + offset
                 return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
@@ -176,6 +212,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     """Write or append to a page or one H2 section (one commit)."""
     content = _text(content, "content")
     rel = nb.page(page)
+    _section(section)
     guard.check(content, allow, rel)
     with write_lock(nb):
         current = nb.read(rel)
@@ -202,6 +239,12 @@ class Page:
     revision: str | None = None  # the commit read from (--at); None: the work tree
 
 
+def page_lines(text: str) -> list[str]:
+    """Lines as git and the index number them: split at \\n only (a form feed or U+2028 is not a line break)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
@@ -216,7 +259,7 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
         text = nb.read(rel)
     else:
         rel, text, revision = _at(nb, name, at)
-    lines = text.splitlines()
+    lines = page_lines(text)
     if not match:
         return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text, revision)
     start = int(match.group("start"))

@@ -7,13 +7,14 @@ over-long names, and nothing reached through a symlink.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from . import config
-from .errors import NoNotebook, PageNotFound, PathOutside, UsageError
+from .errors import NoNotebook, NotText, PageNotFound, PathOutside, UsageError
 from .git import Git
 
 MAX_NAME_BYTES = 255
@@ -75,14 +76,47 @@ class Notebook:
 
     def read(self, rel: str) -> str:
         """The page's current text in the work tree ('' if it does not exist)."""
-        path = self.file(rel)
-        try:
-            st = path.lstat()
-        except FileNotFoundError:
+        data = self.read_bytes(rel)
+        if data is None:
             return ""
-        if not stat.S_ISREG(st.st_mode):
-            raise PathOutside(f"{rel} is not a regular file", "gitmem never follows symlinks")
-        return decode(path.read_bytes())
+        if b"\0" in data[:8192]:
+            raise NotText(f"{rel} is a binary file, not a page of text",
+                          "gitmem reads and writes text pages only; name another page")
+        return decode(data)
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        """A notebook file's bytes (None if it does not exist), opened without following
+        any symlink on the way (so a link swapped in after a check cannot lead outside)."""
+        try:
+            fd = open_nofollow(self.root, rel)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENXIO):
+                raise PathOutside(f"{rel} is not a regular file", "gitmem never follows symlinks") from exc
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+
+def open_nofollow(root: Path, rel: str) -> int:
+    """A read-only fd for root/rel, refusing a symlink anywhere below root (ELOOP/ENOTDIR)
+    and anything but a regular file (ENXIO)."""
+    parts = rel.split("/")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        # O_NONBLOCK: a FIFO named like a page must not hang the reader
+        leaf = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(leaf).st_mode):
+        os.close(leaf)
+        raise OSError(errno.ENXIO, "not a regular file", rel)
+    return leaf
 
 
 def decode(data: bytes) -> str:

@@ -106,6 +106,23 @@ def written(w: Any) -> str:
     return out
 
 
+def forgot(f: Any) -> str:
+    spans = ", ".join(f"{r['path']}:{r['lines']['start']}"
+                      + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
+                      for r in f.removed)
+    count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
+    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"]
+    if f.index:
+        out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
+                   f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "
+                   "FTS optimized, WAL checkpointed")
+    out.extend(f"note: {n}" for n in f.notes)
+    out.append(f"note: {f.history}")
+    if f.identity:
+        out.append(f"note: no git identity is configured, so the commit was signed '{f.identity}'")
+    return "\n".join(out)
+
+
 def page(p: Any) -> str:
     return p.text.rstrip("\n")
 

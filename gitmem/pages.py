@@ -148,3 +148,40 @@ def normalize_fact(line: str) -> str:
 
 def _norm_title(title: str) -> str:
     return " ".join(title.lower().split())
+
+
+def remove_lines(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text without lines START-END (1-based, inclusive) of each span; a blank
+    line left next to another blank line at a cut is dropped too."""
+    lines = text.split("\n")
+    drop = {n for start, end in spans for n in range(start - 1, end)}
+    kept: list[str] = []
+    cut = False
+    for i, line in enumerate(lines):
+        if i in drop:
+            cut = True
+            continue
+        if cut and not line.strip() and kept and not kept[-1].strip():
+            continue
+        cut = False
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def item_extent(lines: list[str], index: int) -> int:
+    """The last line (0-based) of the fact starting at `index`: a list item with its indented
+    continuation lines, or a daily entry (`## HH:MM — ...`) with its body."""
+    if DAILY_ENTRY.match(lines[index]):
+        end = index
+        while end + 1 < len(lines) and not re.match(r"#{1,2} ", lines[end + 1]):
+            end += 1
+        while end > index and not lines[end].strip():
+            end -= 1
+        return end
+    if not LIST_ITEM.match(lines[index]):
+        return index
+    end = index
+    while end + 1 < len(lines) and lines[end + 1].strip() and lines[end + 1][:1].isspace() \
+            and not LIST_ITEM.match(lines[end + 1]):
+        end += 1
+    return end

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import dates, embed, views
 from .errors import EmptyText, UsageError
-from .indexer import Index
+from .indexer import Index, recovering
 from .notebook import Notebook
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ class Results:
     view: dict[str, Any] | None = None
 
 
+@recovering
 def run(nb: Notebook, query: Query) -> Results:
     """Answer a query against the notebook as it is now (HEAD + work tree)."""
     started = time.monotonic()
@@ -224,8 +225,11 @@ def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
     match = fts_query(text)
     if match is None:
         return {}
+    # "+rowid": the candidate filter must not reach FTS5 as a rowid constraint, or FTS5
+    # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
+    # pages; 0.06 s this way: match first, then keep the candidates)
     rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
-                            WHERE texts_fts MATCH ? AND rowid IN (SELECT text FROM temp.cand)
+                            WHERE texts_fts MATCH ? AND +rowid IN (SELECT text FROM temp.cand)
                             ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
     return relative(rows)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from . import context, dates, memory, output, search, timeline
+from . import context, dates, forget, memory, output, search, timeline
 from .errors import GitmemError, UsageError
 from .notebook import Notebook
 
@@ -142,6 +142,11 @@ TOOLS: list[Tool] = [
           "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
          (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
                                         a.get("limit"))),
+    Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
+         "asks you to forget it. Git history still holds it; the result says so.",
+         {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
+          "every": boolean("Remove every line that holds it (needed when more than one does).")},
+         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False))),
 ]
 
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gitmem.cli import cli
+from tests.tally import pytest_configure, pytest_runtest_makereport, pytest_terminal_summary  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"

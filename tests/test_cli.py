@@ -8,7 +8,7 @@ from gitmem.cli import cli
 from tests.conftest import Mem
 
 COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "guard",
-            "model download", "log"]
+            "model download", "log", "forget"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

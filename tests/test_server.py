@@ -11,7 +11,7 @@ from gitmem.cli import cli
 from gitmem.notebook import open_notebook
 from tests.conftest import Mem
 
-TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log"]
+TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "forget"]
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
 RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
            "end": "to"}
@@ -77,7 +77,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
                                         "e.g. --date 2026-02-20)"),
-    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, get, log, recall, remember, search, write)"),
+    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, log, recall, remember, search, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
     assert handler(mem).call(name, args) == (False, error)
@@ -187,3 +187,13 @@ def test_history_options_and_log_through_mcp(mem: Mem) -> None:
     assert [e["subject"] for e in timeline["entries"]][:2] == ["Sarah changed her number", "Sarah's number"]
     ok, error = h.call("recall", {"query": "x", "since": "7d", "from": "2026-01-01"})
     assert not ok and error.startswith("error: --since and --from say the same thing")
+
+
+def test_forget_through_mcp(mem: Mem) -> None:
+    mem("remember", "The spare key is under the blue pot")
+    h = handler(mem)
+    ok, forgot = h.call("forget", {"target": "spare key is under the blue pot"})
+    assert ok and forgot["action"] == "forget" and forgot["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert "blue pot" not in (mem.path / "knowledge/facts.md").read_text()
+    ok, found = h.call("recall", {"query": "spare key blue pot", "mode": "keyword", "history": True})
+    assert ok and found["results"] == []

@@ -1,0 +1,324 @@
+"""Bad input: odd repositories, odd files, odd queries. One clear line, never a traceback.
+
+Every case runs the real command in a real repository. A case passes when the
+command either does its job (checked) or says in one line why it cannot, with
+exit 1 or 2, never 3 (a bug). Cases count in the bad-input/fault tally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gitmem import memory, search
+from gitmem.notebook import open_notebook
+from tests.conftest import Mem, git
+
+pytestmark = pytest.mark.tally("bad-input/fault matrix")
+
+COMMANDS = {
+    "recall": ["recall", "--mode", "keyword", "anything"], "remember": ["remember", "a fact"],
+    "daily": ["daily", "an entry"], "write": ["write", "page.md", "text"], "get": ["get", "page.md"],
+    "forget": ["forget", "a fact"], "status": ["status", "--no-model"], "index": ["index"], "rebuild": ["rebuild"],
+}
+
+
+def one_line(result: Result, code: int = 1) -> str:
+    assert result.exit_code == code, result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr
+
+
+# -- repositories that cannot hold a notebook ------------------------------------------
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("where", ["empty repo, no commits", "bare repo", "plain folder", "inside .git"])
+def test_no_notebook_here(blank: Mem, command: str, where: str) -> None:
+    if where == "bare repo":
+        git(blank.path, "init", "-q", "--bare")
+    elif where != "plain folder":
+        git(blank.path, "init", "-q")
+    if where == "inside .git":
+        blank.path = blank.path / ".git"
+    err = one_line(blank(*COMMANDS[command], code=None))
+    expected = {"empty repo, no commits": "no gitmem notebook in", "bare repo": "is a bare repository",
+                "plain folder": "not a git repository", "inside .git": "is a bare repository"}[where]
+    assert expected in err or (where == "inside .git" and "no gitmem notebook" in err), err
+
+
+# -- repositories in odd states -------------------------------------------------------
+def unborn(mem: Mem) -> None:
+    mem.git("checkout", "-q", "--orphan", "fresh")
+
+
+def detached(mem: Mem) -> None:
+    mem.git("checkout", "-q", "--detach", "HEAD")
+
+
+def shallow(mem: Mem) -> None:
+    source = mem.path.parent / "source"
+    mem.path.rename(source)
+    git(source, "commit", "-q", "--allow-empty", "-m", "second")
+    git(source.parent, "clone", "-q", "--depth", "1", f"file://{source}", str(mem.path))
+    assert git(mem.path, "rev-parse", "--is-shallow-repository").strip() == "true"
+
+
+def conflicted(mem: Mem) -> None:
+    mem.git("checkout", "-q", "-b", "other")
+    mem.write("knowledge/plan.md", "# Plan\n\nlaunch on the moon\n")
+    mem.commit("other plan")
+    mem.git("checkout", "-q", "main")
+    mem.write("knowledge/plan.md", "# Plan\n\nlaunch on mars\n")
+    mem.commit("main plan")
+    proc = __import__("subprocess").run(["git", "merge", "-q", "other"], cwd=mem.path, capture_output=True)
+    assert proc.returncode != 0 and (mem.path / ".git" / "MERGE_HEAD").exists()
+
+
+def committed_markers(mem: Mem) -> None:
+    mem.write("knowledge/plan.md", "# Plan\n\n<<<<<<< HEAD\nlaunch on mars\n=======\nlaunch on the moon\n>>>>>>> x\n")
+    mem.commit("markers committed by mistake")
+
+
+STATES = {"unborn branch": unborn, "detached HEAD": detached, "shallow clone": shallow,
+          "merge conflict in progress": conflicted, "conflict markers committed": committed_markers}
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_odd_repository_states(mem: Mem, state: str) -> None:
+    mem("remember", "The spare key is under the blue pot")
+    STATES[state](mem)
+    hits = mem.json("recall", "--mode", "keyword", "spare key blue pot")["results"]
+    assert [h["path"] for h in hits] == ["knowledge/facts.md"]
+    status = mem.json("status", "--no-model")
+    if "conflict" in state:
+        assert status["counts"]["conflicted_files"] == 1  # indexed as text, flagged by status
+        assert "launch" in mem.json("recall", "--mode", "keyword", "launch")["results"][0]["text"]
+    before = (mem.path / "knowledge/facts.md").read_text()
+    result = mem("remember", "Bikes go in the shed", code=None)
+    if state == "merge conflict in progress":
+        assert one_line(result).startswith("error: a merge is in progress in this repository")
+        assert (mem.path / "knowledge/facts.md").read_text() == before  # untouched, as documented
+        assert one_line(mem("daily", "x", code=None)).startswith("error: a merge is in progress")
+        return
+    assert result.exit_code == 0, result.output
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: remember Bikes go in the shed"
+    assert "Bikes go in the shed" in mem.git("show", "HEAD:knowledge/facts.md")
+    mem("daily", "Cleaned the shed")
+    mem("forget", "bikes go in the shed")
+    out = mem.json("index")
+    assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert mem.json("recall", "--mode", "keyword", "bikes shed")["results"][0]["path"].startswith("daily/")
+
+
+# -- odd files in the notebook ----------------------------------------------------------
+FILES = {
+    "latin-1 text": ("knowledge/latin.md", "caf\xe9 ocelot au lait\n".encode("latin-1")),
+    "binary .md": ("knowledge/blob.md", b"\x00\x01\x02ocelot\xff\xfe"),
+    "BOM and CRLF": ("knowledge/win.md", "\ufeff# Win\r\n\r\nocelot on windows\r\n".encode()),
+    "malformed frontmatter": ("knowledge/yaml.md", b"---\ntags: [unclosed\n---\nocelot body\n"),
+    "frontmatter only": ("knowledge/fm.md", b"---\ntags: [ocelot]\n---\n"),
+    "empty file": ("knowledge/empty.md", b""),
+    "one 1 MB line": ("knowledge/line.md", b"word " * 200_000 + b"ocelot\n"),
+    "NUL after 8 KB": ("knowledge/nul.md", b"ocelot here\n" + b"x" * 9000 + b"\x00tail\n"),
+    "lone surrogate bytes": ("knowledge/sur.md", b"ocelot \xed\xa0\x80 half a pair\n"),
+}
+
+
+@pytest.mark.parametrize("case", FILES)
+def test_odd_files_are_indexed_or_skipped_never_fatal(mem: Mem, case: str) -> None:
+    rel, data = FILES[case]
+    (mem.path / rel).parent.mkdir(parents=True, exist_ok=True)
+    (mem.path / rel).write_bytes(data)
+    mem.write("knowledge/plain.md", "a plain page about an ocelot\n")
+    for committed in (False, True):
+        out = mem.json("recall", "--mode", "keyword", "ocelot")
+        paths = {h["path"] for h in out["results"]}
+        assert "knowledge/plain.md" in paths
+        binary = case == "binary .md"
+        if case in ("latin-1 text", "BOM and CRLF", "malformed frontmatter", "one 1 MB line", "NUL after 8 KB",
+                    "lone surrogate bytes"):
+            assert rel in paths
+        if binary:
+            assert rel not in paths
+        if not committed:
+            mem.commit("odd file")
+    result = mem("get", rel, code=None)
+    if binary:
+        assert one_line(result) == f"error: {rel} is a binary file, not a page of text (gitmem reads and writes " \
+                                   "text pages only; name another page)\n"
+        one_line(mem("write", rel, "more", code=None))
+        assert (mem.path / rel).read_bytes() == data
+    else:
+        assert result.exit_code == 0
+    assert mem.json("status", "--no-model")["index"]["state"] == "current"
+
+
+def test_a_file_name_that_is_not_utf8_is_left_out_not_fatal(mem: Mem) -> None:
+    name = os.fsdecode(b"knowledge/caf\xe9.md")
+    Path(mem.path, name).parent.mkdir(parents=True)
+    Path(mem.path, name).write_text("ocelot in a latin-1 named file\n")
+    mem.write("knowledge/plain.md", "ocelot plain\n")
+    assert [h["path"] for h in mem.json("recall", "--mode", "keyword", "ocelot")["results"]] == ["knowledge/plain.md"]
+    mem.commit("odd name")
+    assert [h["path"] for h in mem.json("recall", "--mode", "keyword", "ocelot")["results"]] == ["knowledge/plain.md"]
+    assert "latin-1 named" in mem("get", name).stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory named .md", "socket"])
+def test_special_files_named_like_pages(mem: Mem, kind: str) -> None:
+    import socket
+
+    path = mem.path / "knowledge" / "odd.md"
+    path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+    else:
+        path.mkdir()
+        (path / "inner.md").write_text("ocelot inside a folder named odd.md\n")
+    mem.write("knowledge/plain.md", "ocelot plain\n")
+    hits = {h["path"] for h in mem.json("recall", "--mode", "keyword", "ocelot")["results"]}
+    assert "knowledge/plain.md" in hits and "knowledge/odd.md" not in hits
+    result = mem("get", "knowledge/odd.md", code=None)
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+
+
+# -- odd arguments --------------------------------------------------------------------
+@pytest.mark.parametrize("args", [
+    ["remember", "--", ""], ["remember", "   \n\t "], ["daily", "--", ""], ["write", "p.md", "--", ""],
+    ["remember", "a\0b"], ["recall", ""], ["recall", "   "], ["get", "p.md:0"], ["get", "p.md:5-2"],
+    ["get", "p.md:99999999999999999999"], ["recall", "--limit", "0", "x"], ["recall", "--min-score", "2", "x"],
+    ["forget", "--", ""], ["remember", "--category", "nonsense", "x"], ["write", "--section", "", "p.md", "x"],
+])
+def test_bad_arguments(mem: Mem, args: list[str]) -> None:
+    mem.write("p.md", "one\ntwo\n")
+    mem.commit("p")
+    result = mem(*args, code=None)
+    assert result.exit_code in (1, 2), result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+
+
+# -- odd queries -------------------------------------------------------------------------
+QUERIES = ['"', '""', "'", "*", "^", ":", "(", ")", "()", "{", "}", "-", "+", "NEAR", "NEAR(a b)", "AND", "OR", "NOT",
+           "a AND", "OR b", "NOT NOT", "col:term", "^start", "pre*", '"unclosed', "a -b", "a + b", "{a b}: c",
+           "NEAR(ocelot plain, 2)", "\\", "%", "_", "\0", "🦊", "ocelot🦊ocelot", "ÖCELOT", "ｏｃｅｌｏｔ",
+           "the", "a an the of", "?!.,;", "ocelot " * 30, "x" * 10_000]
+
+
+@pytest.fixture(scope="module")
+def query_notebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("queries")
+    git(path, "init", "-q")
+    (path / ".gitmem.toml").write_text('path = "."\nlayout = "folders"\n')
+    (path / "knowledge").mkdir()
+    (path / "knowledge/a.md").write_text("# A\n\nan ocelot and a plain fox: NEAR AND OR NOT col:term\n")
+    git(path, "add", "-A")
+    git(path, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "a")
+    return path
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=[repr(q)[:30] for q in QUERIES])
+def test_any_text_is_a_valid_query(query_notebook: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+    m = Mem(query_notebook, monkeypatch)
+    result = m("recall", "--json", "--mode", "keyword", "--", query, code=None)
+    if not query.strip():
+        assert result.exit_code == 1 and result.stderr.startswith("error: empty query")
+        return
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    if "ocelot" in query.lower():
+        assert data["results"][0]["path"] == "knowledge/a.md"
+
+
+def test_a_10000_character_query_in_every_mode(query_notebook: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = Mem(query_notebook, monkeypatch)
+    query = ("where is the ocelot? " * 500)[:10_000]
+    for mode in ("hybrid", "keyword", "semantic"):
+        data = json.loads(m("recall", "--json", "--mode", mode, "--", query).stdout)
+        assert data["results"][0]["path"] == "knowledge/a.md" and data["semantic"] is (mode != "keyword")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=300))
+def test_fuzz_query_path(query_notebook: Path, query: str) -> None:
+    """Any text: a valid FTS5 query, ranked results in [0, 1], or an empty-query error."""
+    nb = open_notebook(query_notebook)
+    if not query.strip():
+        with pytest.raises(search.EmptyText):
+            search.run(nb, search.Query(query, mode="keyword"))
+        return
+    match = search.fts_query(query)
+    assert match is None or match.count('"') % 2 == 0
+    results = search.run(nb, search.Query(query, mode="keyword", min_score=0.0))
+    assert all(0.0 <= h.score <= 1.0 for h in results.results)
+
+
+SECTION = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20) \
+    .filter(lambda t: t.strip() and "#" not in t)
+LINE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\0")
+CONTENT = st.lists(st.one_of(st.text(alphabet=LINE, max_size=40),
+                             st.sampled_from(["- item", "# not a title", "## Looks like a section", "```", "---",
+                                              "  indented", "1. one"])),
+                   min_size=1, max_size=6).map("\n".join).filter(lambda t: t.strip())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(SECTION, CONTENT, st.booleans())
+def test_fuzz_section_editor_write_then_read(mem: Mem, section: str, content: str, replace: bool) -> None:
+    """What write puts in a section is what get reads back from the lines it reports."""
+    nb = open_notebook(mem.path)
+    written = memory.write(nb, "knowledge/fuzz.md", content, section=section, replace=replace, allow=True)
+    page = memory.get(nb, f"knowledge/fuzz.md:{written.lines['start']}-{written.lines['end']}")
+    assert page.text.rstrip("\n") == content.strip("\n")
+    assert memory.get(nb, "knowledge/fuzz.md").text == (mem.path / "knowledge/fuzz.md").read_text()
+
+
+# -- big inputs -------------------------------------------------------------------------
+@pytest.mark.heavy
+def test_a_10_mb_page(mem: Mem, no_model: None) -> None:
+    lines = [f"line {i}: " + "the quick brown fox jumps over the lazy dog " * 2 for i in range(110_000)]
+    lines.insert(90_000, "## Deep section")
+    lines.append("the last line holds a needle called xylophonist")
+    text = "# Big\n\n" + "\n".join(lines) + "\n"
+    assert len(text) > 10_000_000
+    mem.write("knowledge/big.md", text)
+    mem.commit("a 10 MB page")
+    started = time.monotonic()
+    result = mem("index")
+    assert result.stdout.count("\n") <= 2 and result.stdout.startswith("indexed ")
+    hit = mem.json("recall", "--mode", "keyword", "xylophonist")["results"][0]
+    total = text.count("\n")
+    assert hit["path"] == "knowledge/big.md" and hit["lines"]["end"] == total
+    assert mem.json("get", f"knowledge/big.md:{total}")["text"] == lines[-1] + "\n"
+    mem("write", "--section", "Deep section", "knowledge/big.md", "appended under the deep section")
+    assert mem.json("recall", "--mode", "keyword", "appended deep")["results"][0]["path"] == "knowledge/big.md"
+    assert time.monotonic() - started < 120  # a sanity bound, not a benchmark: minutes would mean a quadratic path
+
+
+@pytest.mark.heavy
+def test_100000_tiny_pages(mem: Mem, no_model: None) -> None:
+    """Keyword mode only (embedding 100,000 chunks belongs in benchmarks/)."""
+    for d in range(100):
+        (mem.path / "pages" / f"{d:02d}").mkdir(parents=True)
+    for i in range(100_000):
+        (mem.path / "pages" / f"{i % 100:02d}" / f"p{i}.md").write_text(f"# Page {i}\n\nnote {i} tag{i % 977}\n")
+    mem.commit("100,000 pages")
+    result = mem("index")
+    assert result.stdout.startswith("indexed ") and "100000 blobs chunked" in result.stdout
+    assert "semantic search is off" in result.stdout  # and says so in one note line
+    assert [h["path"] for h in mem.json("recall", "--mode", "keyword", "99682")["results"]] == ["pages/82/p99682.md"]
+    hits = mem.json("recall", "--mode", "keyword", "--limit", "200", "tag5")["results"]
+    assert len(hits) == 100 and all("tag5\n" in h["text"] + "\n" for h in hits)  # each ranker's depth is 100
+    assert len(mem.json("recall", "--mode", "keyword", "note page")["results"]) == 15  # a word on every page
+    (mem.path / "pages/05/p5.md").write_text("# Page 5\n\nrewritten with a marimba\n")
+    mem.commit("one page changed")
+    out = mem.json("index")
+    assert out["blobs_chunked"] == 1 and out["commits"] == 1
+    assert mem.json("status", "--no-model")["counts"]["files"] == 100_000

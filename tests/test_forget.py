@@ -1,0 +1,240 @@
+"""git mem forget: off the page in one commit, out of every part of the index, not back from history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apsw
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gitmem import pages
+from gitmem.db import connect
+from gitmem.forgotten import Matcher, Record, words
+from gitmem.notebook import open_notebook
+from tests.conftest import Mem, git
+
+SECRET = "The zanzibarquux vault code is 9911"
+WORD = b"zanzibarquux"
+
+
+def raw(mem: Mem) -> bytes:
+    """Every byte gitmem keeps in the git dir (index, its WAL, the embedding cache, the record)."""
+    state = mem.path / ".git" / "gitmem"
+    return b"".join(p.read_bytes() for p in sorted(state.iterdir()) if p.is_file())
+
+
+def index_db(mem: Mem) -> apsw.Connection:
+    return connect(mem.path / ".git" / "gitmem" / "index.db")
+
+
+def seeded(mem: Mem) -> None:
+    mem("remember", "Cats like warm windowsills")
+    mem("remember", SECRET)
+    mem.write("knowledge/trip.md", "# Trip\n\n- Flight LH 401 at 10:25\n- " + SECRET + " (the old one)\n")
+    mem.commit("trip")
+    mem("index")
+    assert WORD in raw(mem)
+
+
+def test_forget_by_text_takes_it_off_the_page_in_one_commit(mem: Mem) -> None:
+    seeded(mem)
+    before = mem.git("rev-parse", "HEAD").strip()
+    result = mem("forget", "--all", "zanzibarquux VAULT   code")
+    out = result.stdout.splitlines()
+    assert out[0].startswith("forgot 2 lines: knowledge/facts.md:3, knowledge/trip.md:4 (commit ")
+    assert out[-1].startswith("note: git history still holds it")
+    assert mem.git("rev-list", "--count", f"{before}..HEAD").strip() == "1"
+    message = mem.git("log", "-1", "--format=%B")
+    assert message.strip() == "mem: forget 2 lines from 2 pages" and "zanzibar" not in message
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n"
+    assert (mem.path / "knowledge/trip.md").read_text() == "# Trip\n\n- Flight LH 401 at 10:25\n"
+    assert SECRET in mem.git("show", f"{before}:knowledge/facts.md")  # history still holds it, as it says
+
+
+def test_the_index_holds_no_trace_of_it(mem: Mem) -> None:
+    seeded(mem)
+    conn = index_db(mem)
+    assert conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH 'zanzibarquux'").fetchone()[0] > 0
+    conn.close()
+    data = mem.json("forget", "--all", "zanzibarquux")
+    assert data["index"]["texts"] >= 2 and data["index"]["vectors"] >= 2 and data["index"]["cached_embeddings"] >= 2
+    assert data["index"]["subjects"] == 1 and data["index"]["wal_busy"] == 0
+    assert data["history"].startswith("git history still holds it")
+    assert WORD not in raw(mem)  # index.db (secure_delete, FTS optimized), no WAL left, cache, record
+    assert not (mem.path / ".git/gitmem/index.db-wal").exists() or \
+        (mem.path / ".git/gitmem/index.db-wal").stat().st_size == 0
+    conn = index_db(mem)
+    assert conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH 'zanzibarquux'").fetchone()[0] == 0
+    conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
+    # every vector belongs to a text that is still there
+    assert conn.execute("SELECT count(*) FROM vectors WHERE rowid NOT IN (SELECT id FROM texts)").fetchone()[0] == 0
+    subjects = [r[0] for r in conn.execute("SELECT subject FROM commits")]
+    assert not any("zanzibarquux" in s for s in subjects) and "(subject withheld: it held forgotten text)" in subjects
+    conn.close()
+    for mode in ("keyword", "hybrid"):
+        hits = mem.json("recall", "--mode", mode, "zanzibarquux vault code")["results"]
+        assert not any("zanzibarquux" in h["text"] or "zanzibarquux" in (h["subject"] or "") for h in hits)
+    assert mem.json("recall", "--mode", "keyword", "windowsills")["results"][0]["path"] == "reference/preferences.md"
+
+
+def test_it_does_not_come_back_on_rebuild_sync_or_reset(mem: Mem) -> None:
+    seeded(mem)
+    mem("forget", "--all", "zanzibarquux")
+    mem("rebuild")  # the record lives outside index.db and survives it
+    assert WORD not in raw(mem)
+    mem.git("reset", "-q", "--hard", "HEAD~1")  # the fact is back on the page...
+    assert "zanzibarquux" in (mem.path / "knowledge/facts.md").read_text()
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []  # ...but not in the index
+    mem("index")
+    assert WORD not in raw(mem)
+    record = (mem.path / ".git/gitmem/forgotten").read_text()
+    assert "zanzibar" not in record and record.startswith("# gitmem: salted hashes")
+
+
+def test_forget_by_path_and_lines(mem: Mem) -> None:
+    mem.write("reference/people.md", "# People\n\n- Ann: 555-0101\n- Bob: 555-0102\n- Cy: 555-0103\n")
+    mem.commit("people")
+    out = mem.json("forget", "reference/people.md:4-5")
+    assert out["removed"] == [{"path": "reference/people.md", "lines": {"start": 4, "end": 5}}]
+    assert (mem.path / "reference/people.md").read_text() == "# People\n\n- Ann: 555-0101\n"
+    assert mem("forget", "reference/people.md:9", code=1).stderr == (
+        "error: line 9 is outside reference/people.md, which has 3 lines (check them with: "
+        "git mem get reference/people.md)\n")
+    assert mem("forget", "../outside.md:1", code=1).stderr.startswith("error: '../outside.md' leaves the notebook")
+
+
+def test_ambiguous_text_is_refused_without_all(mem: Mem) -> None:
+    mem.write("a.md", "- call Sarah\n- Sarah likes tea\n")
+    mem.write("b.md", "- Sarah moved\n")
+    mem.commit("pages")
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("forget", "sarah", code=1)
+    assert result.stderr == ("error: 'sarah' is on 3 lines: a.md:1, a.md:2, b.md:1 (pass --all to forget every one,"
+                             " or name one as PATH:LINE)\n")
+    assert mem.git("rev-parse", "HEAD") == head and not (mem.path / ".git/gitmem/forgotten").exists()
+    result = mem("forget", "nobody here", code=1)
+    assert result.stderr.startswith("error: nothing in the notebook matches 'nobody here'")
+    assert mem("forget", code=1).stderr.startswith("error: empty fact")
+
+
+def test_a_list_item_goes_with_its_continuation_lines(mem: Mem) -> None:
+    mem("remember", "Alarm code for the shed\nis 4711 now")
+    mem("remember", "The shed key is blue")
+    mem("forget", "alarm code for the shed")
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- The shed key is blue\n"
+    assert mem.json("recall", "--mode", "keyword", "4711")["results"] == []
+
+
+def test_forget_in_a_subfolder_notebook_with_other_uncommitted_work(blank: Mem) -> None:
+    blank("init", "--no-index", "--dir", "memory")
+    blank("remember", "Old locker number is 221")
+    blank.write("src/app.py", "print('unrelated work in progress')\n")
+    blank.write("memory/knowledge/draft.md", "draft, not committed\n")
+    blank("forget", "locker number")
+    assert "locker" not in (blank.path / "memory/knowledge/facts.md").read_text()
+    status = blank.git("status", "--porcelain")
+    assert "?? src/" in status and "?? memory/knowledge/draft.md" in status  # left alone
+    assert blank.git("show", "--stat", "--format=", "HEAD").strip().startswith("memory/knowledge/facts.md")
+
+
+def test_refused_mid_merge_with_nothing_changed(mem: Mem) -> None:
+    mem("remember", "The locker code is 1234")
+    (mem.path / ".git" / "MERGE_HEAD").write_text(mem.git("rev-parse", "HEAD"))
+    result = mem("forget", "locker code", code=1)
+    assert result.stderr.startswith("error: a merge is in progress in this repository, so gitmem cannot commit; "
+                                    "nothing was written")
+    assert "1234" in (mem.path / "knowledge/facts.md").read_text()
+    assert not (mem.path / ".git/gitmem/forgotten").exists()
+
+
+def test_another_worktree_purges_on_its_next_read(mem: Mem, tmp_path: Path) -> None:
+    mem("remember", SECRET)
+    other = tmp_path / "other"
+    mem.git("worktree", "add", "-q", str(other), "-b", "side")
+    side = Mem(other, mem._mp)
+    assert side.json("recall", "--mode", "keyword", "zanzibarquux")["results"]
+    mem("forget", "zanzibarquux")
+    assert side.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []  # side still has it on its page
+    assert "zanzibarquux" in (other / "knowledge/facts.md").read_text()
+    side_db = mem.path / ".git" / "worktrees" / "other" / "gitmem" / "index.db"
+    assert WORD not in side_db.read_bytes()
+
+
+def test_record_matches_phrases_inside_longer_lines_and_subjects() -> None:
+    record = Record(Path("unused"))
+    record.add(["- [ ] Sarah's phone is 555-1234", "x", "# T"])  # too short to record: "x"; "# T" too
+    assert len(record.entries) == 1
+    match = record.matcher()
+    assert match.holds("* sarah's PHONE is 555-1234 (mobile)") and match.holds("## 10:30 — Sarah's phone is 555-1234")
+    assert not match.holds("Sarah's phone is 555-9999")
+    assert match.redact("a\nSarah's phone is 555-1234\nb") == "a\n\nb"
+    assert match.subject("mem: remember Sarah's phone is 555-1234") == "(subject withheld: it held forgotten text)"
+    assert Matcher("", ()).redact("anything") == "anything"
+    assert words("- [x] Hello, World!") == ["hello", "world"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \t-#", max_size=6), min_size=1, max_size=12), st.data())
+def test_remove_lines_keeps_every_other_line_in_order(lines: list[str], data: st.DataObject) -> None:
+    text = "\n".join(lines)
+    start = data.draw(st.integers(1, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    out = pages.remove_lines(text, [(start, end)]).split("\n")
+    kept = lines[:start - 1] + lines[end:] or [""]
+    # only blank lines that would double up at the cut may go, and nothing else changes order
+    it = iter(kept)
+    assert all(any(line == k for k in it) for line in out)
+    assert [ln for ln in out if ln.strip()] == [ln for ln in kept if ln.strip()]
+
+
+def test_forget_json_schema(mem: Mem) -> None:
+    mem("remember", "Wifi is on channel 11")
+    data = mem.json("forget", "channel 11")
+    assert set(data) == {"action", "commit", "removed", "index", "history", "identity", "notes"}
+    assert data["action"] == "forget" and len(data["commit"]) == 40 and data["notes"] == []
+    assert set(data["index"]) == {"texts", "vectors", "subjects", "cached_embeddings", "wal_busy"}
+    json.dumps(data)
+    assert open_notebook(mem.path).git.head() == data["commit"]
+
+
+@pytest.mark.parametrize("args", [["Meeting at 10:30"], ["knowledge/facts.md:3"]])
+def test_text_that_looks_like_a_range(mem: Mem, args: list[str]) -> None:
+    mem("remember", "Meeting at 10:30 with the dentist")
+    mem("remember", "Dentist is Dr Molar")
+    mem("forget", *args)
+    text = (mem.path / "knowledge/facts.md").read_text()
+    assert "10:30" not in text and "Dr Molar" in text
+    assert git(mem.path, "log", "-1", "--format=%s").startswith("mem: forget 1 line from knowledge/facts.md")
+
+
+def test_a_daily_entry_goes_with_its_body(mem: Mem) -> None:
+    from datetime import datetime
+
+    nb = open_notebook(mem.path)
+    from gitmem import memory
+
+    memory.daily(nb, "Met the locksmith\nnew code for the back door is 8842", when=datetime(2026, 3, 1, 9, 30))
+    memory.daily(nb, "Lunch with Bob", when=datetime(2026, 3, 1, 12, 0))
+    mem("forget", "met the locksmith")
+    text = (mem.path / "daily/2026-03-01.md").read_text()
+    assert text == "# Daily Log — 2026-03-01\n\n## 12:00 — Lunch with Bob\n"
+
+
+def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
+    mem("remember", "The zanzibarquux vault code is 9911")
+    mem.write("knowledge/draft.md", "# Draft\n\n- zanzibarquux again, in a draft\n- keep this line\n")
+    mem("index")
+    out = mem.json("forget", "--all", "zanzibarquux")
+    assert [r["path"] for r in out["removed"]] == ["knowledge/draft.md", "knowledge/facts.md"]
+    assert mem.git("show", "--stat", "--format=", "HEAD").split()[0] == "knowledge/facts.md"
+    assert mem.git("status", "--porcelain").strip() == "?? knowledge/draft.md"  # still a draft, minus the line
+    assert (mem.path / "knowledge/draft.md").read_text() == "# Draft\n\n- keep this line\n"
+    assert WORD not in raw(mem)
+    assert mem.json("recall", "--mode", "keyword", "keep this line")["results"][0]["path"] == "knowledge/draft.md"
+    mem("remember", "Only here: zanzibarquux")  # forgotten text written again is stored, but never indexed
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []
+    mem.write("knowledge/only-draft.md", "a zanzibarquux draft\n")
+    out = mem.json("forget", "--all", "zanzibarquux")
+    assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()
