@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+
 from .errors import Refused
 
 # detect-secrets plugins that name a token format. The entropy plugins flag
