@@ -122,10 +122,10 @@ def session_rm(chat: str, as_json: bool) -> None:
 def mcp_server() -> None:
     """Serve the notebook as MCP tools on stdio, for agents.
 
-    Tools: context, remember, daily, write, get, recall, search. Each returns
-    the JSON its command prints with --json; errors come back as tool errors
-    that name the fix. The model stays loaded between calls. Needs the
-    optional 'mcp' package: pip install 'gitmem-notebook[mcp]'.
+    Tools: context, remember, daily, write, get, recall, search, log, forget.
+    Each returns the JSON its command prints with --json; errors come back as
+    tool errors that name the fix. The model stays loaded between calls.
+    Needs the optional 'mcp' package: pip install 'gitmem-notebook[mcp]'.
 
     \b
     Examples:

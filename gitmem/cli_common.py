@@ -7,17 +7,15 @@ from typing import Any, Callable
 
 import click
 
+from .config import DATE_BASES, MODES
 from .errors import EmptyText
 
-MODES = ("hybrid", "keyword", "semantic")
-GROUPS = ("notebook", "daily", "sessions")
-DATE_BASES = ("auto", "commit", "file")
 
 
-def show(data: Any, as_json: bool, text: Callable[[Any], str]) -> None:
+def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False) -> None:
     from . import output
 
-    click.echo(output.render(data, as_json, text))
+    click.echo(output.render(data, as_json, text), err=err)
 
 
 def notebook() -> Any:

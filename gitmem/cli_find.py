@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from .cli_common import GROUPS, json_option, notebook, search_options, show
+from .cli_common import json_option, notebook, search_options, show
+from .config import GROUPS
 
 
 def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, min_score: float | None,

@@ -75,21 +75,18 @@ def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
       git mem guard --notes-only README.md memory/MEMORY.md
     """
     from . import guard as guardrails
-    from .errors import Refused
+    from . import output
 
     if notes_only:
         from .notebook import notes_among
 
         files = tuple(notes_among(notebook(), list(files)))
-    found = guardrails.scan_files(list(files))
-    data = {"files": len(files), "findings": [{"path": p, **vars(f)} for p, f in found]}
-    if as_json:
-        show(data, True, str)
-    for path, finding in found if not as_json else []:
-        click.echo(f"{finding.describe(path)}", err=True)
-    if found:
-        raise Refused(f"{len(found)} finding(s) in {len({p for p, _ in found})} file(s); nothing was committed",
-                      "remove them, or commit with --no-verify if you are sure")
+    report = guardrails.check_files(list(files))
+    if report.findings or as_json:
+        show(report, as_json, output.guard, err=not as_json)  # people see findings with the error
+    refusal = report.refusal()
+    if refusal:
+        raise refusal
 
 
 @click.group()
@@ -200,8 +197,9 @@ def model_download(as_json: bool) -> None:
         nb = None
     from . import maintenance
 
-    show(maintenance.fetch_model(nb), as_json,
-         lambda d: f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s")
+    from . import output
+
+    show(maintenance.fetch_model(nb), as_json, output.model_ready)
 
 
 COMMANDS = [index, rebuild, status, guard, hooks, merge_driver, model]

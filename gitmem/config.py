@@ -7,6 +7,7 @@ variable winning. With no settings at all every default below applies.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -14,7 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from .errors import PathOutside, UsageError
+from .paths import confine, safe_pattern
 
 CONFIG_FILE = ".gitmem.toml"
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
@@ -26,6 +28,8 @@ THREADS_ENV = "GITMEM_THREADS"
 THREADS_KEY = "mem.threads"
 LAYOUTS = ("folders", "flat")
 GROUPS = ("notebook", "daily", "sessions")
+MODES = ("hybrid", "keyword", "semantic")
+DATE_BASES = ("auto", "commit", "file")  # what date filters compare
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,10 @@ class Settings:
         """Changes whenever chunking would produce different chunks."""
         return f"v1:{self.max_chars}:{self.overlap_chars}"
 
+    def layout_signature(self) -> str:
+        """Changes whenever the set of notes or their groups would differ."""
+        return repr((self.path, self.include, self.daily, self.sessions))
+
 
 # Where each TOML table's keys land in Settings.
 _SECTIONS = {
@@ -101,10 +109,40 @@ def from_dict(data: dict[str, Any]) -> Settings:
     settings = replace(Settings(), **values, extra=extra)
     if settings.layout not in LAYOUTS:
         raise UsageError(f"{CONFIG_FILE}: layout must be one of {', '.join(LAYOUTS)}", "fix notebook.layout")
-    settings_path = settings.path.strip("/") or "."
-    if settings_path.startswith("..") or Path(settings_path).is_absolute():
-        raise UsageError(f"{CONFIG_FILE}: notebook.path must stay inside the repository", "fix notebook.path")
-    return replace(settings, path=settings_path)
+    _check_ranges(settings)
+    return replace(settings, path=_notebook_path(settings.path))
+
+
+def _notebook_path(value: str) -> str:
+    """notebook.path by the rules of every other path: inside the repository,
+    no `..`, no hidden or absolute parts (the file travels with every clone)."""
+    if value.strip().strip("/") in ("", "."):
+        return "."
+    try:
+        return confine(value)
+    except (PathOutside, UsageError) as exc:
+        raise UsageError(f"{CONFIG_FILE}: notebook.path {value!r} must be a folder inside the repository "
+                         f"({exc.message})", "fix notebook.path") from exc
+
+
+# (field, smallest, largest) for every number in the settings
+_RANGES = [("max_chars", 50, 1_000_000), ("overlap_chars", 0, 1_000_000), ("limit", 1, 1000),
+           ("min_score", 0, 1), ("rrf_k", 1, 10_000), ("file_budget", 0, 10_000_000),
+           ("total_budget", 0, 100_000_000)]
+_PATTERN_FIELDS = ("include", "daily", "sessions", "always_on")
+
+
+def _check_ranges(s: Settings) -> None:
+    for name, low, high in _RANGES:
+        if not low <= getattr(s, name) <= high:
+            raise UsageError(f"{CONFIG_FILE}: {name} must be between {low} and {high}", f"fix {name}")
+    if s.overlap_chars >= s.max_chars:
+        raise UsageError(f"{CONFIG_FILE}: overlap_chars must be smaller than max_chars", "fix overlap_chars")
+    for name in _PATTERN_FIELDS:
+        bad = [p for p in getattr(s, name) if not safe_pattern(p)]
+        if bad:
+            raise UsageError(f"{CONFIG_FILE}: {name} pattern {bad[0]!r} could reach outside the notebook",
+                             f"use patterns relative to the notebook, without '..', in {name}")
 
 
 def _coerce(value: Any, kind: str, name: str) -> Any:
@@ -123,12 +161,12 @@ def _coerce(value: Any, kind: str, name: str) -> Any:
 def render(settings: Settings) -> str:
     """The .gitmem.toml that `git mem init` commits."""
     def lst(items: tuple[str, ...]) -> str:
-        return "[" + ", ".join(f'"{i}"' for i in items) + "]"
+        return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
     return f"""# gitmem notebook settings. They travel with the notebook; see the README.
 [notebook]
-path = "{settings.path}"        # the notebook folder, relative to the repository root
-layout = "{settings.layout}"    # where remember/daily/session write: folders | flat
+path = {json.dumps(settings.path)}        # the notebook folder, relative to the repository root
+layout = {json.dumps(settings.layout)}    # where remember/daily/session write: folders | flat
 
 [groups]                  # first match wins; everything else is "notebook"
 daily = {lst(settings.daily)}

@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
 from . import config
-from .errors import UsageError
+from .errors import NotText, PathOutside, UsageError
 from .notebook import Notebook
 
 HEAD_SHARE = 0.7
@@ -109,9 +109,12 @@ def parse_day(value: str | None) -> date:
     if value is None:
         return datetime.now().astimezone().date()
     try:
-        return date.fromisoformat(value.strip())
+        day = date.fromisoformat(value.strip())
     except ValueError as exc:
         raise UsageError(f"not a date: {value!r}", "give the day as YYYY-MM-DD, e.g. --date 2026-02-20") from exc
+    if day == date.min:  # the context also reads the day before
+        raise UsageError(f"{value!r} has no day before it", "give a later day")
+    return day
 
 
 def assemble(nb: Notebook, day: date | None = None) -> Context:
@@ -126,7 +129,11 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
     omitted: list[Omitted] = []
     left = s.total_budget
     for rel, kind in wanted:
-        text = nb.read(rel)
+        try:
+            text = nb.read(rel)
+        except (NotText, PathOutside) as exc:  # one odd file must not take the whole context down
+            omitted.append(Omitted(rel, 0, exc.message))
+            continue
         reason = _leave_out(text, left, left < min(MIN_PART, s.file_budget))
         if reason:
             omitted.append(Omitted(rel, len(text), reason))

@@ -51,7 +51,17 @@ def is_date(value: str) -> bool:
 
 
 def parse(value: str, current: datetime | None = None, end_of_day: bool = False) -> datetime:
-    """An instant from a period, a day, or a date and time; UsageError if none."""
+    """An instant from a period, a day, or a date and time; UsageError if none
+    (or if it lies outside what a timestamp can hold: 999999w, 9999-12-31)."""
+    try:
+        moment = _parse(value, current, end_of_day)
+        moment.timestamp()
+        return moment
+    except (OverflowError, OSError) as exc:
+        raise UsageError(f"{value!r} is too far from today to be a date gitmem can use", HINT) from exc
+
+
+def _parse(value: str, current: datetime | None, end_of_day: bool) -> datetime:
     text = value.strip().lower()
     current = current or now()
     match = PERIOD.match(text)
@@ -105,12 +115,12 @@ def name_span(path: str) -> tuple[float, float] | None:
     year, month, day, hour, minute = (int(g) if g else None for g in match.groups())
     try:
         start = _day_bound(date(year, month, day), False)  # type: ignore[arg-type]
-    except ValueError:
+        if hour is not None and hour < 24 and minute is not None and minute < 60:
+            moment = datetime.combine(start.date(), time(hour, minute)).astimezone()
+            return moment.timestamp(), moment.timestamp() + 59
+        return start.timestamp(), _day_bound(start.date(), True).timestamp()
+    except (ValueError, OverflowError, OSError):  # 9999-12-31 has no next day to end at
         return None
-    if hour is not None and hour < 24 and minute is not None and minute < 60:
-        moment = datetime.combine(start.date(), time(hour, minute)).astimezone()
-        return moment.timestamp(), moment.timestamp() + 59
-    return start.timestamp(), _day_bound(start.date(), True).timestamp()
 
 
 def _iso(ts: float | None) -> str | None:

@@ -81,6 +81,11 @@ MIGRATIONS: list[tuple[int, str]] = [
     (3, """
     CREATE TABLE forgotten(k INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(k, hash)) WITHOUT ROWID;
     """),
+    # 4: when a work-tree file was read, kept apart from its real mtime (dates
+    # use the mtime; a file read within the same timestamp tick is read again)
+    (4, """
+    ALTER TABLE worktree ADD COLUMN read_at REAL;
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [
@@ -128,8 +133,8 @@ def _load_vec(conn: apsw.Connection) -> None:
 def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: bool = True) -> apsw.Connection:
     """Open (creating if needed) a database, load sqlite-vec, migrate it."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    conn = apsw.Connection(str(path))
     try:
-        conn = apsw.Connection(str(path))
         conn.set_busy_timeout(BUSY_MS)
         if vec:
             _load_vec(conn)
@@ -137,8 +142,11 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
         for pragma in ("synchronous=NORMAL", "secure_delete=ON", "foreign_keys=OFF", "temp_store=MEMORY"):
             conn.execute(f"PRAGMA {pragma}")
         migrate(conn, migrations)
-    except (apsw.CorruptError, apsw.NotADBError) as exc:
-        raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
+    except BaseException as exc:
+        conn.close()
+        if isinstance(exc, (apsw.CorruptError, apsw.NotADBError)):
+            raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
+        raise
     return conn
 
 
@@ -226,7 +234,10 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite may have rolled back already (SQLITE_FULL, SQLITE_IOERR): a second
+        # ROLLBACK would raise and hide the real error.
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 

@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import git as gitpython
 
@@ -191,8 +191,7 @@ class Git:
         raw = self.run("log", "--first-parent", "--diff-merges=first-parent", "--raw", "-z",
                        "--no-renames", "--no-abbrev", "--reverse",
                        f"--format={LOG_FORMAT}", rng, *spec)
-        for record in raw.split(b"\x01")[1:]:
-            yield _parse_commit(record)
+        yield from _parse_log(raw)
 
     def touching(self, rev: str, prefix: str, limit: int | None = None) -> list[tuple[str, int]]:
         """(commit, committer time) on rev's first-parent chain that changed
@@ -205,7 +204,7 @@ class Git:
     def describe(self, rev: str) -> Commit:
         """One commit's id, parents, time, author and subject (no changes)."""
         raw = self.run("log", "-1", "--no-walk", "-z", f"--format={LOG_FORMAT}", rev, "--")
-        return _parse_commit(raw.split(b"\x01")[1])
+        return next(_parse_log(raw))
 
     def messages(self, oids: list[str]) -> dict[str, tuple[tuple[str, ...], str]]:
         """Each commit's parents and full message."""
@@ -316,7 +315,7 @@ class Git:
         assert head is not None
         return head, fallback
 
-    def _retry(self, action, attempts: int = 40) -> bytes:
+    def _retry(self, action: Callable[[], bytes], attempts: int = 40) -> bytes:
         for attempt in range(attempts):
             try:
                 return action()
@@ -333,20 +332,24 @@ def _words(output: object) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def _parse_commit(record: bytes) -> Commit:
-    parts = record.split(b"\0")
-    oid, parents, ctime, author, email, subject = (p.decode("utf-8", "replace") for p in parts[:6])
-    changes = []
-    tokens = [t.lstrip(b"\n") for t in parts[6:]]
+def _parse_log(raw: bytes) -> Iterator[Commit]:
+    """Commits from `git log -z --raw --format=LOG_FORMAT` output, read token by
+    token: six header fields, then (meta, path) pairs. A path is taken as it
+    is, so a file name holding \\x01 or a leading newline cannot be misread."""
+    tokens = raw.split(b"\0")
     i = 0
     while i < len(tokens):
-        meta = tokens[i]
-        if not meta.startswith(b":"):
+        head = tokens[i].lstrip(b"\n")
+        if not head.startswith(b"\x01"):
             i += 1
             continue
-        _old_mode, new_mode, _old, new, _status = meta[1:].decode().split()
-        path = _dec(tokens[i + 1])
-        regular = new_mode in REGULAR_MODES and new != ZERO
-        changes.append(Change(path, new if regular else None))
-        i += 2
-    return Commit(oid, tuple(parents.split()), int(ctime), author, email, subject, tuple(changes))
+        oid, parents, ctime, author, email, subject = (
+            t.decode("utf-8", "replace") for t in [head[1:], *tokens[i + 1:i + 6]])
+        i += 6
+        changes = []
+        while i + 1 < len(tokens) and tokens[i].lstrip(b"\n").startswith(b":"):
+            _old_mode, new_mode, _old, new, _status = tokens[i].lstrip(b"\n")[1:].decode().split()
+            regular = new_mode in REGULAR_MODES and new != ZERO
+            changes.append(Change(_dec(tokens[i + 1]), new if regular else None))
+            i += 2
+        yield Commit(oid, tuple(parents.split()), int(ctime), author, email, subject, tuple(changes))

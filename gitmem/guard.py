@@ -128,6 +128,27 @@ def check(text: str, allow: bool = False, where: str = "") -> None:
                       "remove it; a person who is sure can pass --no-guard")
 
 
+@dataclass
+class FileScan:
+    """What `git mem guard FILES` found."""
+
+    files: int
+    findings: list[dict[str, object]]
+
+    def refusal(self) -> Refused | None:
+        """The error to exit with, if anything was found."""
+        if not self.findings:
+            return None
+        files = len({f["path"] for f in self.findings})
+        return Refused(f"{len(self.findings)} finding(s) in {files} file(s); nothing was committed",
+                       "remove them, or commit with --no-verify if you are sure")
+
+
+def check_files(paths: list[str]) -> FileScan:
+    """The pre-commit guard over these files."""
+    return FileScan(len(paths), [{"path": p, **vars(f)} for p, f in scan_files(paths)])
+
+
 def scan_files(paths: list[str]) -> list[tuple[str, Finding]]:
     """Findings in files (what the pre-commit hook checks); unreadable and binary files are skipped."""
     found: list[tuple[str, Finding]] = []
@@ -238,9 +259,15 @@ def _detect_secrets(lines: dict[int, str], values: bool = False) -> dict[int, li
 
 
 def _redact(line: str) -> str:
-    """Enough of the line to find it, none of the secret."""
-    clipped = _clip(line)
-    return re.sub(r"[A-Za-z0-9_+/=-]{6,}", lambda m: m.group(0)[:3] + "…", clipped)
+    """Enough of the line to find it, none of the secret: every word that could
+    hold one (six characters or more, or any with a digit or a symbol) is cut
+    to its first three characters."""
+    def cut(match: re.Match[str]) -> str:
+        word = match.group(0)
+        risky = len(word) >= 6 or any(not ch.isalpha() for ch in word)
+        return word[:3] + "…" if risky and len(word) > 3 else word
+
+    return re.sub(r"[^\s:=,;'\"()\[\]{}<>]+", cut, _clip(line))
 
 
 def _clip(line: str, width: int = 80) -> str:

@@ -28,6 +28,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from . import provenance
+from .errors import PathOutside
 from .indexer import parse
 from .provenance import Origin, iso, of_text
 
@@ -121,7 +122,13 @@ class Walker:
 
     def work_text(self, path: str, blob: int | None) -> str | None:
         """A work-tree page's text (its blob is not in git's object store)."""
-        return None if blob is None else parse(self.index.nb.file(path).read_bytes()).text
+        if blob is None:
+            return None
+        try:
+            data = self.index.nb.read_bytes(path)  # never through a symlink
+        except PathOutside:
+            return None
+        return None if data is None else parse(data).text
 
     def holds(self, claim: list[str], blob: int | None, text: str | None = None) -> bool:
         page = text if text is not None else self.page(blob) if blob is not None else None

@@ -155,23 +155,32 @@ class Index:
         return report
 
     def _current(self, head: str | None, work: dict[str, tuple[float, int] | None]) -> bool:
-        if self.meta("commit") != (head or "") or self.meta("chunker") != self.nb.settings.chunker_signature():
+        s = self.nb.settings
+        if self.meta("commit") != (head or "") or self.meta("chunker") != s.chunker_signature() \
+                or self.meta("layout") != s.layout_signature():
             return False
         if (self.meta("forgotten") or "") != forgotten.signature(self.nb):
             return False
-        rows = {p: m for p, m in self.conn.execute("SELECT path, mtime FROM worktree")}
-        return rows.keys() == work.keys() and all(
-            (work[p] is None and rows[p] is None) or (work[p] is not None and rows[p] == work[p][0])
-            for p in rows)
+        rows = self._worktree_rows()
+        return rows.keys() == work.keys() and all(_unchanged(rows[p], work[p]) for p in rows)
+
+    def _worktree_rows(self) -> dict[str, tuple[float | None, float | None]]:
+        return {p: (m, r) for p, m, r in self.conn.execute("SELECT path, mtime, read_at FROM worktree")}
 
     def _check_signature(self) -> None:
-        """Different chunking settings: forget every chunk (texts and vectors stay)."""
-        sig = self.nb.settings.chunker_signature()
-        if self.meta("chunker") not in (None, sig):
+        """Different chunking settings: forget every chunk (texts and vectors stay).
+        Different notes or groups (path, include, group patterns): re-derive the
+        history and the work-tree overlay, reusing every chunk."""
+        s = self.nb.settings
+        chunker, layout = s.chunker_signature(), s.layout_signature()
+        if self.meta("chunker") not in (None, chunker):
             self.conn.execute("DELETE FROM chunks")
             self.conn.execute("UPDATE blobs SET chunked = 0")
+        if self.meta("chunker") not in (None, chunker) or self.meta("layout") not in (None, layout):
             db.set_meta(self.conn, "commit", "")
-        db.set_meta(self.conn, "chunker", sig)
+            self.conn.execute("DELETE FROM worktree")
+        db.set_meta(self.conn, "chunker", chunker)
+        db.set_meta(self.conn, "layout", layout)
 
     def _sync_history(self, head: str | None, report: SyncReport) -> None:
         indexed = self.meta("commit") or None
@@ -244,11 +253,11 @@ class Index:
         return found
 
     def _sync_worktree(self, work: dict[str, tuple[float, int] | None], report: SyncReport) -> None:
-        known = {p: m for p, m in self.conn.execute("SELECT path, mtime FROM worktree")}
+        known = self._worktree_rows()
         for rel in known.keys() - work.keys():
             self.conn.execute("DELETE FROM worktree WHERE path = ?", (rel,))
         for rel, info in work.items():
-            if info is not None and known.get(rel) == info[0]:
+            if info is not None and rel in known and _unchanged(known[rel], info):
                 continue
             blob = None
             if info is not None:
@@ -260,8 +269,9 @@ class Index:
                     info = None
                 else:
                     blob = self._blob(blob_id(data), data, report)
-            self.conn.execute("INSERT OR REPLACE INTO worktree(path, grp, blob, mtime) VALUES(?,?,?,?)",
-                              (rel, self.nb.settings.group_of(rel), blob, _stamp(info[0]) if info else None))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO worktree(path, grp, blob, mtime, read_at) VALUES(?,?,?,?,?)",
+                (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None, time.time()))
 
     def add_blobs(self, oids: list[str], wait: float | None = 10.0) -> dict[str, int]:
         """Row ids of these blobs, chunking any not seen yet (for revisions off
@@ -413,11 +423,16 @@ class Index:
         return found
 
 
-def _stamp(mtime: float) -> float:
-    """The mtime to remember for a file just read. A file modified less than RACY_SECONDS ago could
-    change again within the same filesystem timestamp tick without its mtime moving ("racily clean",
-    as git calls it): remember a stamp no file has, so that the next read reads it again."""
-    return mtime if time.time() - mtime >= RACY_SECONDS else -1.0
+def _unchanged(row: tuple[float | None, float | None], info: tuple[float, int] | None) -> bool:
+    """Whether a work-tree file is as it was when the index read it.
+
+    A file read less than RACY_SECONDS after it was modified could have changed
+    again within the same filesystem timestamp tick without its mtime moving
+    ("racily clean", as git calls it), so it is read again."""
+    mtime, read_at = row
+    if info is None or mtime is None:
+        return info is None and mtime is None
+    return mtime == info[0] and read_at is not None and read_at - mtime >= RACY_SECONDS
 
 
 def recovering(action: Callable[..., T]) -> Callable[..., T]:

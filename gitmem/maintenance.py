@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import embed, hookrun, hooks
@@ -153,8 +153,3 @@ def _sizes(index: Index) -> dict[str, int]:
         return total
 
     return {"index_bytes": size(index.path), "embedding_cache_bytes": size(index.nb.shared_dir / "embeddings.db")}
-
-
-def as_dict(summary: IndexSummary) -> dict[str, Any]:
-    return asdict(summary)
-

@@ -28,7 +28,9 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = {
     "shopping": ("lists/shopping.md", "Shopping", True),
 }
 ROUTES: list[tuple[str, re.Pattern[str]]] = [
-    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+|\+?\d[\d ().-]{6,}\d", re.I)),
+    # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
+    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"
+                           r"|(?<![\d-])(?!\d{4}-\d{2}-\d{2}\b)\+?\d[\d ().-]{6,}\d(?![\d-])", re.I)),
     ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
     ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
     ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
@@ -186,9 +188,22 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
     return None
 
 
+NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
+
+
 def _same(want: str, line: str) -> bool:
+    """Whether a line says the same as the fact. Near-identical wording counts,
+    unless the words that differ carry meaning a ratio cannot see: a number
+    (555-1234 vs 555-1235, a date) or a negation ("is" vs "is not")."""
     have = pages.normalize_fact(line)
-    return bool(have) and (have == want or difflib.SequenceMatcher(None, want, have).ratio() >= DUPLICATE_RATIO)
+    if not have:
+        return False
+    if have == want:
+        return True
+    differ = set(want.split()) ^ set(have.split())
+    if any(any(ch.isdigit() for ch in word) or word in NEGATIONS or word.endswith("n't") for word in differ):
+        return False
+    return difflib.SequenceMatcher(None, want, have).ratio() >= DUPLICATE_RATIO
 
 
 def daily_path(nb: Notebook, day: str) -> str:

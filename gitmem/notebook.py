@@ -11,14 +11,13 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from . import config
-from .errors import NoNotebook, NotText, PageNotFound, PathOutside, UsageError
+from .errors import NoNotebook, NotText, PageNotFound, PathOutside
 from .git import Git
+from .paths import confine
 
-MAX_NAME_BYTES = 255
-MAX_PATH_BYTES = 1024
 
 
 @dataclass
@@ -64,9 +63,11 @@ class Notebook:
         return self.root / rel
 
     def page(self, name: str, must_exist: bool = False, default_suffix: str = ".md") -> str:
-        """A confined notebook-relative page path from user input."""
+        """A confined notebook-relative page path from user input; a name that
+        is not a note yet (no suffix, or a dot in it: j.smith) gets `.md`, so
+        that what is written is always indexed."""
         rel = confine(name)
-        if not PurePosixPath(rel).suffix and default_suffix:
+        if default_suffix and not self.settings.is_note(rel):
             rel += default_suffix
         _no_symlinks(self.root, rel)
         if must_exist and not self.file(rel).is_file():
@@ -123,30 +124,6 @@ def decode(data: bytes) -> str:
     """Page bytes as text; invalid UTF-8 is replaced, never fatal."""
     text = data.decode("utf-8", errors="replace")
     return text[1:] if text.startswith("\ufeff") else text
-
-
-def confine(name: str) -> str:
-    """Normalise a user-given path; PathOutside if it could leave the notebook."""
-    if not name or not name.strip():
-        raise UsageError("empty path", "name a page, e.g. reference/contacts.md")
-    if "\0" in name:
-        raise PathOutside("path contains a NUL byte", "name a page inside the notebook")
-    if name.startswith(("/", "~", "\\")) or os.path.isabs(name):
-        raise PathOutside(f"{name!r} is outside the notebook", "use a path relative to the notebook, e.g. knowledge/facts.md")
-    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-    if not parts:
-        raise UsageError("empty path", "name a page, e.g. reference/contacts.md")
-    for part in parts:
-        if part == "..":
-            raise PathOutside(f"{name!r} leaves the notebook ('..')", "use a path inside the notebook")
-        if part.startswith("."):
-            raise PathOutside(f"{name!r} names a hidden file", "gitmem pages cannot be hidden files (.git, .gitmem.toml)")
-        if len(os.fsencode(part)) > MAX_NAME_BYTES:
-            raise UsageError(f"a path component is longer than {MAX_NAME_BYTES} bytes", "use a shorter page name")
-    rel = "/".join(parts)
-    if len(os.fsencode(rel)) > MAX_PATH_BYTES:
-        raise UsageError(f"path is longer than {MAX_PATH_BYTES} bytes", "use a shorter page name")
-    return rel
 
 
 def _no_symlinks(root: Path, rel: str) -> None:

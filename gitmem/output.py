@@ -232,3 +232,12 @@ def hooks_status(s: Any) -> str:
     out.append(f"merge driver: {'configured' if s.merge_driver else 'not configured'} (daily logs)")
     out.extend(f"note: {n}" for n in s.notes)
     return "\n".join(out)
+
+
+def guard(report: Any) -> str:
+    """`git mem guard`: one line a finding."""
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {f['path']}:{f['line']}: {f['excerpt']}" for f in report.findings)
+
+
+def model_ready(d: dict[str, Any]) -> str:
+    return f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s"

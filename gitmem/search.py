@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import dates, embed, views
+from .config import DATE_BASES, MODES
 from .errors import EmptyText, UsageError
 from .indexer import Index, recovering
 from .notebook import Notebook
@@ -21,8 +22,6 @@ from .notebook import Notebook
 if TYPE_CHECKING:
     import apsw
 
-MODES = ("hybrid", "keyword", "semantic")
-DATE_BASES = ("auto", "commit", "file")  # what date filters compare; see _dated
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 DEPTH = 100  # how many candidates each ranker contributes to the fusion
 MAX_QUERY_TERMS = 64

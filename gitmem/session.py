@@ -29,7 +29,7 @@ from typing import Any
 
 from . import guard
 from .errors import EmptyText, GitFailed, GitmemError, UsageError
-from .memory import commit_page, write_lock
+from .memory import commit_page, committable, write_lock
 from .notebook import Notebook
 
 FORMATS = ("auto", "text", "jsonl")
@@ -342,6 +342,7 @@ def remove(nb: Notebook, chat: str) -> Removed:
     if not chat:
         raise UsageError("empty chat id", "give the chat id that the session file's header names")
     with write_lock(nb):
+        committable(nb)
         rel = find(nb, chat)
         if rel is None:
             raise SessionNotFound(f"no session file for chat {chat!r}",

@@ -41,7 +41,17 @@ def test_missing_file_means_defaults(tmp_path) -> None:
 @pytest.mark.parametrize("body, word", [
     ("[notebook\n", "not valid TOML"),
     ('[notebook]\nlayout = "tree"\n', "layout must be one of"),
-    ('[notebook]\npath = "../elsewhere"\n', "must stay inside"),
+    ('[notebook]\npath = "../elsewhere"\n', "must be a folder inside the repository"),
+    ('[notebook]\npath = "x/../../outside"\n', "must be a folder inside the repository"),
+    ('[notebook]\npath = ".git/hooks"\n', "must be a folder inside the repository"),
+    ('[notebook]\npath = "/etc"\n', "must be a folder inside the repository"),
+    ('[context]\nalways_on = ["../../secret"]\n', "could reach outside the notebook"),
+    ('[notebook]\ninclude = ["/etc/*"]\n', "could reach outside the notebook"),
+    ("[chunking]\nmax_chars = 0\n", "max_chars must be between"),
+    ("[chunking]\nmax_chars = 100\noverlap_chars = 100\n", "overlap_chars must be smaller"),
+    ("[search]\nrrf_k = -1\n", "rrf_k must be between"),
+    ("[search]\nlimit = 0\n", "limit must be between"),
+    ("[search]\nmin_score = 2\n", "min_score must be between"),
     ("[search]\nlimit = \"ten\"\n", "must be a int"),
     ("[groups]\ndaily = 3\n", "list of strings"),
 ])
@@ -57,3 +67,9 @@ def test_custom_groups(tmp_path) -> None:
     s = config.load(tmp_path)
     assert s.group_of("journal/2026/01.md") == "daily"
     assert s.group_of("sessions/2026-01-02-0930.md") == "notebook"
+
+
+def test_render_quotes_strings_safely(tmp_path) -> None:
+    settings = config.Settings(path='my "notes"')
+    (tmp_path / config.CONFIG_FILE).write_text(config.render(settings))
+    assert config.load(tmp_path).path == 'my "notes"'

@@ -191,3 +191,11 @@ def test_json_is_the_documented_shape(mem: Mem) -> None:
     out = json.loads(mem("context", "--json", "--date", DAY).stdout)
     assert set(out) == {"date", "notebook", "budget", "total_chars", "parts", "omitted", "text", "notes"}
     assert set(out["parts"][0]) == {"path", "kind", "chars", "kept", "truncated", "text"}
+
+
+def test_a_binary_always_on_file_is_left_out_not_fatal(mem) -> None:
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah\n")
+    (mem.path / "reference" / "photo.md").write_bytes(b"\x89PNG\0\0binary")
+    out = mem.json("context", "--date", "2026-02-20")
+    assert [p["path"] for p in out["parts"]] == ["reference/contacts.md"]
+    assert [o["path"] for o in out["omitted"]] == ["reference/photo.md"]

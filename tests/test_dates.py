@@ -83,3 +83,27 @@ def test_file_names_give_a_day_or_a_minute(day: date, hour: int, minute: int, pa
 @given(st.text(alphabet=st.characters(blacklist_categories=["Nd"])))
 def test_names_without_digits_have_no_date(name: str) -> None:
     assert dates.name_span(name) is None
+
+
+@pytest.mark.parametrize("value", ["999999w", "999999d", "9999-12-31", "0001-01-01"])
+def test_dates_beyond_a_timestamp_are_usage_errors(value: str) -> None:
+    with pytest.raises(UsageError):
+        dates.parse(value, end_of_day=True).timestamp()
+
+
+def test_a_file_named_for_the_last_day_has_no_span() -> None:
+    assert dates.name_span("daily/9999-12-31.md") is None
+
+
+def test_far_dates_through_the_cli(mem) -> None:
+    mem.write("daily/9999-12-31.md", "# Daily Log — 9999-12-31\n\n## 10:00 — far future kiwi\n")
+    mem.write("knowledge/k.md", "kiwi today\n")
+    mem.commit("far")
+    # a file date no timestamp can hold falls back to the commit date, never a crash
+    found = mem.json("recall", "--mode", "keyword", "--since", "1d", "kiwi")["results"]
+    assert sorted(r["path"] for r in found) == ["daily/9999-12-31.md", "knowledge/k.md"]
+    for args in (["recall", "--since", "999999w", "kiwi"], ["recall", "--at", "9999-12-31", "kiwi"],
+                 ["log", "--until", "9999-12-31"], ["context", "--date", "0001-01-01"]):
+        result = mem(*args, code=None)
+        assert result.exit_code in (0, 1, 2) and "Traceback" not in result.output, (args, result.output)
+        assert result.exit_code == 0 or result.stderr.startswith("error: ")

@@ -108,3 +108,18 @@ def test_first_parent_log_with_merge_and_delete(repo: Path) -> None:
     assert [c.subject for c in log] == ["one", "delete a", "Merge branch 'side'"]
     assert [(c.path, c.oid is None) for c in log[1].changes] == [("a.md", True)]
     assert [c.path for c in log[2].changes] == ["b.md"]  # what the merge brought, against the first parent
+
+
+def test_log_parsing_survives_control_characters_in_names(repo: Path) -> None:
+    names = ["odd\x01name.md", "\nlead.md", ":colon.md", "plain.md"]
+    for name in names:
+        (repo / name).write_text(name)
+    g = Git.find(repo)
+    g.commit(names, "control characters")
+    (repo / "plain.md").write_text("changed")
+    g.commit(["plain.md"], "second")
+    log = list(g.first_parent_log(g.head(), None, "."))
+    assert [c.subject for c in log] == ["control characters", "second"]
+    assert sorted(c.path for c in log[0].changes) == sorted(names)
+    assert [c.path for c in log[1].changes] == ["plain.md"]
+    assert g.describe("HEAD").subject == "second"

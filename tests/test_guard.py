@@ -188,3 +188,15 @@ def test_guard_as_a_git_pre_commit_hook(mem: Mem) -> None:
     assert "nothing was committed" in proc.stderr
     mem.write("reference/keys.md", "# Keys\n\nThe deploy key is in the vault\n")
     mem.commit("keys, safely")
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("the wifi password is p@ss!w0rd", "p@ss!w0rd"), ("password = hunter2secret", "hunter2secret"),
+    ("db url postgres://admin:s3cr3t!@db.example.com/x", "s3cr3t!"), ("my aws key is AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+])
+def test_findings_never_repeat_the_secret(line: str, secret: str) -> None:
+    found = guard.scan(line)
+    assert found and all(secret not in f.excerpt and secret[3:] not in f.excerpt for f in found)
+    with pytest.raises(Refused) as err:
+        guard.check(line)
+    assert secret not in err.value.line()

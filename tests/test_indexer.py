@@ -123,3 +123,22 @@ def test_corrupt_index_is_rebuilt(mem: Mem) -> None:
     db.write_bytes(b"garbage" * 100)
     out = mem.json("recall", "--mode", "keyword", "boiler")
     assert out["results"][0]["path"] == "knowledge/facts.md"
+
+
+def test_changed_group_patterns_and_chunking_apply_without_rebuild(mem: Mem) -> None:
+    mem.write("journal/2026-01-01.md", "# Journal\n\nWalked along the quayside at dawn\n")
+    mem.commit("journal")
+    mem.write("knowledge/draft.md", "An uncommitted note about quinces\n")
+    assert mem.json("recall", "--mode", "keyword", "quayside")["results"][0]["group"] == "notebook"
+    toml = mem.path / ".gitmem.toml"
+    text = toml.read_text().replace('daily = ["daily/*.md"', 'daily = ["journal/*.md", "daily/*.md"')
+    toml.write_text(text.replace("max_chars = 1600", "max_chars = 1200"))
+    assert mem.json("recall", "--mode", "keyword", "quayside")["results"][0]["group"] == "daily"
+    assert [r["path"] for r in mem.json("recall", "--mode", "keyword", "quinces")["results"]] == ["knowledge/draft.md"]
+
+
+def test_a_fresh_uncommitted_note_has_its_real_date(mem: Mem) -> None:
+    mem.write("knowledge/fresh.md", "A note about zucchini written just now\n")
+    hits = mem.json("recall", "--mode", "keyword", "--since", "1h", "zucchini")["results"]
+    assert [h["path"] for h in hits] == ["knowledge/fresh.md"]
+    assert mem.json("recall", "--mode", "keyword", "--to", "1970-01-02", "zucchini")["results"] == []

@@ -134,3 +134,29 @@ def test_failed_commit_keeps_the_note(mem: Mem) -> None:
     result = mem("remember", "Keep me even if the commit fails", code=1)
     assert "is written but the commit failed" in result.stderr and "rejected by policy" in result.stderr
     assert "Keep me even if the commit fails" in (mem.path / "knowledge/facts.md").read_text()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Bob is allergic to peanuts", "Bob is not allergic to peanuts"),
+    ("Ship Apollo on 2026-03-14", "Ship Apollo on 2026-03-21"),
+    ("Standup moved to 10:30", "Standup moved to 11:30"),
+    ("Sarah Chen's phone is 555-1234", "Sarah Chen's phone is 555-1235"),
+])
+def test_a_corrected_fact_is_not_a_duplicate(mem: Mem, old: str, new: str) -> None:
+    first = mem.json("remember", old)
+    out = mem.json("remember", new)
+    assert out["action"] == "remember", out
+    assert new in (mem.path / out["path"]).read_text() and old in (mem.path / first["path"]).read_text()
+
+
+@pytest.mark.parametrize("text", ["Ship Apollo on 2026-03-14", "Meeting moved to 2026-03-14 at 10:00",
+                                  "Budget is 120000 dollars"])
+def test_dates_and_amounts_are_not_contacts(mem: Mem, text: str) -> None:
+    assert mem.json("remember", text)["path"] == "knowledge/facts.md"
+
+
+def test_a_dotted_page_name_is_still_a_note(mem: Mem) -> None:
+    out = mem.json("write", "people/j.smith", "Plays the bassoon on Sundays")
+    assert out["path"] == "people/j.smith.md"
+    hits = mem.json("recall", "--mode", "keyword", "bassoon")["results"]
+    assert [h["path"] for h in hits] == ["people/j.smith.md"]

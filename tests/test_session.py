@@ -228,3 +228,11 @@ def test_rm_never_deletes_a_file_of_another_chat_with_the_same_name(mem: Mem) ->
     mem.write(name, '---\nchat: "someone-else"\n---\nuser: not yours\n')
     mem("session", "rm", "victim", code=1)
     assert (mem.path / name).exists()
+
+
+def test_session_rm_waits_for_a_merge_in_progress(mem) -> None:
+    mem("session", "save", "--chat", "c-merge", input="user: hello\nassistant: hi\n")
+    saved = next((mem.path / "sessions").glob("*.md"))
+    (mem.path / ".git" / "MERGE_HEAD").write_text(mem.git("rev-parse", "HEAD"))
+    result = mem("session", "rm", "c-merge", code=1)
+    assert "a merge is in progress" in result.stderr and saved.exists()
