@@ -124,14 +124,17 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
 
 
 def _record(nb: Notebook, spots: list[Spot], phrase: str | None) -> None:
-    """Add the lines (and the searched-for phrase) to the record before they leave the page."""
-    texts = [phrase] if phrase else []
+    """Add the lines, the searched-for phrase and how commit subjects quote each fact to the
+    record before they leave the page."""
+    lines: list[str] = []
+    facts: list[str] = []
     for spot in spots:
-        lines = nb.read(spot.path).split("\n")
-        texts.extend(lines[spot.start - 1:spot.end])
+        taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        lines.extend(taken)
+        facts.extend([*taken, "\n".join(taken)])  # a long line; an item and its continuation lines
     with forgotten.record_lock(nb):
         record = forgotten.Record.load(nb)
-        if record.add(texts):
+        if record.add(lines, phrase, facts):
             record.save()
 
 
