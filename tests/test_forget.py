@@ -9,7 +9,7 @@ import apsw
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gitmem import pages
+from gitmem import forgotten, pages
 from gitmem.db import connect
 from gitmem.forgotten import Matcher, Record, words
 from gitmem.notebook import open_notebook
@@ -299,3 +299,21 @@ def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
     mem.write("knowledge/only-draft.md", "a zanzibarquux draft\n")
     out = mem.json("forget", "--all", "zanzibarquux")
     assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()
+
+
+def test_a_revision_off_the_first_parent_chain_is_blanked_too(mem: Mem) -> None:
+    mem.git("checkout", "-q", "-b", "side")
+    mem("remember", "Side note: the vault code is tango foxtrot nine")
+    mem("remember", "The gate code is in the drawer")
+    mem.git("checkout", "-q", "main")
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("forget", "tango foxtrot nine")
+    mem("index")  # the index is current: the next read does not sync, it only chunks side's blobs
+    for mode in ("keyword", "hybrid"):
+        out = mem.json("recall", "--mode", mode, "--at", "side", "vault code")
+        assert out["view"]["first_parent"] is False and "gate code" in out["view"]["subject"]
+        assert "gate code" in out["results"][0]["text"] and not any("foxtrot" in h["text"] or "foxtrot" in (h["subject"] or "")
+                                          for h in out["results"])
+    assert b"foxtrot" not in raw(mem)
+    view = mem.json("recall", "--mode", "keyword", "--at", "side~1", "vault code")["view"]
+    assert view["subject"] == forgotten.WITHHELD  # the commit that wrote it, named as the revision
