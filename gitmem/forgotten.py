@@ -262,6 +262,10 @@ def purge(index: "Index", fresh: Matcher) -> Purge:
         done.hashes.append(digest)
     done.texts = len(bad)
     done.blobs_rechunked = _rechunk(index, blobs)
+    if bad:
+        # re-chunked blobs have new text ids, which `origins` does not know: the same sync
+        # re-derives history from the indexed commits (every chunk and embedding is reused)
+        db.set_meta(conn, "commit", "")
     for table in ("commits", "merged"):  # merged: branch commits that texts are attributed to
         for oid, subject in conn.execute(f"SELECT oid, subject FROM {table}").fetchall():
             if fresh.quotes(str(subject)):

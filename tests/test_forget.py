@@ -317,3 +317,22 @@ def test_a_revision_off_the_first_parent_chain_is_blanked_too(mem: Mem) -> None:
     assert b"foxtrot" not in raw(mem)
     view = mem.json("recall", "--mode", "keyword", "--at", "side~1", "vault code")["view"]
     assert view["subject"] == forgotten.WITHHELD  # the commit that wrote it, named as the revision
+
+
+def test_pages_whose_text_was_purged_keep_their_commits(mem: Mem) -> None:
+    mem.write("a.md", "# A\n\n- The vault code is 4711\n- The shed is red\n")
+    mem.write("b.md", "# B\n\n- The vault code is 4711\n- The gate is green\n")
+    wrote = mem.commit("a and b")
+    mem.write("a.md", "# A\n\n- The vault code is 4711\n- The shed is blue\n")
+    mem.write("c.md", "# C\n\n- a later page, so that purged texts cannot get their row ids back\n")
+    edited = mem.commit("a: shed")
+    mem("index")
+    mem("forget", "a.md:3")  # b.md keeps its copy of the line on the page, blanked in the index
+    hit = mem.json("recall", "--mode", "keyword", "gate green")["results"][0]
+    assert (hit["path"], hit["commit"], hit["subject"]) == ("b.md", wrote, "a and b") and hit["date"]
+    assert "4711" not in hit["text"]
+    recent = mem.json("recall", "--mode", "keyword", "--since", "1d", "gate green")["results"]
+    assert [h["path"] for h in recent] == ["b.md"]
+    old = mem.json("recall", "--mode", "keyword", "--history", "shed red")["results"]
+    assert [(h["commit"], h["current"], h["changed_by"]["commit"]) for h in old if "red" in h["text"]] == [
+        (wrote, False, edited)]
