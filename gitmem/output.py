@@ -82,6 +82,8 @@ def timeline(t: Any) -> str:
         for page in e.pages:
             how = f"renamed from {page.renamed_from}" if page.renamed_from else page.change
             lines.append(f"  {page.path} ({how})")
+            if page.note:
+                lines.append(f"    ({page.note})")
             for sec in page.sections:
                 lines.append(f"    {MARKS[sec.change]} {sec.heading or '(top of page)'}")
                 changed = [f"+ {ln}" for ln in sec.added] + [f"- {ln}" for ln in sec.removed]
