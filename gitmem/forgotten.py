@@ -213,7 +213,7 @@ class Purge:
     vectors: int = 0
     blobs_rechunked: int = 0
     subjects: int = 0
-    hashes: list[str] = field(default_factory=list)  # of purged texts, for the embedding cache
+    hashes: list[str] = field(default_factory=list)  # of purged texts and log --grep documents, for the cache
 
 
 def sync(index: "Index") -> Purge | None:
@@ -228,6 +228,7 @@ def sync(index: "Index") -> Purge | None:
         return None
     record = Record.load(nb)
     applied = {(int(k), h) for k, h in conn.execute("SELECT k, hash FROM forgotten")}
+    before = Matcher(db.get_meta(conn, "forgotten_salt") or "", applied)
     if db.get_meta(conn, "forgotten_salt") not in (None, record.salt):
         applied = set()  # a new record (the old one was deleted): start over
         conn.execute("DELETE FROM forgotten")
@@ -237,11 +238,12 @@ def sync(index: "Index") -> Purge | None:
     db.set_meta(conn, "forgotten_salt", record.salt)
     db.set_meta(conn, "forgotten", sig)
     index.forgotten = record.matcher()
-    return purge(index, Matcher(record.salt, new)) if new else Purge()
+    return purge(index, Matcher(record.salt, new), before) if new else Purge()
 
 
-def purge(index: "Index", fresh: Matcher) -> Purge:
-    """Remove every text holding a fresh entry, and re-chunk (blanked) the blobs that held them."""
+def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purge:
+    """Remove every text holding a fresh entry, and re-chunk (blanked) the blobs that held them.
+    `before`: what the index blanked until now (how `log --grep` saw the changes it embedded)."""
     conn = index.conn
     done = Purge()
     bad = [(tid, digest, body) for tid, digest, body in conn.execute("SELECT id, hash, body FROM texts")
@@ -261,6 +263,7 @@ def purge(index: "Index", fresh: Matcher) -> Purge:
         conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
         done.hashes.append(digest)
     done.texts = len(bad)
+    done.hashes.extend(_grep_documents(index, blobs, before or Matcher("", ())))
     done.blobs_rechunked = _rechunk(index, blobs)
     if bad:
         # re-chunked blobs have new text ids, which `origins` does not know: the same sync
@@ -282,6 +285,25 @@ def _blobs_holding(conn: "apsw.Connection", text_ids: list[int]) -> list[int]:
         marks = ",".join("?" * len(part))
         found.update(r[0] for r in conn.execute(f"SELECT DISTINCT blob FROM chunks WHERE text IN ({marks})", part))
     return sorted(found)
+
+
+def _grep_documents(index: "Index", blobs: list[int], before: Matcher) -> list[str]:
+    """Hashes of what `log --grep` may have embedded (in the shared cache) for the commits that
+    changed these blobs: their changed lines as the timeline showed them before this purge."""
+    from .indexer import text_hash
+    from .timeline import Differ, _Commit
+
+    commits: set[int] = set()
+    for i in range(0, len(blobs), 500):
+        part = blobs[i:i + 500]
+        marks = ",".join("?" * len(part))
+        commits.update(r[0] for r in index.conn.execute(
+            f"""SELECT start_commit FROM versions WHERE blob IN ({marks})
+                UNION SELECT end_commit FROM versions WHERE blob IN ({marks}) AND end_commit IS NOT NULL""",
+            part + part))
+    differ = Differ(index, before)
+    docs = [differ.doc(_Commit(cid, "", 0, "", "", "", set())) for cid in sorted(commits)]
+    return [text_hash(doc) for doc in docs if doc.strip()]
 
 
 def _rechunk(index: "Index", blobs: list[int]) -> int:

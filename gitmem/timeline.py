@@ -169,8 +169,9 @@ def _merged(nb: Notebook, parents: tuple[str, ...], hide: "Matcher") -> list[dic
 class Differ:
     """Per-page, per-section changes of a commit, from the blobs of its versions."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, hide: "Matcher | None" = None) -> None:
         self.index = index
+        self.hide = index.forgotten if hide is None else hide
         self._texts: dict[int, str] = {}
         self._private: set[int] = set()
         self._pages: dict[int, list[PageChange]] = {}
@@ -185,7 +186,7 @@ class Differ:
                 self._private.add(blob)
                 self._texts[blob] = ""
             else:
-                self._texts[blob] = self.index.forgotten.redact(decode(self.index.nb.git.read_blob(oid)))
+                self._texts[blob] = self.hide.redact(decode(self.index.nb.git.read_blob(oid)))
         return self._texts[blob]
 
     def private(self, blob: int | None) -> bool:

@@ -218,3 +218,23 @@ def test_log_never_shows_or_embeds_a_private_page(mem: Mem) -> None:
     assert cache.execute("SELECT count(*) FROM embeddings").fetchone()[0] > 0
     assert cache.execute("SELECT count(*) FROM embeddings WHERE hash = ?", (text_hash(doc),)).fetchone()[0] == 0
     cache.close()
+
+
+def test_forget_drops_what_log_grep_embedded(mem: Mem) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    page = mem.git("show", "HEAD:knowledge/facts.md")
+    mem("remember", "The gate code is in the drawer")
+    mem.json("log", "--grep", "vault")  # embeds every commit's changed lines in the shared cache
+    doc = "\n".join(line for sec in diff_sections("", page) for line in sec.added)
+    assert "foxtrot" in doc
+
+    def cached() -> int:
+        cache = connect(mem.path / ".git" / "gitmem" / "embeddings.db", CACHE_MIGRATIONS, vec=False)
+        try:
+            return cache.execute("SELECT count(*) FROM embeddings WHERE hash = ?", (text_hash(doc),)).fetchone()[0]
+        finally:
+            cache.close()
+
+    assert cached() == 1
+    mem("forget", "tango foxtrot nine")
+    assert cached() == 0
