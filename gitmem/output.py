@@ -113,7 +113,8 @@ def forgot(f: Any) -> str:
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
     count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
-    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"]
+    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
+           if f.removed else "forgot 0 lines: no page holds it (no commit)"]
     if f.index:
         out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
                    f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "

@@ -336,3 +336,30 @@ def test_pages_whose_text_was_purged_keep_their_commits(mem: Mem) -> None:
     old = mem.json("recall", "--mode", "keyword", "--history", "shed red")["results"]
     assert [(h["commit"], h["current"], h["changed_by"]["commit"]) for h in old if "red" in h["text"]] == [
         (wrote, False, edited)]
+
+
+def test_another_clone_forgets_what_only_its_history_holds(mem: Mem, tmp_path: Path) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("remember", "The gate is green")
+    mem("remember", "The alarm is 4711 always")
+    git(tmp_path, "clone", "-q", str(mem.path), str(tmp_path / "other"))
+    clone = Mem(tmp_path / "other", mem._mp)
+
+    def history() -> list[str]:
+        return [h["text"] for h in clone.json("recall", "--mode", "keyword", "--history", "vault code")["results"]]
+
+    assert any("foxtrot" in t for t in history())
+    mem("forget", "tango foxtrot nine")
+    mem("forget", "alarm is 4711")
+    clone.git("pull", "-q")  # the fact leaves the clone's pages, not its index (the record is per clone)
+    assert "foxtrot" not in (clone.path / "knowledge/facts.md").read_text() and any("foxtrot" in t for t in history())
+    head = clone.git("rev-parse", "HEAD")
+    out = clone.json("forget", "TANGO foxtrot nine")
+    assert (out["commit"], out["removed"], out["index"]["texts"] > 0) == (None, [], True)
+    assert out["notes"] == ["no page holds it now; 1 line of the notebook's history did, and the index no longer does"]
+    assert not any("foxtrot" in t for t in history()) and b"foxtrot" not in raw(clone)
+    assert clone.git("rev-parse", "HEAD") == head and clone.git("status", "--porcelain") == ""
+    text = clone("forget", "alarm is 4711").stdout.splitlines()
+    assert text[0] == "forgot 0 lines: no page holds it (no commit)"
+    assert clone.json("recall", "--mode", "keyword", "--history", "alarm")["results"] == []
+    assert clone("forget", "foxtrot", code=1).stderr.startswith("error: nothing in the notebook matches 'foxtrot'")
