@@ -223,8 +223,7 @@ def sync(index: "Index") -> Purge | None:
     conn, nb = index.conn, index.nb
     sig = signature(nb)
     if (index.meta("forgotten") or "") == sig:
-        index.forgotten = Matcher(index.meta("forgotten_salt") or "",
-                                  ((int(k), h) for k, h in conn.execute("SELECT k, hash FROM forgotten")))
+        index.forgotten = current(nb)  # the record as applied (read as this version reads it)
         return None
     record = Record.load(nb)
     applied = {(int(k), h) for k, h in conn.execute("SELECT k, hash FROM forgotten")}
