@@ -6,6 +6,11 @@ PATH:START[-END]. The lines leave their pages in one commit whose message
 does not repeat them. The index then purges them everywhere it holds them,
 history included (see forgotten.py). Git history itself still holds them;
 the result says so, and the README says how to purge history.
+
+The record of forgotten text is per clone, so another clone forgets for
+itself, usually after it pulled the commit that took the fact off its pages:
+text that no page holds but the index's history does is forgotten from the
+index alone, with no commit.
 """
 
 from __future__ import annotations
@@ -57,9 +62,13 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
     with write_lock(nb):
         committable(nb)
         spots, phrase = locate(nb, target, every)
-        _record(nb, spots, phrase)
-        commit, fallback = _commit(nb, spots)
+        past = [] if spots else _in_history(nb, target, every)
+        _record(nb, spots, phrase, past)
+        commit, fallback = _commit(nb, spots) if spots else (None, False)
     purged, notes = purge(nb)
+    if past:
+        notes.insert(0, f"no page holds it now; {len(past)} line{'s' if len(past) != 1 else ''} of the "
+                        "notebook's history did, and the index no longer does")
     forgot = Forgot("forget", commit, [{"path": s.path, "lines": {"start": s.start, "end": s.end}} for s in spots],
                     purged, notes=notes)
     if fallback:
@@ -73,9 +82,6 @@ def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | No
     if spot is not None:
         return [spot], None
     spots = _matches(nb, target)
-    if not spots:
-        raise NothingToForget(f"nothing in the notebook matches {_quote(target)}",
-                              "check the wording with: git mem recall --mode keyword TEXT, or name lines as PATH:LINES")
     if len(spots) > 1 and not every:
         shown = ", ".join(_where(s) for s in spots[:SHOWN]) + (" …" if len(spots) > SHOWN else "")
         raise Ambiguous(f"{_quote(target)} is on {len(spots)} lines: {shown}",
@@ -101,9 +107,37 @@ def _range(nb: Notebook, target: str) -> Spot | None:
     return Spot(rel, start, end)
 
 
+def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
+    """The distinct lines of the index's texts (every indexed revision) that contain the target."""
+    needle = _needle(target)
+    index = Index(nb)
+    try:
+        index.sync(wait=60)
+        lines = {tuple(forgotten.words(line)): line for (body,) in index.conn.execute("SELECT body FROM texts")
+                 for line in body.split("\n") if _holds(line, needle)}
+    finally:
+        index.close()
+    if not lines:
+        raise NothingToForget(f"nothing in the notebook matches {_quote(target)}",
+                              "check the wording with: git mem recall --mode keyword TEXT, or name lines as PATH:LINES")
+    if len(lines) > 1 and not every:
+        raise Ambiguous(f"no page holds {_quote(target)} now, but {len(lines)} different lines of the notebook's "
+                        "history do", "pass --all to forget every one")
+    return sorted(lines.values())
+
+
+def _needle(target: str) -> str:
+    return " ".join(target.casefold().split())
+
+
+def _holds(line: str, needle: str) -> bool:
+    """Whether a line contains the target, case and spacing ignored."""
+    return needle in " ".join(line.casefold().split())
+
+
 def _matches(nb: Notebook, target: str) -> list[Spot]:
     """Every line of every note that contains the target (case and spacing ignored)."""
-    needle = " ".join(target.casefold().split())
+    needle = _needle(target)
     spots: list[Spot] = []
     for repo_path in nb.git.files(nb.prefix):
         rel = nb.rel(repo_path)
@@ -115,7 +149,7 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
             continue  # symlinks are never followed; a vanished file has nothing to forget
         i = 0
         while i < len(lines):
-            if needle in " ".join(lines[i].casefold().split()):
+            if _holds(lines[i], needle):
                 end = pages.item_extent(lines, i)
                 spots.append(Spot(rel, i + 1, end + 1))
                 i = end
@@ -123,15 +157,18 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
     return spots
 
 
-def _record(nb: Notebook, spots: list[Spot], phrase: str | None) -> None:
-    """Add the lines (and the searched-for phrase) to the record before they leave the page."""
-    texts = [phrase] if phrase else []
+def _record(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) -> None:
+    """Add the lines (on pages, or only in history), the searched-for phrase and how commit
+    subjects quote each fact to the record before they leave the page."""
+    lines: list[str] = list(past)
+    facts: list[str] = list(past)
     for spot in spots:
-        lines = nb.read(spot.path).split("\n")
-        texts.extend(lines[spot.start - 1:spot.end])
+        taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        lines.extend(taken)
+        facts.extend([*taken, "\n".join(taken)])  # a long line; an item and its continuation lines
     with forgotten.record_lock(nb):
         record = forgotten.Record.load(nb)
-        if record.add(texts):
+        if record.add(lines, phrase, facts):
             record.save()
 
 

@@ -74,7 +74,7 @@ class Index:
         self.lock = FileLock(nb.state_dir / "index.lock")
         self.conn = self._open()
         self._cache: apsw.Connection | None = None
-        self.forgotten = forgotten.Matcher("", ())
+        self.forgotten = forgotten.current(nb)  # whatever chunks a blob must blank forgotten text
 
     def _open(self) -> apsw.Connection:
         conn = None
@@ -284,6 +284,7 @@ class Index:
                 raise IndexBusy("the index is being updated by another process", "try again in a moment")
             try:
                 with db.transaction(self.conn):
+                    self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
                     report = SyncReport()
                     known.update({oid: self._blob(oid, None, report) for oid in missing})
             finally:

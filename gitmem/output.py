@@ -82,6 +82,8 @@ def timeline(t: Any) -> str:
         for page in e.pages:
             how = f"renamed from {page.renamed_from}" if page.renamed_from else page.change
             lines.append(f"  {page.path} ({how})")
+            if page.note:
+                lines.append(f"    ({page.note})")
             for sec in page.sections:
                 lines.append(f"    {MARKS[sec.change]} {sec.heading or '(top of page)'}")
                 changed = [f"+ {ln}" for ln in sec.added] + [f"- {ln}" for ln in sec.removed]
@@ -111,7 +113,8 @@ def forgot(f: Any) -> str:
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
     count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
-    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"]
+    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
+           if f.removed else "forgot 0 lines: no page holds it (no commit)"]
     if f.index:
         out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
                    f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "

@@ -168,10 +168,10 @@ def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[
         s = index.nb.settings
         pieces = [] if parsed.private or "binary" in parsed.flags else \
             chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)
-        cache[oid] = {text_hash(p.text) for p in pieces}
+        cache[oid] = {text_hash(index.forgotten.redact(p.text)) for p in pieces}  # as the index stores them
     return cache[oid]
 
 
 def _remember_commit(index: "Index", c: "Commit") -> None:
     index.conn.execute("INSERT OR IGNORE INTO merged(oid, time, author, email, subject) VALUES(?,?,?,?,?)",
-                       (c.oid, c.time, c.author, c.email, c.subject))
+                       (c.oid, c.time, c.author, c.email, index.forgotten.subject(c.subject)))

@@ -5,6 +5,12 @@ saw it), so a merge is one entry holding everything it brought in, with the
 merged commits listed. Per page: added, changed, removed or renamed (a page
 deleted and added in one commit with mostly the same lines), and per
 section, named by its heading, the lines added and removed.
+
+What the index keeps out stays out here too: forgotten lines are blanked
+before diffing (so they are neither shown nor matched by --grep), subjects and
+message lines that quote forgotten text are withheld, and the body of a
+version marked `private: true` is never read into a diff: the page is listed
+as changed, with a note.
 """
 
 from __future__ import annotations
@@ -22,7 +28,14 @@ from .provenance import iso
 if TYPE_CHECKING:
     import apsw
 
+    from .forgotten import Matcher
+
 RENAME_SIMILARITY = 0.5
+PRIVATE_NOTES = {  # (private before, private after) -> note; a missing side counts as private
+    (True, True): "private page: its text is not shown",
+    (True, False): "private until this commit: its earlier text is not shown",
+    (False, True): "made private in this commit: its new text is not shown",
+}
 
 
 @dataclass
@@ -39,6 +52,7 @@ class PageChange:
     change: str  # added | changed | removed | renamed
     sections: list[SectionChange]
     renamed_from: str | None = None
+    note: str | None = None  # why some of the page's text is not shown (a private page)
 
 
 @dataclass
@@ -100,12 +114,13 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
             commits = [c for c in commits if c.id in scores]
         commits = commits[:limit] if limit else commits
         details = nb.git.messages([c.oid for c in commits])
+        hide = index.forgotten
         for c in commits:
             parents, message = details.get(c.oid, ((), c.subject))
-            entry = Entry(c.oid, iso(c.time), c.author, c.email, c.subject, message,
+            entry = Entry(c.oid, iso(c.time), c.author, c.email, hide.subject(c.subject), hide.message(message),
                           differ.pages(c, c.shown))
             if len(parents) > 1:
-                entry.merged = _merged(nb, parents)
+                entry.merged = _merged(nb, parents, hide)
             if grep is not None:
                 entry.score = round(scores[c.id], 4)
             timeline.entries.append(entry)
@@ -143,29 +158,45 @@ def _following(commits: list[_Commit], page: str, differ: "Differ") -> list[_Com
     return kept
 
 
-def _merged(nb: Notebook, parents: tuple[str, ...]) -> list[dict[str, str]]:
+def _merged(nb: Notebook, parents: tuple[str, ...], hide: "Matcher") -> list[dict[str, str]]:
     out = []
     for side in parents[1:]:
         for c in reversed(list(nb.git.first_parent_log(side, parents[0], nb.prefix))):
-            out.append({"commit": c.oid, "date": iso(c.time), "author": c.author, "subject": c.subject})
+            out.append({"commit": c.oid, "date": iso(c.time), "author": c.author, "subject": hide.subject(c.subject)})
     return out
 
 
 class Differ:
     """Per-page, per-section changes of a commit, from the blobs of its versions."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, hide: "Matcher | None" = None) -> None:
         self.index = index
+        self.hide = index.forgotten if hide is None else hide
         self._texts: dict[int, str] = {}
+        self._private: set[int] = set()
         self._pages: dict[int, list[PageChange]] = {}
 
     def text(self, blob: int | None) -> str:
+        """A version's text as the timeline may show it: forgotten lines blanked, a private page empty."""
         if blob is None:
             return ""
         if blob not in self._texts:
-            oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
-            self._texts[blob] = decode(self.index.nb.git.read_blob(oid))
+            oid, private = self.index.conn.execute("SELECT oid, private FROM blobs WHERE id = ?", (blob,)).fetchone()
+            if private:
+                self._private.add(blob)
+                self._texts[blob] = ""
+            else:
+                self._texts[blob] = self.hide.redact(decode(self.index.nb.git.read_blob(oid)))
         return self._texts[blob]
+
+    def private(self, blob: int | None) -> bool:
+        self.text(blob)
+        return blob in self._private
+
+    def note(self, before: int | None, after: int | None) -> str | None:
+        if not (self.private(before) or self.private(after)):
+            return None
+        return PRIVATE_NOTES[(before is None or self.private(before), after is None or self.private(after))]
 
     def pages(self, c: _Commit, only: set[str] | None = None) -> list[PageChange]:
         if c.id not in self._pages:
@@ -193,7 +224,8 @@ class Differ:
             before = old.get(path) if source is None else old[source]
             after = new.get(path)
             kind = "renamed" if source else "added" if before is None else "removed" if after is None else "changed"
-            changes.append(PageChange(path, kind, diff_sections(self.text(before), self.text(after)), source))
+            changes.append(PageChange(path, kind, diff_sections(self.text(before), self.text(after)), source,
+                                      self.note(before, after)))
         return changes
 
     def _renames(self, gone: list[str], born: list[str], old: dict[str, int], new: dict[str, int]) -> dict[str, str]:
@@ -204,7 +236,8 @@ class Differ:
             for source in gone:
                 if source in pairs.values():
                     continue
-                ratio = 1.0 if old[source] == new[target] else difflib.SequenceMatcher(
+                ratio = 1.0 if old[source] == new[target] else 0.0 if self.private(old[source]) or \
+                    self.private(new[target]) else difflib.SequenceMatcher(
                     None, self.text(old[source]).splitlines(), self.text(new[target]).splitlines()).ratio()
                 if ratio >= score:
                     best, score = source, ratio

@@ -12,7 +12,7 @@ whatever blobs the index has not seen yet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import dates
@@ -130,6 +130,7 @@ def at_revision(index: "Index", value: str) -> View:
     """The notebook exactly as it stood at a revision."""
     nb = index.nb
     rev = resolve(nb, value)
+    rev = replace(rev, subject=index.forgotten.subject(rev.subject))
     tip = nb.git.touching(rev.commit, nb.prefix, limit=1)
     if not tip:
         return View("at", EMPTY_VIEW, revision=rev,
@@ -158,7 +159,7 @@ def _off_chain(index: "Index", rev: Revision) -> View:
         for change in c.changes:
             rel = nb.rel(change.path)
             if rel in entries:
-                pages[rel] = Origin(c.oid, iso(c.time), c.author, c.subject)
+                pages[rel] = Origin(c.oid, iso(c.time), c.author, index.forgotten.subject(c.subject))
                 times[rel] = c.time
     conn = index.conn
     conn.execute("DROP TABLE IF EXISTS temp.atview")

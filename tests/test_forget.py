@@ -9,7 +9,7 @@ import apsw
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gitmem import pages
+from gitmem import forgotten, pages
 from gitmem.db import connect
 from gitmem.forgotten import Matcher, Record, words
 from gitmem.notebook import open_notebook
@@ -73,9 +73,9 @@ def test_the_index_holds_no_trace_of_it(mem: Mem) -> None:
     subjects = [r[0] for r in conn.execute("SELECT subject FROM commits")]
     assert not any("zanzibarquux" in s for s in subjects) and "(subject withheld: it held forgotten text)" in subjects
     conn.close()
-    for mode in ("keyword", "hybrid"):
-        hits = mem.json("recall", "--mode", mode, "zanzibarquux vault code")["results"]
-        assert not any("zanzibarquux" in h["text"] or "zanzibarquux" in (h["subject"] or "") for h in hits)
+    for mode, view in (("keyword", []), ("hybrid", []), ("keyword", ["--history"]), ("hybrid", ["--history"])):
+        hits = mem.json("recall", "--mode", mode, *view, "zanzibarquux vault code")["results"]
+        assert "zanzibarquux" not in json.dumps(hits)  # text, subject, changed_by
     assert mem.json("recall", "--mode", "keyword", "windowsills")["results"][0]["path"] == "reference/preferences.md"
 
 
@@ -162,17 +162,76 @@ def test_another_worktree_purges_on_its_next_read(mem: Mem, tmp_path: Path) -> N
     assert WORD not in side_db.read_bytes()
 
 
-def test_record_matches_phrases_inside_longer_lines_and_subjects() -> None:
+@pytest.mark.parametrize("target", ["lists/shopping.md:3", "Groceries"])
+def test_a_forgotten_line_hides_only_lines_identical_to_it(mem: Mem, target: str) -> None:
+    mem.write("lists/shopping.md", "# Shopping\n\n- Groceries\n- Batteries\n")
+    mem.commit("shopping")
+    mem("forget", target)
+    mem.write("knowledge/plans.md", "# Plans\n\nSaturday: drive to the market for groceries and fuel\n")
+    mem.write("lists/errands.md", "# Errands\n\n* GROCERIES\n- post office\n")
+    mem.commit("plans")
+    hits = mem.json("recall", "--mode", "keyword", "Saturday drive")["results"]
+    assert [h["path"] for h in hits] == ["knowledge/plans.md"] and "groceries and fuel" in hits[0]["text"]
+    hits = mem.json("recall", "--mode", "keyword", "groceries")["results"]
+    assert [h["path"] for h in hits] == ["knowledge/plans.md"]  # the identical line on errands.md is kept out
+    assert "post office" in mem.json("recall", "--mode", "keyword", "post office")["results"][0]["text"]
+
+
+def test_a_forgotten_phrase_stays_out_of_every_line_that_holds_it(mem: Mem) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("forget", "tango foxtrot nine")
+    mem.write("knowledge/card.md", "# Card\n\n- a copy: TANGO foxtrot, nine!\n- A tango is a dance\n"
+                                   "- foxtrot nine is a call sign\n")
+    mem.commit("card")
+    texts = [h["text"] for h in mem.json("recall", "--mode", "keyword", "tango OR foxtrot")["results"]]
+    assert texts and not any("copy" in t or "vault" in t for t in texts)
+    assert any("A tango is a dance" in t for t in texts) and any("call sign" in t for t in texts)
+
+
+def test_record_lines_phrases_and_quotes() -> None:
     record = Record(Path("unused"))
-    record.add(["- [ ] Sarah's phone is 555-1234", "x", "# T"])  # too short to record: "x"; "# T" too
-    assert len(record.entries) == 1
+    assert record.add(["- [ ] Sarah's phone is 555-1234", "---", "# T"], phrase="vault code") == 3
+    assert record.add([], phrase="zanzibarquux") == 0  # one word is never a phrase
     match = record.matcher()
-    assert match.holds("* sarah's PHONE is 555-1234 (mobile)") and match.holds("## 10:30 — Sarah's phone is 555-1234")
-    assert not match.holds("Sarah's phone is 555-9999")
+    # a line: its words exactly (marker, checkbox, case, punctuation, a daily entry's time ignored)
+    assert match.holds("* sarah's PHONE is 555-1234") and match.holds("## 10:30 — Sarah's phone is 555-1234")
+    assert not match.holds("Sarah's phone is 555-1234 (mobile)") and not match.holds("Sarah's phone is 555-9999")
+    assert match.holds("## T") and not match.holds("T-shirts")
+    # a phrase: anywhere in a line, as whole words in a row
+    assert match.holds("- The Vault code is 4711") and not match.holds("vault, then code") \
+        and not match.holds("vaults code")
     assert match.redact("a\nSarah's phone is 555-1234\nb") == "a\n\nb"
-    assert match.subject("mem: remember Sarah's phone is 555-1234") == "(subject withheld: it held forgotten text)"
     assert Matcher("", ()).redact("anything") == "anything"
     assert words("- [x] Hello, World!") == ["hello", "world"]
+
+
+def test_subjects_and_messages_that_quote_forgotten_text_are_withheld() -> None:
+    long_fact = "The alarm code for the back door of the shed is 4711 and the key is under the mat"
+    record = Record(Path("unused"))
+    item = ["- Sarah's phone is 555-1234", "- " + long_fact, "- hunter2"]
+    record.add(item, facts=[*item, "\n".join(item)])
+    match = record.matcher()
+    withheld = "(subject withheld: it held forgotten text)"
+    assert match.subject("mem: remember Sarah's phone is 555-1234") == withheld
+    assert match.subject("Add: sarah's phone is 555-1234 (mobile)") == withheld  # contains the line
+    assert match.subject(f"mem: remember {long_fact[:59].rstrip()}…") == withheld  # gitmem's cut quote
+    assert match.subject("mem: daily 2026-03-01 hunter2") == withheld  # one word: only as gitmem's quote
+    for kept in ("hunter2 was a bad idea", "mem: remember Sarah's phone is new", "mem: remember The alarm code…"):
+        assert match.subject(kept) == kept
+    assert match.message("mem: remember hunter2\n\nwhy: Sarah's phone is 555-1234\nok") == \
+        f"{withheld}\n\n(line withheld: it held forgotten text)\nok"
+
+
+def test_the_record_keeps_no_text_and_reads_old_records(tmp_path: Path) -> None:
+    record = Record(tmp_path / "forgotten")
+    record.add(["- The zanzibarquux vault code is 9911"], phrase="vault code")
+    record.save()
+    text = record.path.read_text()
+    assert "zanzibar" not in text and "vault" not in text
+    assert [line.split()[:2] for line in text.splitlines()[2:]] == [["line", "6"], ["phrase", "2"]]
+    # before lines and phrases were told apart every entry was a phrase ("K HASH"); one word is a line now
+    record.path.write_text(f"# old\nsalt {record.salt}\n1 {'a' * 64}\n3 {'b' * 64}\n")
+    assert Record.load(type("NB", (), {"shared_dir": tmp_path})()).entries == {(-1, "a" * 64), (3, "b" * 64)}
 
 
 @settings(max_examples=200, deadline=None)
@@ -233,8 +292,74 @@ def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
     assert (mem.path / "knowledge/draft.md").read_text() == "# Draft\n\n- keep this line\n"
     assert WORD not in raw(mem)
     assert mem.json("recall", "--mode", "keyword", "keep this line")["results"][0]["path"] == "knowledge/draft.md"
-    mem("remember", "Only here: zanzibarquux")  # forgotten text written again is stored, but never indexed
-    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []
+    mem("remember", "the ZANZIBARQUUX vault code is 9911!")  # a forgotten line written again is stored...
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []  # ...but never indexed
+    mem("remember", "Only here: zanzibarquux")  # one word searched for is not a phrase that blanks other lines
+    assert "Only here" in mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"][0]["text"]
     mem.write("knowledge/only-draft.md", "a zanzibarquux draft\n")
     out = mem.json("forget", "--all", "zanzibarquux")
     assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()
+
+
+def test_a_revision_off_the_first_parent_chain_is_blanked_too(mem: Mem) -> None:
+    mem.git("checkout", "-q", "-b", "side")
+    mem("remember", "Side note: the vault code is tango foxtrot nine")
+    mem("remember", "The gate code is in the drawer")
+    mem.git("checkout", "-q", "main")
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("forget", "tango foxtrot nine")
+    mem("index")  # the index is current: the next read does not sync, it only chunks side's blobs
+    for mode in ("keyword", "hybrid"):
+        out = mem.json("recall", "--mode", mode, "--at", "side", "vault code")
+        assert out["view"]["first_parent"] is False and "gate code" in out["view"]["subject"]
+        assert "gate code" in out["results"][0]["text"] and not any("foxtrot" in h["text"] or "foxtrot" in (h["subject"] or "")
+                                          for h in out["results"])
+    assert b"foxtrot" not in raw(mem)
+    view = mem.json("recall", "--mode", "keyword", "--at", "side~1", "vault code")["view"]
+    assert view["subject"] == forgotten.WITHHELD  # the commit that wrote it, named as the revision
+
+
+def test_pages_whose_text_was_purged_keep_their_commits(mem: Mem) -> None:
+    mem.write("a.md", "# A\n\n- The vault code is 4711\n- The shed is red\n")
+    mem.write("b.md", "# B\n\n- The vault code is 4711\n- The gate is green\n")
+    wrote = mem.commit("a and b")
+    mem.write("a.md", "# A\n\n- The vault code is 4711\n- The shed is blue\n")
+    mem.write("c.md", "# C\n\n- a later page, so that purged texts cannot get their row ids back\n")
+    edited = mem.commit("a: shed")
+    mem("index")
+    mem("forget", "a.md:3")  # b.md keeps its copy of the line on the page, blanked in the index
+    hit = mem.json("recall", "--mode", "keyword", "gate green")["results"][0]
+    assert (hit["path"], hit["commit"], hit["subject"]) == ("b.md", wrote, "a and b") and hit["date"]
+    assert "4711" not in hit["text"]
+    recent = mem.json("recall", "--mode", "keyword", "--since", "1d", "gate green")["results"]
+    assert [h["path"] for h in recent] == ["b.md"]
+    old = mem.json("recall", "--mode", "keyword", "--history", "shed red")["results"]
+    assert [(h["commit"], h["current"], h["changed_by"]["commit"]) for h in old if "red" in h["text"]] == [
+        (wrote, False, edited)]
+
+
+def test_another_clone_forgets_what_only_its_history_holds(mem: Mem, tmp_path: Path) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("remember", "The gate is green")
+    mem("remember", "The alarm is 4711 always")
+    git(tmp_path, "clone", "-q", str(mem.path), str(tmp_path / "other"))
+    clone = Mem(tmp_path / "other", mem._mp)
+
+    def history() -> list[str]:
+        return [h["text"] for h in clone.json("recall", "--mode", "keyword", "--history", "vault code")["results"]]
+
+    assert any("foxtrot" in t for t in history())
+    mem("forget", "tango foxtrot nine")
+    mem("forget", "alarm is 4711")
+    clone.git("pull", "-q")  # the fact leaves the clone's pages, not its index (the record is per clone)
+    assert "foxtrot" not in (clone.path / "knowledge/facts.md").read_text() and any("foxtrot" in t for t in history())
+    head = clone.git("rev-parse", "HEAD")
+    out = clone.json("forget", "TANGO foxtrot nine")
+    assert (out["commit"], out["removed"], out["index"]["texts"] > 0) == (None, [], True)
+    assert out["notes"] == ["no page holds it now; 1 line of the notebook's history did, and the index no longer does"]
+    assert not any("foxtrot" in t for t in history()) and b"foxtrot" not in raw(clone)
+    assert clone.git("rev-parse", "HEAD") == head and clone.git("status", "--porcelain") == ""
+    text = clone("forget", "alarm is 4711").stdout.splitlines()
+    assert text[0] == "forgot 0 lines: no page holds it (no commit)"
+    assert clone.json("recall", "--mode", "keyword", "--history", "alarm")["results"] == []
+    assert clone("forget", "foxtrot", code=1).stderr.startswith("error: nothing in the notebook matches 'foxtrot'")

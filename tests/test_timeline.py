@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
 
+from gitmem.db import CACHE_MIGRATIONS, connect
+from gitmem.forgotten import WITHHELD
+from gitmem.indexer import text_hash
 from gitmem.timeline import SectionChange, diff_sections
 from tests.conftest import Mem
 from tests.histories import git, week
@@ -50,7 +54,7 @@ def test_changes_are_named_by_page_and_section(wk) -> None:
     m, ids = wk
     out = m.json("log")
     assert entry(out, ids["sarah"])["pages"] == [{
-        "path": "reference/contacts.md", "change": "changed", "renamed_from": None,
+        "path": "reference/contacts.md", "change": "changed", "renamed_from": None, "note": None,
         "sections": [{"heading": "Contacts", "change": "changed", "added": ["- Sarah Chen's phone is 555-4321"],
                       "removed": ["- Sarah Chen's phone is 555-1234"]}]}]
     [daily] = entry(out, ids["d2b"])["pages"]
@@ -90,7 +94,7 @@ def test_path_follows_a_page_back_through_a_rename(wk) -> None:
     assert [e["commit"] for e in out["entries"]] == [ids["wifi"], ids["rename"], ids["facts"]]
     renamed = entry(out, ids["rename"])["pages"]
     assert renamed == [{"path": "knowledge/general.md", "change": "renamed", "renamed_from": "knowledge/facts.md",
-                        "sections": []}]
+                        "sections": [], "note": None}]
     assert entry(out, ids["facts"])["pages"][0]["path"] == "knowledge/facts.md"
 
 
@@ -155,3 +159,82 @@ def test_help_has_an_example_of_each_option(blank: Mem) -> None:
     examples = blank("log", "--help").stdout.split("Examples:")[1]
     for option in ("--since", "--until", "--path", "--grep", "-n", "--json"):
         assert f" {option} " in examples or examples.rstrip().endswith(option), option
+
+
+def test_log_keeps_forgotten_text_out(mem: Mem) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    vault_commit = mem.git("rev-parse", "HEAD").strip()
+    mem("remember", "The gate code is in the drawer")
+    mem.git("checkout", "-q", "-b", "side", "HEAD~2")
+    mem.write("side.md", "# Side\n\n- The side door is blue\n")
+    mem.commit("side: tango foxtrot nine")
+    mem.git("checkout", "-q", "main")
+    mem.git("merge", "-q", "--no-ff", "-m", "Merge side", "side")
+    mem.write("misc.md", "# Misc\n\n- harmless\n")
+    misc = mem.commit("misc\n\nwhy: Tango foxtrot nine came up\nthe end")
+    mem("forget", "tango foxtrot nine")
+    out = mem.json("log")
+    assert "foxtrot" not in json.dumps(out) and "foxtrot" not in mem("log").stdout
+    vault = entry(out, vault_commit)
+    assert (vault["subject"], vault["message"]) == (WITHHELD, WITHHELD)
+    assert vault["pages"][0]["sections"][0]["added"] == ["# Facts"]
+    assert entry(out, misc)["message"] == "misc\n\n(line withheld: it held forgotten text)\nthe end"
+    [merge] = [e for e in out["entries"] if e["merged"]]
+    assert [m["subject"] for m in merge["merged"]] == [WITHHELD]
+    assert merge["pages"][0]["sections"][0]["added"] == ["# Side", "- The side door is blue"]
+    gate = next(e for e in out["entries"] if "gate code" in e["subject"])
+    assert gate["pages"][0]["sections"][0]["added"] == ["- The gate code is in the drawer"]
+    found = mem.json("log", "--grep", "tango foxtrot nine")
+    assert "foxtrot" not in json.dumps(found["entries"]) and vault["commit"] not in [e["commit"] for e in found["entries"]]
+    mem("rebuild")  # merged-branch commits are attributed afresh: their subjects are withheld again
+    hit = mem.json("recall", "--mode", "keyword", "side door")["results"][0]
+    assert (hit["path"], hit["subject"]) == ("side.md", WITHHELD)
+
+
+def test_log_never_shows_or_embeds_a_private_page(mem: Mem) -> None:
+    secret = "---\nprivate: true\n---\n# Hunt\n\nI am job hunting at Initech\n"
+    mem.write("knowledge/hunt.md", secret)
+    mem.commit("hunt")
+    mem.write("knowledge/hunt.md", secret.replace("Initech", "Initrode"))
+    mem.commit("hunt 2")
+    mem.write("knowledge/hunt.md", "# Hunt\n\nPublic now: found a job\n")
+    public = mem.commit("public")
+    out = mem.json("log", "--path", "knowledge/hunt.md")
+    pages = [e["pages"][0] for e in out["entries"]]
+    assert [(p["change"], p["note"], p["sections"] != []) for p in pages] == [
+        ("changed", "private until this commit: its earlier text is not shown", True),
+        ("changed", "private page: its text is not shown", False),
+        ("added", "private page: its text is not shown", False)]
+    assert pages[0]["sections"] == [{"heading": "Hunt", "change": "added",
+                                     "added": ["# Hunt", "Public now: found a job"], "removed": []}]
+    text = mem("log").stdout
+    assert "Initech" not in json.dumps(out) + text and "Initrode" not in text
+    assert "    (private page: its text is not shown)" in text.splitlines()
+    found = mem.json("log", "--grep", "job hunting at Initech")
+    assert "Initech" not in json.dumps(found["entries"]) and {e["commit"] for e in found["entries"]} <= {public}
+    # what --grep used to embed for that commit (its added lines) is not in the shared cache
+    doc = "\n".join(line for sec in diff_sections("", secret) for line in sec.added)
+    cache = connect(mem.path / ".git" / "gitmem" / "embeddings.db", CACHE_MIGRATIONS, vec=False)
+    assert cache.execute("SELECT count(*) FROM embeddings").fetchone()[0] > 0
+    assert cache.execute("SELECT count(*) FROM embeddings WHERE hash = ?", (text_hash(doc),)).fetchone()[0] == 0
+    cache.close()
+
+
+def test_forget_drops_what_log_grep_embedded(mem: Mem) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    page = mem.git("show", "HEAD:knowledge/facts.md")
+    mem("remember", "The gate code is in the drawer")
+    mem.json("log", "--grep", "vault")  # embeds every commit's changed lines in the shared cache
+    doc = "\n".join(line for sec in diff_sections("", page) for line in sec.added)
+    assert "foxtrot" in doc
+
+    def cached() -> int:
+        cache = connect(mem.path / ".git" / "gitmem" / "embeddings.db", CACHE_MIGRATIONS, vec=False)
+        try:
+            return cache.execute("SELECT count(*) FROM embeddings WHERE hash = ?", (text_hash(doc),)).fetchone()[0]
+        finally:
+            cache.close()
+
+    assert cached() == 1
+    mem("forget", "tango foxtrot nine")
+    assert cached() == 0
