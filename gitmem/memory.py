@@ -297,4 +297,6 @@ def _at(nb: Notebook, name: str, at: str) -> tuple[str, str, str]:
     if data is None:
         raise PageNotFound(f"no page {rel} at {at} ({rev.commit[:7]})",
                            f"see when it existed with: git mem log --path {rel}")
-    return rel, decode(data), rev.commit
+    from . import forgotten
+
+    return rel, forgotten.current(nb).redact(decode(data)), rev.commit  # forgotten lines stay forgotten

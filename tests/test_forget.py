@@ -363,3 +363,13 @@ def test_another_clone_forgets_what_only_its_history_holds(mem: Mem, tmp_path: P
     assert text[0] == "forgot 0 lines: no page holds it (no commit)"
     assert clone.json("recall", "--mode", "keyword", "--history", "alarm")["results"] == []
     assert clone("forget", "foxtrot", code=1).stderr.startswith("error: nothing in the notebook matches 'foxtrot'")
+
+
+def test_get_at_a_revision_blanks_forgotten_lines(mem: Mem) -> None:
+    mem("remember", "The vault code is tango foxtrot nine")
+    mem("remember", "The gate code is kept by Dana")
+    before = mem.git("rev-parse", "HEAD").strip()
+    mem("forget", "vault code is tango foxtrot nine")
+    page = mem.json("get", "knowledge/facts.md", "--at", before)
+    assert "tango" not in page["text"] and "gate code is kept by Dana" in page["text"]
+    assert page["text"].count("\n") == mem.git("show", f"{before}:knowledge/facts.md").count("\n")
