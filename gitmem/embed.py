@@ -28,7 +28,9 @@ BATCH = 32
 
 
 class ModelUnavailable(GitmemError):
-    pass
+    def off_note(self) -> str:
+        """What every output says when semantic search cannot run."""
+        return f"semantic search is off: {self.message}; to turn it on, {self.hint}"
 
 
 @dataclass(frozen=True)

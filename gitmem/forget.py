@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import forgotten, pages
-from .errors import BadRange, GitFailed, GitmemError, NotText, PageNotFound, PathOutside
-from .git import FALLBACK_EMAIL, FALLBACK_NAME
+from .errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
+from .git import FALLBACK_IDENTITY
 from .indexer import Index, recovering
-from .memory import RANGE, _text, committable, write_lock, write_page
+from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock, write_page
 from .notebook import Notebook
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
@@ -58,7 +58,7 @@ class Forgot:
 
 def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
     """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index."""
-    target = _text(target, "fact")
+    target = given_text(target, "fact")
     with write_lock(nb):
         committable(nb)
         spots, phrase = locate(nb, target, every)
@@ -72,7 +72,7 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
     forgot = Forgot("forget", commit, [{"path": s.path, "lines": {"start": s.start, "end": s.end}} for s in spots],
                     purged, notes=notes)
     if fallback:
-        forgot.identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>"
+        forgot.identity = FALLBACK_IDENTITY
     return forgot
 
 
@@ -97,13 +97,7 @@ def _range(nb: Notebook, target: str) -> Spot | None:
         rel = nb.page(match.group("path"), must_exist=True)
     except PageNotFound:
         return None  # "Meeting at 10:30" is a fact, not a page
-    lines = nb.read(rel).split("\n")
-    total = len(lines) - 1 if lines[-1] == "" else len(lines)
-    start, end = int(match.group("start")), int(match.group("end") or match.group("start"))
-    if start < 1 or end < start or end > total:
-        asked = f"line {start}" if start == end else f"lines {start}-{end}"
-        raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
-                       f"check them with: git mem get {rel}")
+    start, end = line_range(match, rel, len(page_lines(nb.read(rel))))
     return Spot(rel, start, end)
 
 

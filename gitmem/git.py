@@ -32,6 +32,9 @@ LEAKY_VARS = (
 )
 FALLBACK_NAME = "gitmem"
 FALLBACK_EMAIL = "gitmem@localhost"
+FALLBACK_IDENTITY = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>"
+FALLBACK_HINT = (f"no git identity is configured, so gitmem signed its commit '{FALLBACK_IDENTITY}'; "
+                 "set yours with git config --global user.name/user.email")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ZERO = "0" * 40
 REGULAR_MODES = ("100644", "100755")

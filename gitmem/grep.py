@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import embed
-from .search import _fuse, fts_query, relative
+from .search import fuse, fts_query, relative
 
 if TYPE_CHECKING:
     from .indexer import Index
@@ -36,13 +36,13 @@ def scores(index: "Index", query: str, docs: list[tuple[int, str]],
         try:
             embedder = loader.get()
         except embed.ModelUnavailable as exc:
-            notes.append(f"semantic search is off: {exc.message}; to turn it on, {exc.hint}")
+            notes.append(exc.off_note())
         else:
             lists.append(_semantic(index, embedder, query, docs))
             semantic = True
     floor = index.nb.settings.min_score
     matched = {cid for cid, score in keyword.items() if score >= floor}.union(*lists[1:])
-    fused = _fuse(lists, index.nb.settings.rrf_k) if len(lists) > 1 else lists[0]
+    fused = fuse(lists, index.nb.settings.rrf_k) if len(lists) > 1 else lists[0]
     return {cid: fused[cid] for cid in matched}, semantic, notes
 
 

@@ -41,7 +41,7 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
             embedder = loader.get()
         except embed.ModelUnavailable as exc:
             semantic = False
-            report.notes.append(f"semantic search is off: {exc.message}; to turn it on, {exc.hint}")
+            report.notes.append(exc.off_note())
         else:
             emb = index.embed(embedder, live_only=False, wait=wait, progress=progress)
             report.embedded, report.reused = emb.embedded, emb.reused
@@ -138,7 +138,7 @@ def _model_state(nb: Notebook, index: Index, check: bool) -> dict[str, Any]:
             embed.load(spec)
             state["semantic"], state["note"] = True, None
         except embed.ModelUnavailable as exc:
-            state["semantic"], state["note"] = False, f"semantic search is off: {exc.message}; to turn it on, {exc.hint}"
+            state["semantic"], state["note"] = False, exc.off_note()
     return state
 
 

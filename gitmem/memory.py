@@ -15,7 +15,7 @@ from typing import Any
 
 from . import guard, pages
 from .errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
-from .git import FALLBACK_EMAIL, FALLBACK_NAME
+from .git import FALLBACK_HINT, FALLBACK_IDENTITY
 from .lock import FileLock, atomic_write
 from .notebook import Notebook
 
@@ -79,9 +79,7 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
     written = Written(action, rel, {"start": edit.start_line if edit else 1,
                                     "end": edit.end_line if edit else text.count("\n")}, commit, message)
     if fallback:
-        written.identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>"
-        written.hint = ("no git identity is configured, so the commit was signed "
-                        f"'{written.identity}'; set yours with git config --global user.name/user.email")
+        written.identity, written.hint = FALLBACK_IDENTITY, FALLBACK_HINT
     return written
 
 
@@ -105,7 +103,8 @@ def committable(nb: Notebook) -> None:
                           "then run the command again")
 
 
-def _text(value: str, what: str) -> str:
+def given_text(value: str, what: str) -> str:
+    """The text a user or agent gave, or EmptyText / UsageError naming what is missing."""
     if not value or not value.strip():
         raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
     if "\0" in value:
@@ -145,7 +144,7 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
              category: str | None = None, force: bool = False, allow: bool = False) -> Written:
     """Store a fact on its page (one commit), unless it is already there."""
-    text = _text(text, "fact")
+    text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
     guard.check(text, allow, rel)
@@ -212,7 +211,7 @@ def daily_path(nb: Notebook, day: str) -> str:
 
 def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = False) -> Written:
     """Append a `## HH:MM — ...` entry to today's daily log (one commit)."""
-    text = _text(text, "entry")
+    text = given_text(text, "entry")
     when = when or datetime.now().astimezone()
     day = f"{when:%Y-%m-%d}"
     rel = daily_path(nb, day)
@@ -225,7 +224,7 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
           allow: bool = False) -> Written:
     """Write or append to a page or one H2 section (one commit)."""
-    content = _text(content, "content")
+    content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
     guard.check(content, allow, rel)
@@ -277,14 +276,20 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     lines = page_lines(text)
     if not match:
         return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text, revision)
-    start = int(match.group("start"))
-    end = int(match.group("end") or start)
-    if start < 1 or end < start or end > len(lines):
-        asked = f"line {start}" if start == end else f"lines {start}-{end}"
-        raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {len(lines)} lines",
-                       f"ask for lines between 1 and {len(lines)}, e.g. {rel}:1-{min(len(lines), 10)}")
+    start, end = line_range(match, rel, len(lines))
     chosen = lines[start - 1:end]
     return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
+
+
+def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
+    """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
+    start = int(match.group("start"))
+    end = int(match.group("end") or start)
+    if start < 1 or end < start or end > total:
+        asked = f"line {start}" if start == end else f"lines {start}-{end}"
+        raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
+                       f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")
+    return start, end
 
 
 def _at(nb: Notebook, name: str, at: str) -> tuple[str, str, str]:

@@ -122,7 +122,9 @@ def forgot(f: Any) -> str:
     out.extend(f"note: {n}" for n in f.notes)
     out.append(f"note: {f.history}")
     if f.identity:
-        out.append(f"note: no git identity is configured, so the commit was signed '{f.identity}'")
+        from .git import FALLBACK_HINT
+
+        out.append(f"note: {FALLBACK_HINT}")
     return "\n".join(out)
 
 

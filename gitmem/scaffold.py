@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import config, hooks, instructions, merge
 from .errors import NotARepo, UsageError
-from .git import FALLBACK_EMAIL, FALLBACK_NAME, Git
+from .git import FALLBACK_HINT, FALLBACK_IDENTITY, Git
 from .lock import atomic_write
 from .maintenance import IndexSummary, Progress, catch_up
 from .notebook import Notebook, confine
@@ -59,10 +59,9 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
-        identity = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>" if fallback else None
+        identity = FALLBACK_IDENTITY if fallback else None
         if fallback:
-            notes.append(f"no git identity is configured, so commits are signed '{identity}'; "
-                         "set yours with git config --global user.name/user.email")
+            notes.append(FALLBACK_HINT)
     merge.configure(git)
     installed = _hooks(nb, notes) if install_hooks else None
     summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None

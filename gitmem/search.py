@@ -118,7 +118,7 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
     try:
         return loader.get(), None
     except embed.ModelUnavailable as exc:
-        return None, f"semantic search is off: {exc.message}; to turn it on, {exc.hint}"
+        return None, exc.off_note()
 
 
 def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
@@ -145,7 +145,7 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
         lists.append(_keyword(conn, query.text))
     if embedder is not None and query.mode in ("hybrid", "semantic"):
         lists.append(_semantic(conn, embedder, query.text))
-    scores = _fuse(lists, s.rrf_k) if len(lists) > 1 else (lists[0] if lists else {})
+    scores = fuse(lists, s.rrf_k) if len(lists) > 1 else (lists[0] if lists else {})
     ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -scores[t])
     if view.kind == "history":
         from . import history
@@ -250,7 +250,7 @@ def _semantic(conn: "apsw.Connection", embedder: embed.Embedder, text: str) -> d
     return {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in rows}
 
 
-def _fuse(lists: list[dict[int, float]], k: int) -> dict[int, float]:
+def fuse(lists: list[dict[int, float]], k: int) -> dict[int, float]:
     """Reciprocal rank fusion, scaled so that first place in every list is 1.0."""
     fused: dict[int, float] = {}
     for scores in lists:

@@ -100,8 +100,8 @@ def test_forget_by_path_and_lines(mem: Mem) -> None:
     assert out["removed"] == [{"path": "reference/people.md", "lines": {"start": 4, "end": 5}}]
     assert (mem.path / "reference/people.md").read_text() == "# People\n\n- Ann: 555-0101\n"
     assert mem("forget", "reference/people.md:9", code=1).stderr == (
-        "error: line 9 is outside reference/people.md, which has 3 lines (check them with: "
-        "git mem get reference/people.md)\n")
+        "error: line 9 is outside reference/people.md, which has 3 lines (ask for lines between 1 and 3, "
+        "e.g. reference/people.md:1-3)\n")
     assert mem("forget", "../outside.md:1", code=1).stderr.startswith("error: '../outside.md' leaves the notebook")
 
 

@@ -123,7 +123,7 @@ def test_no_identity_falls_back_with_a_hint(mem: Mem, monkeypatch, tmp_path) -> 
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
     result = mem("remember", "A fact with no author")
-    assert "hint: no git identity is configured, so the commit was signed 'gitmem <gitmem@localhost>'" in result.stdout
+    assert "hint: no git identity is configured, so gitmem signed its commit 'gitmem <gitmem@localhost>'" in result.stdout
     assert mem.git("log", "-1", "--format=%an <%ae>") == "gitmem <gitmem@localhost>\n"
 
 
