@@ -199,6 +199,8 @@ def purge(index: "Index", fresh: Matcher) -> Purge:
         conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
         done.hashes.append(digest)
     done.texts = len(bad)
+    if done.vectors:
+        db.vectors_changed(conn)
     done.blobs_rechunked = _rechunk(index, blobs)
     for cid, subject in conn.execute("SELECT id, subject FROM commits").fetchall():
         if fresh.holds(str(subject)):

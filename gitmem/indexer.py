@@ -367,6 +367,7 @@ class Index:
             self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
             db.set_meta(self.conn, "model", embedder.spec.key)
             db.set_meta(self.conn, "dim", embedder.dim)
+            db.vectors_changed(self.conn)
         db.ensure_vectors(self.conn, embedder.dim)
 
     def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
@@ -385,6 +386,7 @@ class Index:
                 self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
                 self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, cached[digest]))
                 self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
+            db.vectors_changed(self.conn)
             db.bump_meta(self.conn, "embeddings_computed", len(missing))
             db.bump_meta(self.conn, "embeddings_reused", len(rows) - len(missing))
         report.embedded += len(missing)
