@@ -190,6 +190,23 @@ def counts(path: Path, env: dict[str, str] | None = None) -> dict[str, int]:
 SETTINGS = '[notebook]\npath = "."\nlayout = "folders"\n'  # a notebook on gitmem's current defaults
 
 
+def settings(args: argparse.Namespace) -> tuple[str, str]:
+    """(.gitmem.toml text, a name suffix) for the chunking options of a quality benchmark:
+    gitmem's defaults unless --max-chars/--overlap say otherwise (for comparing settings)."""
+    if args.max_chars is None and args.overlap is None:
+        return SETTINGS, ""
+    from gitmem.config import Settings
+
+    size = args.max_chars or Settings.max_chars
+    overlap = args.overlap if args.overlap is not None else size // 5
+    return SETTINGS + f"[chunking]\nmax_chars = {size}\noverlap_chars = {overlap}\n", f"-c{size}-{overlap}"
+
+
+def chunking_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-chars", type=int, help="chunk size to try instead of gitmem's default")
+    p.add_argument("--overlap", type=int, help="chunk overlap to try (default: a fifth of --max-chars)")
+
+
 def cached_notebook(name: str, build: Callable[[Path], None], env: dict[str, str] | None = None) -> Path:
     """A notebook built by `build(path)` once, then indexed (embedding only what its cache lacks)."""
     path = cache_dir() / "notebooks" / name

@@ -47,10 +47,10 @@ def load() -> tuple[list[dict], dict[str, str], dict[str, dict[str, int]]]:
     return corpus, queries, dict(qrels)
 
 
-def build(path: Path, corpus: list[dict]) -> None:
+def build(path: Path, corpus: list[dict], settings: str) -> None:
     pages = path / "abstracts"
     pages.mkdir(parents=True)
-    (path / ".gitmem.toml").write_text(common.SETTINGS)
+    (path / ".gitmem.toml").write_text(settings)
     for doc in corpus:
         title = " ".join(doc["title"].split()) or doc["_id"]
         (pages / f"{doc['_id']}.md").write_text(f"# {title}\n\n{doc['text'].strip()}\n")
@@ -86,15 +86,17 @@ def evaluate(engine: common.Engine, queries: dict[str, str], qrels: dict[str, di
 def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--cli-sample", type=int, default=10, help="queries also run through the CLI (per mode)")
+    common.chunking_options(p)
     args = p.parse_args()
+    settings, suffix = common.settings(args)
     env = common.setup()
     corpus, queries, qrels = load()
     if args.quick:  # the first 30 queries over their own relevant abstracts plus 300 others
         qrels = dict(list(qrels.items())[:30])
         keep = {d for rels in qrels.values() for d in rels} | {d["_id"] for d in corpus[:300]}
         corpus = [d for d in corpus if d["_id"] in keep]
-    name = f"scifact{VERSION}-{len(corpus)}"
-    path = common.cached_notebook(name, lambda p: build(p, corpus), env)
+    name = f"scifact{VERSION}-{len(corpus)}{suffix}"
+    path = common.cached_notebook(name, lambda p: build(p, corpus, settings), env)
     engine = common.Engine(path)
     scores = evaluate(engine, queries, qrels)
     sample = [queries[q] for q in list(qrels)[:args.cli_sample]]
@@ -110,7 +112,7 @@ def main() -> None:
     met = h >= 0.70 and h > scores["keyword"]["ndcg@10"] and h > scores["semantic"]["ndcg@10"]
     print(f"target (hybrid >= 0.70 and above both single modes): {'met' if met else 'MISSED'} (hybrid {h:.4f})\n")
     common.save("scifact", {"quick": args.quick, "queries": len(qrels), "documents": len(corpus), "counts": counts,
-                            "scores": scores, "anchors": ANCHORS, "cli_agreement": agree, "target_met": met})
+                            "settings": settings, "scores": scores, "anchors": ANCHORS, "cli_agreement": agree, "target_met": met})
 
 
 if __name__ == "__main__":

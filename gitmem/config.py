@@ -25,6 +25,7 @@ MODEL_NAME_KEY = "mem.model"
 THREADS_ENV = "GITMEM_THREADS"
 THREADS_KEY = "mem.threads"
 LAYOUTS = ("folders", "flat")
+FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
 GROUPS = ("notebook", "daily", "sessions")
 
 
@@ -42,6 +43,7 @@ class Settings:
     limit: int = 15
     min_score: float = 0.25
     rrf_k: int = 60
+    fusion: str = "scores"
     always_on: tuple[str, ...] = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "reference/*.md")
     file_budget: int = 8000
     total_budget: int = 32000
@@ -71,7 +73,7 @@ _SECTIONS = {
     "notebook": {"path": "path", "layout": "layout", "include": "include"},
     "groups": {"daily": "daily", "sessions": "sessions"},
     "chunking": {"max_chars": "max_chars", "overlap_chars": "overlap_chars"},
-    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k"},
+    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion"},
     "context": {"always_on": "always_on", "file_budget": "file_budget", "total_budget": "total_budget"},
 }
 
@@ -101,6 +103,8 @@ def from_dict(data: dict[str, Any]) -> Settings:
     settings = replace(Settings(), **values, extra=extra)
     if settings.layout not in LAYOUTS:
         raise UsageError(f"{CONFIG_FILE}: layout must be one of {', '.join(LAYOUTS)}", "fix notebook.layout")
+    if settings.fusion not in FUSIONS:
+        raise UsageError(f"{CONFIG_FILE}: search.fusion must be one of {', '.join(FUSIONS)}", "fix search.fusion")
     settings_path = settings.path.strip("/") or "."
     if settings_path.startswith("..") or Path(settings_path).is_absolute():
         raise UsageError(f"{CONFIG_FILE}: notebook.path must stay inside the repository", "fix notebook.path")
@@ -141,7 +145,8 @@ overlap_chars = {settings.overlap_chars}
 [search]
 limit = {settings.limit}
 min_score = {settings.min_score}
-rrf_k = {settings.rrf_k}
+fusion = "{settings.fusion}"   # hybrid: scores (mean of each ranker's scores relative to its best) | rrf
+rrf_k = {settings.rrf_k}        # used by fusion = "rrf"
 
 [context]
 always_on = {lst(settings.always_on)}

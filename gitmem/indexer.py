@@ -351,7 +351,7 @@ class Index:
 
     def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1,
                      view: str = LIVE_VIEW) -> list[int]:
-        if self.meta("model") not in (None, embedder.spec.key):
+        if self.meta("model") not in (None, embedder.key):
             return [-1]  # a model change: everything is pending
         if live_only:
             sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
@@ -362,10 +362,10 @@ class Index:
 
     def _check_model(self, embedder: "Embedder") -> None:
         """A different model: drop every vector; texts are re-embedded lazily."""
-        if self.meta("model") != embedder.spec.key:
+        if self.meta("model") != embedder.key:
             self.conn.execute("DROP TABLE IF EXISTS vectors")
             self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
-            db.set_meta(self.conn, "model", embedder.spec.key)
+            db.set_meta(self.conn, "model", embedder.key)
             db.set_meta(self.conn, "dim", embedder.dim)
             db.vectors_changed(self.conn)
         db.ensure_vectors(self.conn, embedder.dim)
@@ -373,13 +373,13 @@ class Index:
     def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
-        cached = self._cached_vectors(embedder.spec.key, [r[1] for r in rows])
+        cached = self._cached_vectors(embedder.key, [r[1] for r in rows])
         missing = [r for r in rows if r[1] not in cached]
         if missing:
             vectors = embedder.embed([r[2] for r in missing])
             with db.transaction(self.cache):
                 self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.spec.key, r[1], v) for r, v in zip(missing, vectors)])
+                                       [(embedder.key, r[1], v) for r, v in zip(missing, vectors)])
             cached.update({r[1]: v for r, v in zip(missing, vectors)})
         with db.transaction(self.conn):
             for tid, digest, _ in rows:
@@ -395,13 +395,13 @@ class Index:
     def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
         """Embeddings of arbitrary texts (not chunks), through the shared cache."""
         hashes = [text_hash(t) for t in texts]
-        cached = self._cached_vectors(embedder.spec.key, hashes)
+        cached = self._cached_vectors(embedder.key, hashes)
         missing = list({h: t for h, t in zip(hashes, texts) if h not in cached}.items())
         if missing:
             vectors = embedder.embed([t for _, t in missing])
             with db.transaction(self.cache):
                 self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.spec.key, h, v) for (h, _), v in zip(missing, vectors)])
+                                       [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
             cached.update({h: v for (h, _), v in zip(missing, vectors)})
         return [cached[h] for h in hashes]
 
