@@ -355,9 +355,9 @@ class Index:
             return [-1]  # a model change: everything is pending
         if live_only:
             sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
-                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY t.id LIMIT ?"""
+                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY length(t.body), t.id LIMIT ?"""
         else:
-            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY id LIMIT ?"
+            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY length(body), id LIMIT ?"
         return [r[0] for r in self.conn.execute(sql, (limit,))]
 
     def _check_model(self, embedder: "Embedder") -> None:

@@ -123,3 +123,25 @@ def test_corrupt_index_is_rebuilt(mem: Mem) -> None:
     db.write_bytes(b"garbage" * 100)
     out = mem.json("recall", "--mode", "keyword", "boiler")
     assert out["results"][0]["path"] == "knowledge/facts.md"
+
+
+def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> None:
+    """A batch is padded to its longest text: batches of similar length embed fastest."""
+    from gitmem import embed, indexer
+
+    for i, n in enumerate([40, 3, 25, 9, 1, 30, 14, 6, 20, 2]):
+        mem.write(f"knowledge/p{i}.md", f"# P{i}\n\n" + " ".join(["word"] * n * 5) + "\n")
+    mem.commit("pages of many lengths")
+    embedder = embed.load(embed.resolve(None))
+    seen: list[list[int]] = []
+    real = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts, *a, **k: seen.append([len(t) for t in texts]) or real(texts))
+    monkeypatch.setattr(indexer, "EMBED_BATCH", 3)
+    index = Index(open_notebook(mem.path))
+    try:
+        index.sync()
+        index.embed(embedder, live_only=False)
+    finally:
+        index.close()
+    assert sum(len(b) for b in seen) >= 10 and len(seen) >= 4
+    assert all(max(a) <= min(b) for a, b in zip(seen, seen[1:]))
