@@ -68,7 +68,7 @@ def main() -> None:
     runs = 5 if args.quick else args.runs
     env = common.setup()
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    source = common.notebook(common.SIZES["1k"], env=env)
+    source = common.notebook(common.size("1k"), env=env)
     rows, results = [], {}
     with tempfile.TemporaryDirectory(prefix="gitmem-coldstart-") as tmp:
         path = Path(tmp) / "nb"

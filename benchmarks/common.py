@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = Path(os.environ.get("GITMEM_BENCH_RESULTS") or ROOT / "benchmarks" / "results")
 DATA = ROOT.parent / "shared" / "bench-data"
 MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
@@ -136,7 +136,7 @@ def save(name: str, result: dict[str, Any]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"{name}-{datetime.now():%Y%m%d-%H%M%S}.json"
     out.write_text(json.dumps({"benchmark": name, "machine": machine(), **result}, indent=2) + "\n")
-    print(f"written: {out.relative_to(ROOT)}", flush=True)
+    print(f"written: {out}", flush=True)
     return out
 
 
@@ -145,6 +145,11 @@ def log(message: str) -> None:
 
 
 # -- generated notebooks -----------------------------------------------------------
+def size(name: str) -> int:
+    """Chunks of a named size (1k, 10k, 100k), or a plain number."""
+    return SIZES[name] if name in SIZES else int(name)
+
+
 def notebook(chunks: int, seed: int = 7, env: dict[str, str] | None = None) -> Path:
     """The generated notebook of about `chunks` chunks, indexed and embedded, cached between runs.
 

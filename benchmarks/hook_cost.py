@@ -113,13 +113,13 @@ def rebase_time(path: Path, env: dict[str, str], hooked: bool, rep: int) -> floa
 
 def main() -> None:
     p = common.parser(__doc__)
-    p.add_argument("--size", default="10k", choices=list(common.SIZES))
+    p.add_argument("--size", default="10k", help="1k, 10k, 100k or a number of chunks")
     p.add_argument("--rounds", type=int, default=60)
     p.add_argument("--rebases", type=int, default=3)
     args = p.parse_args()
     size, rounds, rebases = ("1k", 6, 1) if args.quick else (args.size, args.rounds, args.rebases)
     env = common.setup()
-    source = common.notebook(common.SIZES[size], env=env)
+    source = common.notebook(common.size(size), env=env)
     pages = sorted(str(p.relative_to(source)) for p in (source / "people").glob("*.md"))[:20]
     with tempfile.TemporaryDirectory(prefix="gitmem-hook-cost-") as tmp:
         hooked, plain, noop = Path(tmp) / "hooked", Path(tmp) / "plain", Path(tmp) / "noop"

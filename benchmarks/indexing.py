@@ -74,11 +74,11 @@ def rebuild(path: Path, env: dict[str, str]) -> dict[str, float]:
 
 def main() -> None:
     p = common.parser(__doc__)
-    p.add_argument("--size", default="10k", choices=list(common.SIZES))
+    p.add_argument("--size", default="10k", help="1k, 10k, 100k or a number of chunks")
     args = p.parse_args()
     size = "1k" if args.quick else args.size
     env = common.setup()
-    source = common.notebook(common.SIZES[size], env=env)
+    source = common.notebook(common.size(size), env=env)
     texts = texts_of(source)
     with tempfile.TemporaryDirectory(prefix="gitmem-indexing-") as tmp:
         path = Path(tmp) / "nb"

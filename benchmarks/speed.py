@@ -78,10 +78,9 @@ def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, flo
     return out
 
 
-def measure(size: str, rounds: int, env: dict[str, str]) -> dict:
-    path = common.notebook(common.SIZES[size], env=env)
+def measure(size: str, rounds: int, queries: list[str], env: dict[str, str]) -> dict:
+    path = common.notebook(common.size(size), env=env)
     counts = common.counts(path, env)
-    queries = corpus.queries()
     common.log(f"{size}: cold processes ({rounds} x {len(queries)} queries x 3)")
     c = cold(path, queries, rounds, env)
     common.log(f"{size}: warm queries")
@@ -107,7 +106,7 @@ def report(results: list[dict]) -> None:
                  "git mem recall vs git grep -i (cold: fresh processes; warm: in-process, model loaded)")
     rows = [[r["size"], m, r["warm"][m]["index_ms"], r["warm"][m]["model_ms"], r["warm"][m]["search_ms"]]
             for r in results for m in ("keyword", "hybrid")]
-    common.table(["size", "warm mode", "catch-up check ms", "embed query+pending ms", "rank ms"], rows,
+    common.table(["size", "warm mode", "catch-up check ms", "model wait + pending ms", "rank ms"], rows,
                  "where a warm query's time goes (medians of Results.timing)")
 
 
@@ -128,6 +127,7 @@ def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--sizes", default="1k,10k,100k")
     p.add_argument("--rounds", type=int, default=2, help="cold runs per query and kind")
+    p.add_argument("--queries", type=int, default=20, help="how many of the generated queries to ask")
     args = p.parse_args()
     env = common.setup()
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
@@ -135,7 +135,8 @@ def main() -> None:
         raise SystemExit("git-mem is not on PATH: pip install -e . in this virtualenv first")
     sizes = ["1k"] if args.quick else args.sizes.split(",")
     rounds = 1 if args.quick else args.rounds
-    results = [measure(size, rounds, env) for size in sizes]
+    queries = corpus.queries(n=8 if args.quick else args.queries)
+    results = [measure(size, rounds, queries, env) for size in sizes]
     report(results)
     checks = verdicts(results)
     if checks:
