@@ -1,20 +1,17 @@
 """How long an agent waits: cold `git mem` processes versus calls to one warm MCP server.
 
-Run by hand (never in the test suite):
-
-    GITMEM_MODEL_DIR=../shared/models/all-MiniLM-L6-v2-onnx-int8 python benchmarks/agent_calls.py
+Run:  python benchmarks/agent_calls.py [--quick]
 
 It makes a notebook of a few hundred facts in a temporary folder, then times,
 in the same run: `git mem context`, `git mem session save` and `git mem recall`
 as fresh processes, and `context` and `recall` as tool calls to one
 `git mem mcp` server over stdio (first call and warm calls). Prints a table
-of medians.
+of medians and p95s.
 """
 
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,6 +19,10 @@ import time
 from pathlib import Path
 
 import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import common  # noqa: E402
 
 RUNS = 7
 QUERIES = ["how do I reach Sarah", "what does the user drink", "when is the launch", "allergies",
@@ -73,6 +74,11 @@ async def mcp_timings(root: Path) -> dict[str, list[float]]:
 
 
 def main() -> None:
+    global RUNS
+    args = common.parser(__doc__).parse_args()
+    if args.quick:
+        RUNS = 3
+    common.setup()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_notebook(root)
@@ -90,9 +96,11 @@ def main() -> None:
             ("mcp: recall call, warm", mcp["warm"]),
             ("mcp: context call", mcp["context"]),
         ]
-    print(f"{'operation':48} {'median ms':>10} {'runs':>5}")
-    for name, values in rows:
-        print(f"{name:48} {statistics.median(values):10.1f} {len(values):5d}")
+    stats = {name: common.stats([v / 1000 for v in values]) for name, values in rows}
+    common.table(["operation", "median ms", "p95 ms", "runs"],
+                 [[name, s["median_ms"], s["p95_ms"], s["n"]] for name, s in stats.items()],
+                 "agent paths: cold processes vs one warm MCP server")
+    common.save("agent_calls", {"results": stats})
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ MODEL_NAME_KEY = "mem.model"
 THREADS_ENV = "GITMEM_THREADS"
 THREADS_KEY = "mem.threads"
 LAYOUTS = ("folders", "flat")
+FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
 GROUPS = ("notebook", "daily", "sessions")
 MODES = ("hybrid", "keyword", "semantic")
 DATE_BASES = ("auto", "commit", "file")  # what date filters compare
@@ -46,6 +47,7 @@ class Settings:
     limit: int = 15
     min_score: float = 0.25
     rrf_k: int = 60
+    fusion: str = "scores"
     always_on: tuple[str, ...] = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "reference/*.md")
     file_budget: int = 8000
     total_budget: int = 32000
@@ -79,7 +81,7 @@ _SECTIONS = {
     "notebook": {"path": "path", "layout": "layout", "include": "include"},
     "groups": {"daily": "daily", "sessions": "sessions"},
     "chunking": {"max_chars": "max_chars", "overlap_chars": "overlap_chars"},
-    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k"},
+    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion"},
     "context": {"always_on": "always_on", "file_budget": "file_budget", "total_budget": "total_budget"},
 }
 
@@ -109,6 +111,8 @@ def from_dict(data: dict[str, Any]) -> Settings:
     settings = replace(Settings(), **values, extra=extra)
     if settings.layout not in LAYOUTS:
         raise UsageError(f"{CONFIG_FILE}: layout must be one of {', '.join(LAYOUTS)}", "fix notebook.layout")
+    if settings.fusion not in FUSIONS:
+        raise UsageError(f"{CONFIG_FILE}: search.fusion must be one of {', '.join(FUSIONS)}", "fix search.fusion")
     _check_ranges(settings)
     return replace(settings, path=_notebook_path(settings.path))
 
@@ -179,7 +183,8 @@ overlap_chars = {settings.overlap_chars}
 [search]
 limit = {settings.limit}
 min_score = {settings.min_score}
-rrf_k = {settings.rrf_k}
+fusion = "{settings.fusion}"   # hybrid: scores (mean of each ranker's scores relative to its best) | rrf
+rrf_k = {settings.rrf_k}        # used by fusion = "rrf"
 
 [context]
 always_on = {lst(settings.always_on)}

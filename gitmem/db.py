@@ -86,6 +86,11 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, """
     ALTER TABLE worktree ADD COLUMN read_at REAL;
     """),
+    # 5: a token renewed whenever a vector changes (vectors_changed), so that a process
+    # holding a copy of the vectors (vectors.py) knows when to read them again
+    (5, """
+    INSERT OR REPLACE INTO meta VALUES('vectors', lower(hex(randomblob(8))));
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [
@@ -254,6 +259,11 @@ def set_meta(conn: apsw.Connection, key: str, value: Any) -> None:
 def bump_meta(conn: apsw.Connection, key: str, by: int) -> None:
     if by:
         set_meta(conn, key, int(get_meta(conn, key, "0") or 0) + by)
+
+
+def vectors_changed(conn: apsw.Connection) -> None:
+    """Renew the token that says the vectors table changed (see vectors.py)."""
+    set_meta(conn, "vectors", os.urandom(8).hex())
 
 
 def ensure_vectors(conn: apsw.Connection, dim: int) -> None:

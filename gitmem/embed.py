@@ -71,11 +71,17 @@ def cache_dir() -> Path:
 class Embedder:
     """A loaded model: texts in, L2-normalised float32 vectors (as bytes) out."""
 
-    def __init__(self, spec: ModelSpec, model: object, dim: int) -> None:
+    def __init__(self, spec: ModelSpec, model: object, dim: int, max_tokens: int | None = None) -> None:
         self.spec = spec
         self.dim = dim
+        self.max_tokens = max_tokens  # inputs cut to this many tokens, if gitmem cut them shorter than the loader
         self._model = model
         self._lock = threading.Lock()
+
+    @property
+    def key(self) -> str:
+        """Identity of the embeddings for the cache: the model, and where its inputs are cut."""
+        return self.spec.key + (f"@{self.max_tokens}" if self.max_tokens else "")
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[bytes]:
         out: list[bytes] = [b""] * len(texts)
@@ -119,7 +125,7 @@ def _load_local(spec: ModelSpec, threads: int | None) -> Embedder:
                        if (spec.path / f).is_file()), None)
     if model_file is None or not (spec.path / "tokenizer.json").is_file():
         raise ModelUnavailable(f"{spec.path} has no model.onnx and tokenizer.json", HOW_TO_ENABLE)
-    pooling, normalize, dim = _read_layout(spec.path)
+    pooling, normalize, dim, max_tokens = _read_layout(spec.path)
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
 
@@ -132,11 +138,28 @@ def _load_local(spec: ModelSpec, threads: int | None) -> Embedder:
         model = TextEmbedding(model_name=name, specific_model_path=str(spec.path), threads=threads)
     except Exception as exc:  # onnxruntime and tokenizers raise many kinds
         raise ModelUnavailable(f"cannot load the model in {spec.path}: {exc}", HOW_TO_ENABLE) from exc
-    return Embedder(spec, model, dim)
+    return Embedder(spec, model, dim, _cut_inputs(model, max_tokens))
 
 
-def _read_layout(path: Path) -> tuple[str, bool, int]:
-    """Pooling mode, normalisation and dimension from a sentence-transformers layout."""
+def _cut_inputs(model: object, max_tokens: int | None) -> int | None:
+    """Cut inputs at the length the model was trained for (sentence-transformers' max_seq_length),
+    as sentence-transformers does. fastembed cuts at the tokenizer's limit instead (512 for
+    all-MiniLM-L6-v2, trained on 256): on LoCoMo's 1,600-character chunks of dialogue the
+    first 256 tokens alone gave a better ranking (evidence recall@5 of semantic search 50.7% ->
+    60.0%; SciFact nDCG@10 0.658 -> 0.660), and shorter inputs embed faster. Returns the
+    length if inputs are now cut shorter than before, else None."""
+    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    if not max_tokens or tokenizer is None or not hasattr(tokenizer, "enable_truncation"):
+        return None
+    current = tokenizer.truncation or {}
+    if current.get("max_length") and current["max_length"] <= max_tokens:
+        return None
+    tokenizer.enable_truncation(max_length=max_tokens, direction=current.get("direction", "right"))
+    return max_tokens
+
+
+def _read_layout(path: Path) -> tuple[str, bool, int, int | None]:
+    """Pooling mode, normalisation, dimension and trained input length from a sentence-transformers layout."""
     pooling_file = path / "1_Pooling" / "config.json"
     pooling = json.loads(pooling_file.read_text()) if pooling_file.is_file() else {}
     mode = "cls" if pooling.get("pooling_mode_cls_token") else "mean"
@@ -148,7 +171,9 @@ def _read_layout(path: Path) -> tuple[str, bool, int]:
         dim = json.loads((path / "config.json").read_text()).get("hidden_size")
     if not dim:
         raise ModelUnavailable(f"cannot tell the embedding size of {path}", "add 1_Pooling/config.json")
-    return mode, normalize, int(dim)
+    st_file = path / "sentence_bert_config.json"
+    max_tokens = json.loads(st_file.read_text()).get("max_seq_length") if st_file.is_file() else None
+    return mode, normalize, int(dim), int(max_tokens) if isinstance(max_tokens, int) and max_tokens > 0 else None
 
 
 def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> Embedder:

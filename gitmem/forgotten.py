@@ -263,6 +263,8 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
         done.hashes.append(digest)
     done.texts = len(bad)
     done.hashes.extend(_grep_documents(index, blobs, before or Matcher("", ())))
+    if done.vectors:
+        db.vectors_changed(conn)
     done.blobs_rechunked = _rechunk(index, blobs)
     if bad:
         # re-chunked blobs have new text ids, which `origins` does not know: the same sync

@@ -5,7 +5,7 @@ shows). It matches if its keyword score (FTS5 BM25 with the porter stemmer,
 relative to the best match, as in recall) reaches the notebook's min_score,
 or if its meaning is close to the query's (cosine similarity of the
 embeddings at least SEMANTIC_MATCH). Matches are
-scored by reciprocal rank fusion of the two rankings, as recall does.
+scored by fusing the two rankings, as recall does.
 Document embeddings go through the shared embedding cache, so each diff is
 embedded once.
 """
@@ -42,7 +42,7 @@ def scores(index: "Index", query: str, docs: list[tuple[int, str]],
             semantic = True
     floor = index.nb.settings.min_score
     matched = {cid for cid, score in keyword.items() if score >= floor}.union(*lists[1:])
-    fused = fuse(lists, index.nb.settings.rrf_k) if len(lists) > 1 else lists[0]
+    fused = fuse(lists, index.nb.settings) if len(lists) > 1 else lists[0]
     return {cid: fused[cid] for cid in matched}, semantic, notes
 
 

@@ -362,40 +362,42 @@ class Index:
 
     def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1,
                      view: str = LIVE_VIEW) -> list[int]:
-        if self.meta("model") not in (None, embedder.spec.key):
+        if self.meta("model") not in (None, embedder.key):
             return [-1]  # a model change: everything is pending
         if live_only:
             sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
-                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY t.id LIMIT ?"""
+                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY length(t.body), t.id LIMIT ?"""
         else:
-            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY id LIMIT ?"
+            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY length(body), id LIMIT ?"
         return [r[0] for r in self.conn.execute(sql, (limit,))]
 
     def _check_model(self, embedder: "Embedder") -> None:
         """A different model: drop every vector; texts are re-embedded lazily."""
-        if self.meta("model") != embedder.spec.key:
+        if self.meta("model") != embedder.key:
             self.conn.execute("DROP TABLE IF EXISTS vectors")
             self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
-            db.set_meta(self.conn, "model", embedder.spec.key)
+            db.set_meta(self.conn, "model", embedder.key)
             db.set_meta(self.conn, "dim", embedder.dim)
+            db.vectors_changed(self.conn)
         db.ensure_vectors(self.conn, embedder.dim)
 
     def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
-        cached = self._cached_vectors(embedder.spec.key, [r[1] for r in rows])
+        cached = self._cached_vectors(embedder.key, [r[1] for r in rows])
         missing = [r for r in rows if r[1] not in cached]
         if missing:
             vectors = embedder.embed([r[2] for r in missing])
             with db.transaction(self.cache):
                 self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.spec.key, r[1], v) for r, v in zip(missing, vectors)])
+                                       [(embedder.key, r[1], v) for r, v in zip(missing, vectors)])
             cached.update({r[1]: v for r, v in zip(missing, vectors)})
         with db.transaction(self.conn):
             for tid, digest, _ in rows:
                 self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
                 self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, cached[digest]))
                 self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
+            db.vectors_changed(self.conn)
             db.bump_meta(self.conn, "embeddings_computed", len(missing))
             db.bump_meta(self.conn, "embeddings_reused", len(rows) - len(missing))
         report.embedded += len(missing)
@@ -404,13 +406,13 @@ class Index:
     def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
         """Embeddings of arbitrary texts (not chunks), through the shared cache."""
         hashes = [text_hash(t) for t in texts]
-        cached = self._cached_vectors(embedder.spec.key, hashes)
+        cached = self._cached_vectors(embedder.key, hashes)
         missing = list({h: t for h, t in zip(hashes, texts) if h not in cached}.items())
         if missing:
             vectors = embedder.embed([t for _, t in missing])
             with db.transaction(self.cache):
                 self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.spec.key, h, v) for (h, _), v in zip(missing, vectors)])
+                                       [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
             cached.update({h: v for (h, _), v in zip(missing, vectors)})
         return [cached[h] for h in hashes]
 

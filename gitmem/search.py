@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import dates, embed, views
-from .config import DATE_BASES, MODES
+from . import candidates, dates, embed, vectors, views
+from .config import DATE_BASES, MODES, Settings
 from .errors import EmptyText, UsageError
 from .indexer import Index, recovering
 from .notebook import Notebook
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import apsw
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
-DEPTH = 100  # how many candidates each ranker contributes to the fusion
 MAX_QUERY_TERMS = 64
 SNIPPET = 200
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -139,76 +138,20 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
     min_score = query.min_score if query.min_score is not None else s.min_score
     conn = index.conn
     view = view or views.live()
-    _candidates(conn, query, view)
+    cand = candidates.Candidates(conn, query, view)
     lists = []
     if query.mode in ("hybrid", "keyword") or embedder is None:
-        lists.append(_keyword(conn, query.text))
+        lists.append(_keyword(conn, query.text, cand))
     if embedder is not None and query.mode in ("hybrid", "semantic"):
-        lists.append(_semantic(conn, embedder, query.text))
-    scores = fuse(lists, s.rrf_k) if len(lists) > 1 else (lists[0] if lists else {})
+        lists.append(_semantic(index, embedder, query.text, cand))
+    scores = fuse(lists, s) if len(lists) > 1 else (lists[0] if lists else {})
     ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -scores[t])
+    cand.finish(ranked)
     if view.kind == "history":
         from . import history
 
         return history.hits(index, ranked, scores, query.text, limit)
     return _hits(index, ranked, scores, query.text, limit, view)
-
-
-def _candidates(conn: "apsw.Connection", query: Query, view: views.View) -> None:
-    """temp.cand: every chunk occurrence of the view the filters allow."""
-    where, args = ["v.grp IN (%s)" % ",".join("?" * len(query.groups))], list(query.groups)
-    for tag in query.tags:
-        where.append("b.tags LIKE ? ESCAPE '\\'")
-        args.append("%," + _like(tag.strip().lower()) + ",%")
-    if query.type:
-        where.append("b.type = ?")
-        args.append(query.type.strip().lower())
-    window = dates.window(query.since, query.until)
-    if window:
-        _name_functions(conn)
-        cond, more = _dated(view, window, query.by)
-        where.append(cond)
-        args.extend(more)
-    conn.execute("DROP TABLE IF EXISTS temp.cand")
-    conn.execute(f"""CREATE TEMP TABLE cand AS
-        SELECT c.text AS text, c.id AS chunk, v.path, v.grp, v.blob, v.version
-          FROM ({view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
-         WHERE {' AND '.join(where)}""", args)
-    conn.execute("CREATE INDEX temp.cand_text ON cand(text)")
-
-
-def _dated(view: views.View, window: dates.Window, by: str) -> tuple[str, list[float]]:
-    """A date filter: on the commit date of each text (`commit`), on the date
-    in the file name (`file`: daily logs, sessions), or `auto`: the file name
-    for daily logs and sessions that have a date in it, the commit date for
-    everything else. A named day matches if it overlaps the window."""
-    lo = window.start if window.start is not None else -1e18
-    hi = window.end if window.end is not None else 1e18
-    commit = f"{view.time_sql} BETWEEN ? AND ?"
-    named = "gitmem_name_start(v.path) <= ? AND gitmem_name_end(v.path) >= ?"
-    if by == "commit":
-        return f"({commit})", [lo, hi]
-    if by == "file":
-        return f"(gitmem_name_start(v.path) IS NOT NULL AND {named})", [hi, lo]
-    has_name = "v.grp IN ('daily', 'sessions') AND gitmem_name_start(v.path) IS NOT NULL"
-    return f"(CASE WHEN {has_name} THEN {named} ELSE {commit} END)", [hi, lo, lo, hi]
-
-
-def _name_functions(conn: "apsw.Connection") -> None:
-    def start(path: str) -> float | None:
-        span = dates.name_span(path)
-        return span[0] if span else None
-
-    def end(path: str) -> float | None:
-        span = dates.name_span(path)
-        return span[1] if span else None
-
-    conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)
-    conn.create_scalar_function("gitmem_name_end", end, 1, deterministic=True)
-
-
-def _like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def fts_query(text: str) -> str | None:
@@ -219,18 +162,21 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in unique) if unique else None
 
 
-def _keyword(conn: "apsw.Connection", text: str) -> dict[int, float]:
+def _keyword(conn: "apsw.Connection", text: str, cand: candidates.Candidates) -> dict[int, float]:
     """text id -> score in [0, 1]: BM25 relative to the best match."""
     match = fts_query(text)
     if match is None:
         return {}
-    # "+rowid": the candidate filter must not reach FTS5 as a rowid constraint, or FTS5
-    # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
-    # pages; 0.06 s this way: match first, then keep the candidates)
-    rows = conn.execute("""SELECT rowid, -bm25(texts_fts) FROM texts_fts
-                            WHERE texts_fts MATCH ? AND +rowid IN (SELECT text FROM temp.cand)
-                            ORDER BY bm25(texts_fts) LIMIT ?""", (match, DEPTH)).fetchall()
-    return relative(rows)
+
+    def fetch(n: int, among: bool) -> list[tuple[int, float]]:
+        # "+rowid": the candidate filter must not reach FTS5 as a rowid constraint, or FTS5
+        # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
+        # pages; 0.06 s this way: match first, then keep the candidates)
+        keep = "AND +rowid IN (SELECT text FROM temp.cand)" if among else ""
+        return conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
+                                 ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall()
+
+    return relative(cand.top(fetch))
 
 
 def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
@@ -241,16 +187,38 @@ def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
     return {int(r[0]): max(0.0, r[1] / best) for r in rows}
 
 
-def _semantic(conn: "apsw.Connection", embedder: embed.Embedder, text: str) -> dict[int, float]:
+def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidates.Candidates) -> dict[int, float]:
     """text id -> cosine similarity, clipped to [0, 1]."""
     vector = embedder.embed_query(text)
-    rows = conn.execute("""SELECT rowid, distance FROM vectors
-                            WHERE embedding MATCH ? AND k = ? AND rowid IN (SELECT text FROM temp.cand)""",
-                        (vector, DEPTH)).fetchall()
-    return {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in rows}
+    stored = vectors.matrix(index.conn, index.path)
+
+    def fetch(n: int, among: bool) -> list[tuple[int, float]]:
+        return stored.nearest(vector, n, cand.texts() if among else None)
+
+    return {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in cand.top(fetch)}
 
 
-def fuse(lists: list[dict[int, float]], k: int) -> dict[int, float]:
+def fuse(lists: list[dict[int, float]], settings: Settings) -> dict[int, float]:
+    """One score per text from the rankers' scores (see FUSIONS)."""
+    if settings.fusion == "rrf":
+        return _reciprocal_rank(lists, settings.rrf_k)
+    return _mean_of_relative(lists)
+
+
+def _mean_of_relative(lists: list[dict[int, float]]) -> dict[int, float]:
+    """The mean over the rankers of each text's score relative to that ranker's best (0 where it
+    is absent): first in every list is 1.0, first in one only 0.5. Unlike rank fusion it keeps
+    how far apart the scores are: a clear keyword match is not pulled down by a ranker that has
+    nothing clear (SciFact nDCG@10 0.711 -> 0.732, LoCoMo evidence recall@5 78.0% -> 84.8%)."""
+    fused: dict[int, float] = {}
+    for scores in lists:
+        best = max(scores.values(), default=0.0) or 1.0
+        for tid, score in scores.items():
+            fused[tid] = fused.get(tid, 0.0) + score / best / len(lists)
+    return fused
+
+
+def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
     """Reciprocal rank fusion, scaled so that first place in every list is 1.0."""
     fused: dict[int, float] = {}
     for scores in lists:

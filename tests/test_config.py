@@ -32,6 +32,7 @@ def test_round_trip_of_the_rendered_file(tmp_path) -> None:
     (tmp_path / config.CONFIG_FILE).write_text(config.render(settings))
     loaded = config.load(tmp_path)
     assert (loaded.path, loaded.layout, loaded.daily, loaded.max_chars) == ("memory", "flat", settings.daily, 1600)
+    assert loaded == settings and loaded.fusion == "scores"
 
 
 def test_missing_file_means_defaults(tmp_path) -> None:
@@ -54,6 +55,7 @@ def test_missing_file_means_defaults(tmp_path) -> None:
     ("[search]\nmin_score = 2\n", "min_score must be between"),
     ("[search]\nlimit = \"ten\"\n", "must be a int"),
     ("[groups]\ndaily = 3\n", "list of strings"),
+    ('[search]\nfusion = "max"\n', "fusion must be one of"),
 ])
 def test_bad_settings_are_one_clear_error(tmp_path, body: str, word: str) -> None:
     (tmp_path / config.CONFIG_FILE).write_text(body)

@@ -142,3 +142,25 @@ def test_a_fresh_uncommitted_note_has_its_real_date(mem: Mem) -> None:
     hits = mem.json("recall", "--mode", "keyword", "--since", "1h", "zucchini")["results"]
     assert [h["path"] for h in hits] == ["knowledge/fresh.md"]
     assert mem.json("recall", "--mode", "keyword", "--to", "1970-01-02", "zucchini")["results"] == []
+
+
+def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> None:
+    """A batch is padded to its longest text: batches of similar length embed fastest."""
+    from gitmem import embed, indexer
+
+    for i, n in enumerate([40, 3, 25, 9, 1, 30, 14, 6, 20, 2]):
+        mem.write(f"knowledge/p{i}.md", f"# P{i}\n\n" + " ".join(["word"] * n * 5) + "\n")
+    mem.commit("pages of many lengths")
+    embedder = embed.load(embed.resolve(None))
+    seen: list[list[int]] = []
+    real = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts, *a, **k: seen.append([len(t) for t in texts]) or real(texts))
+    monkeypatch.setattr(indexer, "EMBED_BATCH", 3)
+    index = Index(open_notebook(mem.path))
+    try:
+        index.sync()
+        index.embed(embedder, live_only=False)
+    finally:
+        index.close()
+    assert sum(len(b) for b in seen) >= 10 and len(seen) >= 4
+    assert all(max(a) <= min(b) for a, b in zip(seen, seen[1:]))

@@ -143,3 +143,26 @@ def test_snippet_centres_on_the_query_word() -> None:
     body = "intro " * 100 + "the zeppelin landed " + "outro " * 100
     s = snippet(body, "zeppelin")
     assert "zeppelin" in s and s.startswith("…") and s.endswith("…") and len(s) <= 202
+
+
+def test_hybrid_scores_are_the_mean_of_each_rankers_relative_scores() -> None:
+    from gitmem import config, search
+
+    keyword = {1: 8.0, 2: 2.0}  # a clear keyword match, and a weak one
+    semantic = {2: 0.6, 3: 0.55, 1: 0.3}  # nothing clear by meaning
+    fused = search.fuse([{t: s / 8.0 for t, s in keyword.items()}, semantic], config.Settings())
+    assert fused == {1: (1.0 + 0.5) / 2, 2: (0.25 + 1.0) / 2, 3: (0.55 / 0.6) / 2}
+    assert max(fused, key=fused.__getitem__) == 1  # rank fusion would put 2 first (ranks 2+1 beat 1+3)
+    rrf = search.fuse([keyword, semantic], config.Settings(fusion="rrf"))
+    assert max(rrf, key=rrf.__getitem__) == 2 and abs(rrf[2] - (1 / 62 + 1 / 61) / (2 / 61)) < 1e-12
+
+
+def test_fusion_setting_switches_the_notebook_to_rank_fusion(corpus: Mem) -> None:
+    query = ["recall", "--min-score", "0", "the car needs tyres"]
+    scores = [r["score"] for r in corpus.json(*query)["results"]]
+    corpus.write(".gitmem.toml", corpus.path.joinpath(".gitmem.toml").read_text()
+                 .replace('fusion = "scores"', 'fusion = "rrf"'))
+    ranks = [r["score"] for r in corpus.json(*query)["results"]]
+    assert scores[0] == ranks[0] == 1.0  # knowledge/car.md: first in both lists either way
+    # rank fusion: second place in both lists is (1/62 + 1/62) / (2/61), whatever the scores were
+    assert ranks[1] == round(61 / 62, 4) and scores[1] != ranks[1]

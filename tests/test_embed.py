@@ -1,0 +1,27 @@
+"""The embedding model as gitmem loads it, with the real model from ../shared."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gitmem import embed
+
+WORDS = "river lantern copper meadow harbour pebble willow ember violet canyon falcon tundra saffron".split()
+
+
+def vector(embedder: embed.Embedder, text: str) -> np.ndarray:
+    return np.frombuffer(embedder.embed([text])[0], dtype=np.float32)
+
+
+def test_inputs_are_cut_where_the_model_was_trained_to_read() -> None:
+    embedder = embed.load(embed.resolve(None))
+    assert embedder.max_tokens == 256  # sentence_bert_config.json of the local all-MiniLM-L6-v2
+    assert embedder.key == embedder.spec.key + "@256"  # cached apart from embeddings cut elsewhere
+    head = " ".join(WORDS[i % len(WORDS)] for i in range(300))  # one word, one token: 300 > 256
+    same_start = vector(embedder, head + " the tomatoes need watering twice a week")
+    other_end = vector(embedder, head + " the boiler is broken and the plumber comes on Friday")
+    assert np.allclose(same_start, other_end, atol=1e-6)  # what follows token 256 is not read
+    early = vector(embedder, "the boiler is broken " + head)
+    assert not np.allclose(same_start, early, atol=1e-3)
+    short = vector(embedder, "the boiler is broken")
+    assert abs(float(np.linalg.norm(short)) - 1.0) < 1e-4

@@ -1,0 +1,94 @@
+"""The vector matrix: read from vec0's storage, ranked like sqlite-vec, re-read when vectors change."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem import db, embed, vectors
+from gitmem.indexer import Index
+from gitmem.notebook import open_notebook
+from tests.conftest import Mem
+
+TOPICS = ["the cat sleeps on the sofa", "tomatoes need water in summer", "book the garage for new tyres",
+          "Sarah's phone is 555-1234", "the flight to Lyon leaves at 8", "buy oat milk and bread",
+          "the boiler makes a knocking noise", "quarterly taxes are due in April"]
+
+
+@pytest.fixture
+def notes(mem: Mem) -> Mem:
+    for i, topic in enumerate(TOPICS * 3):
+        mem.write(f"knowledge/n{i:02d}.md", f"# Note {i}\n\n{topic} (note {i})\n")
+    mem.commit("notes")
+    mem("index")
+    return mem
+
+
+def test_storage_read_equals_selecting_every_row(notes: Mem) -> None:
+    index = Index(open_notebook(notes.path))
+    try:
+        before = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        index.conn.execute("DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM vectors LIMIT 3)")
+        stored = vectors._read(index.conn)
+        rows = index.conn.execute("SELECT rowid, embedding FROM vectors ORDER BY rowid").fetchall()
+        assert vectors._from_storage(index.conn, 384) is not None  # read from storage, not row by row
+    finally:
+        index.close()
+    assert sorted(stored.ids.tolist()) == [r[0] for r in rows] and len(rows) == before - 3 >= len(TOPICS) * 3 - 3
+    by_id = dict(zip(stored.ids.tolist(), stored.unit))
+    for rowid, blob in rows:
+        import numpy as np
+
+        assert np.allclose(by_id[rowid], np.frombuffer(blob, dtype=np.float32), atol=1e-6)
+
+
+def test_nearest_matches_sqlite_vec(notes: Mem) -> None:
+    nb = open_notebook(notes.path)
+    embedder = embed.load(embed.resolve(nb.git))
+    index = Index(nb)
+    try:
+        stored = vectors.matrix(index.conn, index.path)
+        for query in ("where is my cat", "car maintenance", "groceries", "phone number"):
+            q = embedder.embed_query(query)
+            theirs = index.conn.execute("SELECT rowid, distance FROM vectors WHERE embedding MATCH ? AND k = 10",
+                                        (q,)).fetchall()
+            ours = stored.nearest(q, 10)
+            assert [r[0] for r in ours] == [r[0] for r in theirs]
+            assert all(abs(a[1] - b[1]) < 1e-5 for a, b in zip(ours, theirs))
+            among = {r[0] for r in theirs[3:8]}
+            assert [r[0] for r in stored.nearest(q, 10, among)] == [r[0] for r in theirs[3:8]]
+    finally:
+        index.close()
+
+
+def test_the_matrix_is_kept_until_a_vector_changes(notes: Mem) -> None:
+    def held() -> vectors.Matrix:
+        index = Index(open_notebook(notes.path))
+        try:
+            return vectors.matrix(index.conn, index.path)
+        finally:
+            index.close()
+
+    def token() -> str | None:
+        index = Index(open_notebook(notes.path))
+        try:
+            return db.get_meta(index.conn, "vectors")
+        finally:
+            index.close()
+
+    first, t1 = held(), token()
+    assert held() is first and t1
+    notes.write("knowledge/new.md", "# New\n\nthe lighthouse keeper logged a gale\n")
+    notes.commit("new")
+    notes("index")
+    t2 = token()
+    second = held()
+    assert t2 != t1 and second is not first and len(second.ids) == len(first.ids) + 1
+    notes("forget", "the lighthouse keeper logged a gale")
+    t3 = token()
+    third = held()
+    assert t3 != t2 and len(third.ids) == len(first.ids)
+    index = Index(open_notebook(notes.path))
+    try:
+        assert not ({int(i) for i in third.ids} - {r[0] for r in index.conn.execute("SELECT rowid FROM vectors")})
+    finally:
+        index.close()
