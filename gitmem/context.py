@@ -159,7 +159,7 @@ def _leave_out(text: str, left: int, spent: bool) -> str | None:
 
 
 def _is_private(text: str) -> bool:
-    from .indexer import parse
+    from .blobs import parse
 
     return bool(parse(text.encode("utf-8", "surrogatepass")).private)
 

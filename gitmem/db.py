@@ -193,6 +193,15 @@ def truncated(path: Path) -> str | None:
     return "short" if valid and size < pages * page else None
 
 
+def remove(path: Path) -> None:
+    """Delete a database and its WAL files (the next connect starts empty)."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
 def healthy(path: Path) -> bool:
     """False only if SQLite finds the file damaged. A full integrity check, slow on a big
     index, so only for when something already went wrong; a check that cannot run (a full

@@ -291,7 +291,7 @@ def _blobs_holding(conn: "apsw.Connection", text_ids: list[int]) -> list[int]:
 def _grep_documents(index: "Index", blobs: list[int], before: Matcher) -> list[str]:
     """Hashes of what `log --grep` may have embedded (in the shared cache) for the commits that
     changed these blobs: their changed lines as the timeline showed them before this purge."""
-    from .indexer import text_hash
+    from .blobs import text_hash
     from .timeline import Differ, _Commit
 
     commits: set[int] = set()
@@ -317,7 +317,7 @@ def _rechunk(index: "Index", blobs: list[int]) -> int:
         oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
         # a blob only the work tree had is re-read from there by the same sync, if it still is
         if index.nb.git.has_object(oid, "blob"):
-            index._blob(oid, None, report)
+            index.chunk_blob(oid, None, report)
             done += 1
     return done
 

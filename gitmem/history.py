@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import provenance
 from .errors import PathOutside
-from .indexer import parse
+from .blobs import parse
 from .provenance import Origin, iso, of_text
 
 if TYPE_CHECKING:

@@ -14,27 +14,23 @@ flock dies with its process, so a killed indexer never blocks the next one.
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import re
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import apsw
-import frontmatter
 
 from . import chunker, db, forgotten, provenance
+from .blobs import parse, text_hash
 from .errors import GitmemError, PathOutside, from_machine
 from .git import Commit, blob_id
 from .lock import FileLock
-from .notebook import Notebook, decode
+from .notebook import Notebook
 
 if TYPE_CHECKING:
     from .embed import Embedder
 
-CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 T = TypeVar("T")
 EMBED_BATCH = 256
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
@@ -93,11 +89,7 @@ class Index:
 
     def drop_files(self) -> None:
         """Delete index.db and its WAL files (the next open starts empty)."""
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
+        db.remove(self.path)
 
     def close(self) -> None:
         self.conn.close()
@@ -110,11 +102,7 @@ class Index:
             try:
                 self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
             except db.IndexCorrupt:
-                for suffix in ("", "-wal", "-shm"):
-                    try:
-                        os.unlink(f"{self.nb.shared_dir / 'embeddings.db'}{suffix}")
-                    except FileNotFoundError:
-                        pass
+                db.remove(self.nb.shared_dir / "embeddings.db")
                 self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
         return self._cache
 
@@ -217,7 +205,7 @@ class Index:
             self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
                               (cid, rel))
             if change.oid:
-                blob = self._blob(change.oid, None, report)
+                blob = self.chunk_blob(change.oid, None, report)
                 vid = self.conn.execute(
                     "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
                     (rel, self.nb.settings.group_of(rel), blob, cid)).fetchone()[0]
@@ -268,7 +256,7 @@ class Index:
                 if data is None:
                     info = None
                 else:
-                    blob = self._blob(blob_id(data), data, report)
+                    blob = self.chunk_blob(blob_id(data), data, report)
             self.conn.execute(
                 "INSERT OR REPLACE INTO worktree(path, grp, blob, mtime, read_at) VALUES(?,?,?,?,?)",
                 (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None, time.time()))
@@ -286,13 +274,13 @@ class Index:
                 with db.transaction(self.conn):
                     self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
                     report = SyncReport()
-                    known.update({oid: self._blob(oid, None, report) for oid in missing})
+                    known.update({oid: self.chunk_blob(oid, None, report) for oid in missing})
             finally:
                 self.lock.release()
         return known
 
     # -- blobs, chunks, texts ---------------------------------------------
-    def _blob(self, oid: str, data: bytes | None, report: SyncReport) -> int:
+    def chunk_blob(self, oid: str, data: bytes | None, report: SyncReport) -> int:
         """The row id of a blob, chunking it if this is the first time it is seen."""
         row = self.conn.execute("SELECT id, chunked FROM blobs WHERE oid = ?", (oid,)).fetchone()
         if row and row[1]:
@@ -463,54 +451,7 @@ def discard(nb: Notebook) -> None:
     lock = FileLock(nb.state_dir / "index.lock")
     held = lock.acquire(timeout=10)
     try:
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(f"{nb.state_dir / 'index.db'}{suffix}")
-            except FileNotFoundError:
-                pass
+        db.remove(nb.state_dir / "index.db")
     finally:
         if held:
             lock.release()
-
-
-@dataclass
-class Parsed:
-    text: str
-    body: int
-    tags: str = ""
-    type: str | None = None
-    private: int = 0
-    flags: str = ""
-
-
-def parse(data: bytes) -> Parsed:
-    """A blob as page text, with frontmatter fields and flags (binary, conflict)."""
-    if b"\0" in data[:8192]:
-        return Parsed("", 0, flags="binary")
-    text = decode(data)
-    body = chunker.body_offset(text)
-    parsed = Parsed(text, body)
-    if body:
-        _frontmatter(text[:body], parsed)
-    if CONFLICT.search(text):
-        parsed.flags = "conflict"
-    return parsed
-
-
-def _frontmatter(block: str, parsed: Parsed) -> None:
-    try:
-        meta = frontmatter.loads(block).metadata
-    except Exception:  # malformed YAML is indexed as plain text, never fatal
-        return
-    tags = meta.get("tags") or []
-    if isinstance(tags, str):
-        tags = [t.strip() for t in tags.replace(",", " ").split()]
-    if isinstance(tags, Iterable):
-        parsed.tags = "".join(f",{str(t).strip().lower()}" for t in tags if str(t).strip()) + ("," if tags else "")
-    kind = meta.get("type")
-    parsed.type = str(kind).strip().lower() if kind else None
-    parsed.private = 1 if meta.get("private") is True or str(meta.get("private")).lower() == "true" else 0
-
-
-def text_hash(body: str) -> str:
-    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()

@@ -159,7 +159,7 @@ def _introduced(index: "Index", states: list[tuple["Commit", str | None]], befor
 def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[str]:
     """The text hashes of a blob's chunks, computed in memory (side-branch
     blobs are not stored, so their texts are never embedded for nothing)."""
-    from .indexer import parse, text_hash
+    from .blobs import parse, text_hash
 
     if oid is None:
         return set()

@@ -2,7 +2,7 @@
 
 import os
 
-from gitmem.indexer import Index, parse
+from gitmem.indexer import Index
 from gitmem.maintenance import catch_up, status
 from gitmem.notebook import open_notebook
 from tests.conftest import Mem
@@ -86,13 +86,6 @@ def test_frontmatter_fields_and_private_pages(mem: Mem) -> None:
     assert (",work,travel,", "plan", 0, 1) in rows and ("", None, 1, 0) in rows
     hits = mem.json("recall", "--mode", "keyword", "lisbon")["results"]
     assert [h["path"] for h in hits] == ["a.md"]
-
-
-def test_parse_flags_binary_and_conflicts() -> None:
-    assert parse(b"\x00\x01binary").flags == "binary"
-    assert parse(b"a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> other\n").flags == "conflict"
-    assert parse("caf\xe9".encode("latin-1")).text == "caf\ufffd"
-    assert parse(b"---\ntags: [a\n---\nbody\n").tags == ""  # malformed YAML is just text
 
 
 def test_symlinks_are_never_indexed(mem: Mem, tmp_path) -> None:

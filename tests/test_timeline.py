@@ -10,7 +10,7 @@ import pytest
 
 from gitmem.db import CACHE_MIGRATIONS, connect
 from gitmem.forgotten import WITHHELD
-from gitmem.indexer import text_hash
+from gitmem.blobs import text_hash
 from gitmem.timeline import SectionChange, diff_sections
 from tests.conftest import Mem
 from tests.histories import git, week
