@@ -203,8 +203,12 @@ class Background:
         self.spec = spec
         self._result: Embedder | None = None
         self._error: ModelUnavailable | None = None
-        self._thread = threading.Thread(target=self._run, args=(allow_download, threads), daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        with _load_lock:
+            self._result = _loaded.get(spec.key)
+        if self._result is None:  # a thread only when there is loading to do (a warm server has none)
+            self._thread = threading.Thread(target=self._run, args=(allow_download, threads), daemon=True)
+            self._thread.start()
 
     def _run(self, allow_download: bool, threads: int | None) -> None:
         try:
@@ -215,7 +219,8 @@ class Background:
             self._error = ModelUnavailable(f"cannot load the model: {exc}", HOW_TO_ENABLE)
 
     def get(self) -> Embedder:
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         if self._error:
             raise self._error
         assert self._result is not None

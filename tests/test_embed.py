@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gitmem import embed
 
@@ -25,3 +26,35 @@ def test_inputs_are_cut_where_the_model_was_trained_to_read() -> None:
     assert not np.allclose(same_start, early, atol=1e-3)
     short = vector(embedder, "the boiler is broken")
     assert abs(float(np.linalg.norm(short)) - 1.0) < 1e-4
+
+
+def test_a_loaded_model_is_handed_over_without_a_loader_thread() -> None:
+    """A warm process (the MCP server) asks for the model on every query: no thread to start."""
+    import threading
+
+    spec = embed.resolve(None)
+    loaded = embed.load(spec)
+    before = threading.active_count()
+    started: list[threading.Thread] = []
+    real_start = threading.Thread.start
+
+    def spy(self: threading.Thread) -> None:
+        started.append(self)
+        real_start(self)
+
+    threading.Thread.start = spy  # type: ignore[method-assign]
+    try:
+        background = embed.Background(spec)
+    finally:
+        threading.Thread.start = real_start  # type: ignore[method-assign]
+    assert background.get() is loaded
+    assert started == [] and threading.active_count() == before
+
+
+def test_an_unloaded_model_loads_on_a_thread_and_reports_why_it_cannot() -> None:
+    spec = embed.ModelSpec("no-such/model", None, "test")
+    background = embed.Background(spec)
+    with pytest.raises(embed.ModelUnavailable) as caught:
+        background.get()
+    assert str(caught.value) == "fastembed does not know the model 'no-such/model' (from test)"
+    assert "GITMEM_MODEL_DIR" in caught.value.hint
