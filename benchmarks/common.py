@@ -158,19 +158,8 @@ def notebook(chunks: int, seed: int = 7, env: dict[str, str] | None = None) -> P
     nothing unless gitmem's chunking changed."""
     from benchmarks import corpus
 
-    path = cache_dir() / "notebooks" / f"gen{corpus.VERSION}-{chunks}-s{seed}"
-    if not (path / ".git" / "gitmem" / "built").exists():
-        if path.exists():
-            shutil.rmtree(path)
-        log(f"generating a notebook of about {chunks:,} chunks in {path}")
-        corpus.generate(path, chunks, seed)
-        refresh(path)
-    log(f"indexing {path.name} (embeds only what its cache lacks)")
-    started = time.perf_counter()
-    git_mem(path, "index", env=env)
-    log(f"indexed in {time.perf_counter() - started:.1f}s")
-    (path / ".git" / "gitmem" / "built").write_text("ok\n")
-    return path
+    return cached_notebook(f"gen{corpus.VERSION}-{chunks}-s{seed}", lambda path: corpus.generate(path, chunks, seed),
+                           env)
 
 
 def refresh(path: Path) -> None:
