@@ -185,20 +185,26 @@ SETTINGS = '[notebook]\npath = "."\nlayout = "folders"\n'  # a notebook on gitme
 
 
 def settings(args: argparse.Namespace) -> tuple[str, str]:
-    """(.gitmem.toml text, a name suffix) for the chunking options of a quality benchmark:
-    gitmem's defaults unless --max-chars/--overlap say otherwise (for comparing settings)."""
-    if args.max_chars is None and args.overlap is None:
-        return SETTINGS, ""
-    from gitmem.config import Settings
+    """(.gitmem.toml text, a name suffix) for the options of a quality benchmark: gitmem's
+    defaults unless --max-chars/--overlap/--fusion say otherwise (for comparing settings)."""
+    text, suffix = SETTINGS, ""
+    if args.max_chars is not None or args.overlap is not None:
+        from gitmem.config import Settings
 
-    size = args.max_chars or Settings.max_chars
-    overlap = args.overlap if args.overlap is not None else size // 5
-    return SETTINGS + f"[chunking]\nmax_chars = {size}\noverlap_chars = {overlap}\n", f"-c{size}-{overlap}"
+        size = args.max_chars or Settings.max_chars
+        overlap = args.overlap if args.overlap is not None else size // 5
+        text += f"[chunking]\nmax_chars = {size}\noverlap_chars = {overlap}\n"
+        suffix += f"-c{size}-{overlap}"
+    if args.fusion is not None:
+        text += f'[search]\nfusion = "{args.fusion}"\n'
+        suffix += f"-{args.fusion}"
+    return text, suffix
 
 
-def chunking_options(p: argparse.ArgumentParser) -> None:
+def setting_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-chars", type=int, help="chunk size to try instead of gitmem's default")
     p.add_argument("--overlap", type=int, help="chunk overlap to try (default: a fifth of --max-chars)")
+    p.add_argument("--fusion", choices=("scores", "rrf"), help="hybrid fusion to try instead of the default")
 
 
 def cached_notebook(name: str, build: Callable[[Path], None], env: dict[str, str] | None = None) -> Path:

@@ -191,7 +191,7 @@ def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--cli", action="store_true", help="every question through `git mem search --json`")
     p.add_argument("--cli-sample", type=int, default=15, help="questions per conversation also run via the CLI")
-    common.chunking_options(p)
+    common.setting_options(p)
     args = p.parse_args()
     settings, suffix = common.settings(args)
     env = common.setup()

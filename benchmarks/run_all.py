@@ -2,8 +2,9 @@
 
 Run:  python benchmarks/run_all.py [--quick]
 
-Without --quick this takes about an hour with a warm cache (the first run
-also builds and embeds the 100k-chunk notebook: add about half an hour).
+Without --quick this takes about 9 minutes with a warm cache on 2 cores (the
+first run also builds and embeds the notebooks: add 20-40 minutes, most of it
+the 100k-chunk notebook).
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def evaluate(engine: common.Engine, queries: dict[str, str], qrels: dict[str, di
 def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--cli-sample", type=int, default=10, help="queries also run through the CLI (per mode)")
-    common.chunking_options(p)
+    common.setting_options(p)
     args = p.parse_args()
     settings, suffix = common.settings(args)
     env = common.setup()

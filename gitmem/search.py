@@ -209,7 +209,7 @@ def _mean_of_relative(lists: list[dict[int, float]]) -> dict[int, float]:
     """The mean over the rankers of each text's score relative to that ranker's best (0 where it
     is absent): first in every list is 1.0, first in one only 0.5. Unlike rank fusion it keeps
     how far apart the scores are: a clear keyword match is not pulled down by a ranker that has
-    nothing clear (SciFact nDCG@10 0.711 -> 0.732, LoCoMo evidence recall@5 78.0% -> 84.8%)."""
+    nothing clear (against RRF: SciFact nDCG@10 0.714 -> 0.731, LoCoMo evidence recall@10 87.8% -> 91.9%)."""
     fused: dict[int, float] = {}
     for scores in lists:
         best = max(scores.values(), default=0.0) or 1.0
