@@ -176,6 +176,9 @@ def _read_layout(path: Path) -> tuple[str, bool, int, int | None]:
     return mode, normalize, int(dim), int(max_tokens) if isinstance(max_tokens, int) and max_tokens > 0 else None
 
 
+NETWORK_TIMEOUT = 5.0  # seconds to reach the model hub before giving up on a download
+
+
 def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> Embedder:
     # A short network timeout for the explicit download step; queries never reach the network.
     os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
@@ -187,13 +190,42 @@ def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> E
         raise ModelUnavailable(f"fastembed does not know the model {spec.name!r} (from {spec.source})",
                                HOW_TO_ENABLE)
     try:
+        from loguru import logger
+
+        logger.disable("fastembed")  # its retry messages would bury gitmem's one line
+    except ImportError:  # fastembed's logger; a later fastembed may not use it
+        pass
+    try:
         model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()), threads=threads,
-                              local_files_only=not allow_download)
+                              local_files_only=True)
     except Exception as exc:
-        verb = "download" if allow_download else "find a downloaded copy of"
-        raise ModelUnavailable(f"cannot {verb} the model {spec.name}: {str(exc).splitlines()[0][:200]}",
-                               HOW_TO_ENABLE) from exc
+        if not allow_download:
+            raise _unavailable(spec, "find a downloaded copy of", exc) from exc
+        _check_reachable(spec)
+        try:
+            model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()), threads=threads)
+        except Exception as exc:
+            raise _unavailable(spec, "download", exc) from exc
     return Embedder(spec, model, int(known[spec.name.lower()]["dim"]))
+
+
+def _unavailable(spec: ModelSpec, verb: str, exc: Exception) -> ModelUnavailable:
+    return ModelUnavailable(f"cannot {verb} the model {spec.name}: {str(exc).splitlines()[0][:200]}", HOW_TO_ENABLE)
+
+
+def _check_reachable(spec: ModelSpec) -> None:
+    """Fail within seconds when the model hub cannot be reached, rather than after
+    fastembed's retries (3 + 9 + 27 s of waiting on a machine without network)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host, port = endpoint.hostname or "huggingface.co", endpoint.port or (80 if endpoint.scheme == "http" else 443)
+    try:
+        socket.create_connection((host, port), timeout=NETWORK_TIMEOUT).close()
+    except OSError as exc:
+        raise ModelUnavailable(f"cannot download the model {spec.name}: {host}:{port} is not reachable ({exc})",
+                               HOW_TO_ENABLE) from exc
 
 
 class Background:
