@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .views import View
 
 DEPTH = 100  # how many candidates each ranker contributes to the fusion
+SLICE = 10_000  # text ids checked per statement
 BROAD = 0.5  # the share of the view's files the groups must hold for checking to pay
 Rows = list[tuple[Any, ...]]
 Fetch = Callable[[int, bool], Rows]  # (how many, among temp.cand only?) -> rows, text id first, best first
@@ -88,13 +89,17 @@ class Candidates:
         self.conn.execute("CREATE INDEX temp.cand_text ON cand(text)")
 
     def _among(self, texts: list[int]) -> set[int]:
-        if not texts:
-            return set()
-        rows = self.conn.execute(f"""SELECT DISTINCT c.text
-              FROM ({self.view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
-             WHERE {' AND '.join(self.where)} AND c.text IN ({','.join('?' * len(texts))})""",
-                                 [*self.args, *texts])
-        return {int(r[0]) for r in rows}
+        """Which of these texts are candidates, asked in slices (SQLite takes at most 32,766
+        parameters; a deep fetch can check more texts than that)."""
+        kept: set[int] = set()
+        for i in range(0, len(texts), SLICE):
+            part = texts[i:i + SLICE]
+            rows = self.conn.execute(f"""SELECT DISTINCT c.text
+                  FROM ({self.view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
+                 WHERE {' AND '.join(self.where)} AND c.text IN ({','.join('?' * len(part))})""",
+                                     [*self.args, *part])
+            kept.update(int(r[0]) for r in rows)
+        return kept
 
 
 def _broad(conn: "apsw.Connection", query: "Query", view: "View") -> bool:

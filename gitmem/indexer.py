@@ -352,11 +352,14 @@ class Index:
                      view: str = LIVE_VIEW) -> list[int]:
         if self.meta("model") not in (None, embedder.key):
             return [-1]  # a model change: everything is pending
+        # shortest first (a batch is padded to its longest text), but a probe for whether
+        # anything is pending (limit 1, every search) must not read every pending body
+        order = "" if limit == 1 else "ORDER BY length(t.body), t.id"
         if live_only:
             sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
-                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 ORDER BY length(t.body), t.id LIMIT ?"""
+                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 {order} LIMIT ?"""
         else:
-            sql = "SELECT id FROM texts WHERE embedded = 0 ORDER BY length(body), id LIMIT ?"
+            sql = f"SELECT t.id FROM texts t WHERE t.embedded = 0 {order} LIMIT ?"
         return [r[0] for r in self.conn.execute(sql, (limit,))]
 
     def _check_model(self, embedder: "Embedder") -> None:

@@ -191,6 +191,8 @@ def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidate
     """text id -> cosine similarity, clipped to [0, 1]."""
     vector = embedder.embed_query(text)
     stored = vectors.matrix(index.conn, index.path)
+    if not len(stored.ids) or stored.unit.shape[1] * 4 != len(vector) or index.meta("model") != embedder.key:
+        return {}  # nothing embedded yet, or by another model (re-embedded on a later sync)
 
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
         return stored.nearest(vector, n, cand.texts() if among else None)

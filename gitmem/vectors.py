@@ -48,9 +48,11 @@ class Matrix:
         if among is not None:
             rows = rows[np.isin(self.ids, np.fromiter(among, dtype=np.int64, count=len(among)))]
         if len(rows) > n:
-            part = np.argpartition(-sims[rows], n - 1)[:n]
-            rows = rows[part]
-        order = rows[np.lexsort((self.ids[rows], -sims[rows]))]
+            # every row as good as the n-th best, so that ties are cut by id below and a
+            # deeper call extends a shallower one (equal vectors are common: inputs are cut)
+            nth = np.partition(-sims[rows], n - 1)[n - 1]
+            rows = rows[-sims[rows] <= nth]
+        order = rows[np.lexsort((self.ids[rows], -sims[rows]))][:n]
         return [(int(self.ids[i]), float(1.0 - sims[i])) for i in order]
 
 

@@ -108,3 +108,34 @@ def test_checked_equals_listed_over_generated_notebooks(data: st.DataObject) -> 
                 assert checked == listed
         finally:
             candidates.DEPTH = old
+
+
+def test_checked_and_listed_rank_alike_with_tied_vectors(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages alike in their first 256 tokens get equal vectors (the model reads no further)."""
+    head = " ".join(["cat", "dog", "sun", "hat", "box", "pen"] * 50)  # 300 one-token words
+    for i in range(30):
+        mem.write(f"knowledge/p{i:02d}.md", f"{head} tail {WORDS[i % len(WORDS)]} {i}\n")
+    mem.commit("alike")
+    mem("index")
+    embedder = embed.load(embed.resolve(open_notebook(mem.path).git))
+    monkeypatch.setattr(candidates, "DEPTH", 5)
+    checked = rankings(mem.path, "semantic", GROUPS[0], embedder)
+    with monkeypatch.context() as m:
+        m.setattr(candidates, "_broad", lambda *a: False)
+        listed = rankings(mem.path, "semantic", GROUPS[0], embedder)
+    assert checked == listed and len({score for *_, score in checked}) < len(checked)
+
+
+def test_candidates_are_checked_in_slices(edited: Mem) -> None:
+    """A deep ranking can check more texts than SQLite takes parameters (32,766)."""
+    index = Index(open_notebook(edited.path))
+    try:
+        query = search.Query("x")
+        cand = candidates.Candidates(index.conn, query, views.live())
+        live = {int(r[0]) for r in index.conn.execute(
+            f"""SELECT c.text FROM ({views.live().sql}) v JOIN chunks c ON c.blob = v.blob
+                 WHERE v.grp IN ({','.join('?' * len(query.groups))})""", query.groups)}
+        assert cand.checked and len(live) > 10
+        assert cand._among(list(range(1, 40_001))) == live
+    finally:
+        index.close()

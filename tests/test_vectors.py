@@ -92,3 +92,35 @@ def test_the_matrix_is_kept_until_a_vector_changes(notes: Mem) -> None:
         assert not ({int(i) for i in third.ids} - {r[0] for r in index.conn.execute("SELECT rowid FROM vectors")})
     finally:
         index.close()
+
+
+def test_ties_go_to_the_lower_id_and_a_deeper_call_extends_a_shallower_one() -> None:
+    """Equal vectors are common (inputs are cut at the model's length): the cut must not be arbitrary."""
+    import numpy as np
+
+    ids = np.arange(1000, 1300, dtype=np.int64)[::-1].copy()  # stored in no particular order
+    unit = np.tile(np.array([[0.6, 0.8]], dtype=np.float32), (300, 1))
+    unit[7] = [1.0, 0.0]  # one row closer to the query than all the tied ones
+    matrix = vectors.Matrix(ids, unit)
+    query = np.array([1.0, 0.0], dtype=np.float32).tobytes()
+    five = [i for i, _ in matrix.nearest(query, 5)]
+    twenty = [i for i, _ in matrix.nearest(query, 20)]
+    assert five == [int(ids[7]), 1000, 1001, 1002, 1003]
+    assert twenty[:5] == five and twenty == [int(ids[7])] + list(range(1000, 1019))
+    among = [i for i, _ in matrix.nearest(query, 3, among={1299, 1250, 1100, 1101})]
+    assert among == [1100, 1101, 1250]
+
+
+def test_semantic_search_with_nothing_embedded_yet_answers_by_keyword(mem: Mem, monkeypatch) -> None:
+    """A past view whose texts are not embedded (a fresh clone before 'git mem index') has no vectors."""
+    from gitmem import search
+
+    monkeypatch.setattr(search, "EMBED_ON_READ", 0)
+    mem.write("knowledge/a.md", "# A\n\nthe lantern is in the shed\n")
+    mem.commit("a")
+    mem.write("knowledge/a.md", "# A\n\nthe lantern is in the attic\n")
+    mem.commit("b")
+    out = mem.json("recall", "--history", "lantern")
+    assert sorted(h["text"].split("\n")[-1] for h in out["results"]) == ["the lantern is in the attic",
+                                                                         "the lantern is in the shed"]
+    assert any("no embedding yet" in n for n in out["notes"])
