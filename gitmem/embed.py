@@ -236,8 +236,8 @@ class Background:
         self._result: Embedder | None = None
         self._error: ModelUnavailable | None = None
         self._thread: threading.Thread | None = None
-        with _load_lock:
-            self._result = _loaded.get(spec.key)
+        # no lock: a load in progress holds it, and the caller should catch up meanwhile
+        self._result = _loaded.get(spec.key)
         if self._result is None:  # a thread only when there is loading to do (a warm server has none)
             self._thread = threading.Thread(target=self._run, args=(allow_download, threads), daemon=True)
             self._thread.start()
