@@ -101,6 +101,7 @@ def _range(nb: Notebook, target: str) -> Spot | None:
     return Spot(rel, start, end)
 
 
+@recovering
 def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
     """The distinct lines of the index's texts (every indexed revision) that contain the target."""
     needle = _needle(target)

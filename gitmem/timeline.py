@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import chunker, dates, embed
 from .errors import EmptyText
-from .indexer import Index
+from .indexer import Index, recovering
 from .notebook import Notebook, decode
 from .provenance import iso
 
@@ -88,6 +88,7 @@ class _Commit:
     shown: set[str] | None = None  # --path: the names the page had in this commit
 
 
+@recovering
 def log(nb: Notebook, since: str | None = None, until: str | None = None, path: str | None = None,
         grep: str | None = None, limit: int | None = None) -> Timeline:
     """The commits that changed the notebook, newest first, filtered."""

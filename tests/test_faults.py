@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import apsw
 import pytest
 
 from gitmem.db import connect
@@ -304,3 +305,22 @@ def test_expected_errors_skip_the_damage_check(mem: Mem, monkeypatch: pytest.Mon
     monkeypatch.setattr(db, "healthy", lambda path: pytest.fail("integrity check for an expected error"))
     assert mem("recall", "  ", code=1).stderr.startswith("error: empty query")
     assert (mem.path / STATE / "index.db").exists()
+
+
+@pytest.mark.parametrize("command", [["log", "--json"], ["forget", "--json", "boiler"]])
+def test_every_command_that_reads_the_index_rebuilds_a_damaged_one(mem: Mem, command: list[str]) -> None:
+    mem("remember", "The boiler was serviced in March by Heatwise")
+    mem.write("knowledge/garden.md", "# Garden\n\n" + "\n\n".join(f"Bed {i}: tomatoes row {i}" for i in range(300)))
+    mem.commit("garden")
+    mem("log")
+    db = mem.path / STATE / "index.db"
+    conn = apsw.Connection(str(db))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = [r[0] for r in conn.execute("SELECT rootpage FROM sqlite_master WHERE name IN ('commits', 'texts')")]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    for page in pages:  # what log and forget read first; the header and schema stay readable
+        scribble(db, (page - 1) * size, size)
+    result = mem(*command, code=None)
+    assert result.exit_code == 0, result.output
+    assert integrity(mem) == "ok"
