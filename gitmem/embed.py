@@ -14,7 +14,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import config
 from .errors import GitmemError
@@ -83,7 +83,7 @@ class Embedder:
         """Identity of the embeddings for the cache: the model, and where its inputs are cut."""
         return self.spec.key + (f"@{self.max_tokens}" if self.max_tokens else "")
 
-    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> list[bytes]:
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
         out: list[bytes] = [b""] * len(texts)
         # Batches of similar length: a batch is padded to its longest text.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -93,8 +93,6 @@ class Embedder:
                 vectors = self._model.embed([texts[j] for j in chosen], batch_size=BATCH)
                 for j, v in zip(chosen, vectors):
                     out[j] = v.astype("float32").tobytes()
-                if progress:
-                    progress(len(chosen))
         return out
 
     def embed_query(self, text: str) -> bytes:

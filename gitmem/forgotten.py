@@ -211,7 +211,6 @@ def _digest(salt: str, phrase: list[str]) -> str:
 class Purge:
     texts: int = 0
     vectors: int = 0
-    blobs_rechunked: int = 0
     subjects: int = 0
     hashes: list[str] = field(default_factory=list)  # of purged texts and log --grep documents, for the cache
 
@@ -265,7 +264,7 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
     done.hashes.extend(_grep_documents(index, blobs, before or Matcher("", ())))
     if done.vectors:
         db.vectors_changed(conn)
-    done.blobs_rechunked = _rechunk(index, blobs)
+    _rechunk(index, blobs)
     if bad:
         # re-chunked blobs have new text ids, which `origins` does not know: the same sync
         # re-derives history from the indexed commits (every chunk and embedding is reused)
@@ -307,19 +306,16 @@ def _grep_documents(index: "Index", blobs: list[int], before: Matcher) -> list[s
     return [text_hash(doc) for doc in docs if doc.strip()]
 
 
-def _rechunk(index: "Index", blobs: list[int]) -> int:
+def _rechunk(index: "Index", blobs: list[int]) -> None:
     """Chunk again, from git, the blobs that held purged text (blanked this time)."""
     from .indexer import SyncReport
 
     report = SyncReport()
-    done = 0
     for bid in blobs:
         oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
         # a blob only the work tree had is re-read from there by the same sync, if it still is
         if index.nb.git.has_object(oid, "blob"):
             index.chunk_blob(oid, None, report)
-            done += 1
-    return done
 
 
 def after_purge(index: "Index", purged: Purge) -> dict[str, int]:

@@ -53,10 +53,8 @@ class SyncReport:
     texts_added: int = 0
     embedded: int = 0
     reused: int = 0
-    full_history: bool = False
     waited: bool = False
     stale: bool = False
-    seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     purged: dict[str, int] | None = None  # what forgotten text was purged by this sync
 
@@ -86,10 +84,6 @@ class Index:
                 conn.close()
             discard(self.nb)
             return db.connect(self.path)
-
-    def drop_files(self) -> None:
-        """Delete index.db and its WAL files (the next open starts empty)."""
-        db.remove(self.path)
 
     def close(self) -> None:
         self.conn.close()
@@ -133,13 +127,13 @@ class Index:
                 head = self.nb.git.head()
                 if self.meta("commit") != (head or ""):
                     self._sync_history(head, report)
-                self._sync_worktree(self._scan_worktree(), report)
+                # after a wait, another process may have changed the work tree meanwhile
+                self._sync_worktree(self._scan_worktree() if report.waited else work, report)
             if purge is not None and purge.texts:
                 report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
                                  **forgotten.after_purge(self, purge)}
         finally:
             self.lock.release()
-        report.seconds = time.monotonic() - started
         return report
 
     def _current(self, head: str | None, work: dict[str, tuple[float, int] | None]) -> bool:
@@ -178,7 +172,6 @@ class Index:
             chain = git.first_parents(indexed, head)
             fast_forward = bool(chain) and git.parents(chain[0])[:1] == [indexed]
         if not fast_forward:
-            report.full_history = True
             self.conn.execute("DELETE FROM versions")
             self.conn.execute("DELETE FROM commits")
             self.conn.execute("DELETE FROM origins")

@@ -6,8 +6,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import embed, hookrun, hooks
+from . import db, embed, hookrun, hooks
 from .indexer import LIVE_VIEW, Index, SyncReport, recovering
+from .lock import FileLock
 from .notebook import Notebook
 
 Progress = Callable[[int, int], None]
@@ -62,10 +63,8 @@ def fetch_model(nb: Notebook | None) -> dict[str, Any]:
 
 def rebuild(nb: Notebook, allow_download: bool = True, progress: Progress | None = None) -> IndexSummary:
     """Drop the index and build it again from git (embeddings come from the cache)."""
-    index = Index(nb)
-    with index.lock:
-        index.close()
-        index.drop_files()
+    with FileLock(nb.state_dir / "index.lock"):
+        db.remove(nb.state_dir / "index.db")
     return catch_up(nb, allow_download=allow_download, progress=progress)
 
 
