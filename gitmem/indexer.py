@@ -17,12 +17,12 @@ import functools
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 import apsw
 
 from . import chunker, db, forgotten, provenance
-from .blobs import parse, text_hash
+from .blobs import Parsed, parse, text_hash
 from .errors import GitmemError, PathOutside, from_machine
 from .git import Commit, blob_id
 from .lock import FileLock
@@ -290,18 +290,23 @@ class Index:
                 "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
                 (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
         report.blobs_chunked += 1
-        if parsed.private or "binary" in parsed.flags:
-            return bid
-        s = self.nb.settings
-        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
-            body = self.forgotten.redact(piece.text)  # forgotten lines are blanked, even in history
-            if not body.strip():
-                continue
+        for seq, piece, body in self.pieces(parsed):
             tid = self._text(body, report)
             self.conn.execute(
                 "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
                 (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
         return bid
+
+    def pieces(self, parsed: Parsed) -> Iterator[tuple[int, chunker.Chunk, str]]:
+        """(seq, chunk, stored text) of each chunk of a blob the index keeps: none of a private
+        or binary one, forgotten lines blanked (even in history), blank chunks left out."""
+        if parsed.private or "binary" in parsed.flags:
+            return
+        s = self.nb.settings
+        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
+            body = self.forgotten.redact(piece.text)
+            if body.strip():
+                yield seq, piece, body
 
     def _text(self, body: str, report: SyncReport) -> int:
         digest = text_hash(body)

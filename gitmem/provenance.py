@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from . import chunker
 
 if TYPE_CHECKING:
     from .git import Commit
@@ -165,10 +164,7 @@ def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[
         return set()
     if oid not in cache:
         parsed = parse(index.nb.git.read_blob(oid))
-        s = index.nb.settings
-        pieces = [] if parsed.private or "binary" in parsed.flags else \
-            chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)
-        cache[oid] = {text_hash(index.forgotten.redact(p.text)) for p in pieces}  # as the index stores them
+        cache[oid] = {text_hash(body) for _, _, body in index.pieces(parsed)}  # as the index stores them
     return cache[oid]
 
 
