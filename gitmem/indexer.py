@@ -373,37 +373,36 @@ class Index:
     def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
-        cached = self._cached_vectors(embedder.key, [r[1] for r in rows])
-        missing = [r for r in rows if r[1] not in cached]
-        if missing:
-            vectors = embedder.embed([r[2] for r in missing])
-            with db.transaction(self.cache):
-                self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.key, r[1], v) for r, v in zip(missing, vectors)])
-            cached.update({r[1]: v for r, v in zip(missing, vectors)})
+        vectors, computed = self._through_cache(embedder, {digest: body for _, digest, body in rows})
         with db.transaction(self.conn):
             for tid, digest, _ in rows:
                 self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
-                self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, cached[digest]))
+                self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, vectors[digest]))
                 self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
             db.vectors_changed(self.conn)
-            db.bump_meta(self.conn, "embeddings_computed", len(missing))
-            db.bump_meta(self.conn, "embeddings_reused", len(rows) - len(missing))
-        report.embedded += len(missing)
-        report.reused += len(rows) - len(missing)
+            db.bump_meta(self.conn, "embeddings_computed", computed)
+            db.bump_meta(self.conn, "embeddings_reused", len(rows) - computed)
+        report.embedded += computed
+        report.reused += len(rows) - computed
 
     def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
         """Embeddings of arbitrary texts (not chunks), through the shared cache."""
         hashes = [text_hash(t) for t in texts]
-        cached = self._cached_vectors(embedder.key, hashes)
-        missing = list({h: t for h, t in zip(hashes, texts) if h not in cached}.items())
+        vectors, _ = self._through_cache(embedder, dict(zip(hashes, texts)))
+        return [vectors[h] for h in hashes]
+
+    def _through_cache(self, embedder: "Embedder", texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
+        """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
+        Also how many were embedded."""
+        cached = self._cached_vectors(embedder.key, list(texts))
+        missing = [(h, t) for h, t in texts.items() if h not in cached]
         if missing:
             vectors = embedder.embed([t for _, t in missing])
             with db.transaction(self.cache):
                 self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
                                        [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
             cached.update({h: v for (h, _), v in zip(missing, vectors)})
-        return [cached[h] for h in hashes]
+        return cached, len(missing)
 
     def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
