@@ -34,7 +34,8 @@ class Window:
         return self.start is not None or self.end is not None
 
     def describe(self) -> dict[str, str | None]:
-        return {"from": _iso(self.start), "to": _iso(self.end)}
+        return {"from": iso(self.start) if self.start is not None else None,
+                "to": iso(self.end) if self.end is not None else None}
 
 
 def now() -> datetime:
@@ -123,8 +124,9 @@ def name_span(path: str) -> tuple[float, float] | None:
         return None
 
 
-def _iso(ts: float | None) -> str | None:
-    return None if ts is None else datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
+def iso(ts: float) -> str:
+    """A timestamp as local ISO 8601 with its UTC offset."""
+    return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
 
 
 def date_range(since: str | None, start: str | None, end: str | None,

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from . import provenance
 from .errors import PathOutside
 from .blobs import parse
-from .provenance import Origin, iso, of_text
+from .dates import iso
+from .provenance import Origin, of_text
 
 if TYPE_CHECKING:
     from .indexer import Index

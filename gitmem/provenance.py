@@ -17,9 +17,9 @@ Text that exists only in the work tree is "uncommitted".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from .dates import iso
 
 if TYPE_CHECKING:
     from .git import Commit
@@ -32,11 +32,6 @@ class Origin:
     date: str | None
     author: str | None
     subject: str | None
-
-
-def iso(ts: float) -> str:
-    """A timestamp as local ISO 8601 with its UTC offset."""
-    return datetime.fromtimestamp(ts, tz=timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
 def of_text(index: "Index", path: str, version: int | None, text: int) -> Origin:

@@ -23,7 +23,7 @@ from . import chunker, dates, embed
 from .errors import EmptyText
 from .indexer import Index, recovering
 from .notebook import Notebook, decode
-from .provenance import iso
+from .dates import iso
 
 if TYPE_CHECKING:
     import apsw

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from . import dates
 from .errors import GitmemError, UsageError
 from .indexer import LIVE_VIEW
-from .provenance import Origin, iso, of_text
+from .dates import iso
+from .provenance import Origin, of_text
 
 if TYPE_CHECKING:
     from .indexer import Index
