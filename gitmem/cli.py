@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
 from . import cli_agent, cli_find, cli_index, cli_notes
-from .errors import GitmemError
+from .errors import GitmemError, log_bug
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -64,11 +62,7 @@ def _log_bug() -> Path:
         path = Git.find(".").git_dir / "gitmem" / "error.log"
     except Exception:
         path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as log:
-        log.write(f"--- {datetime.now().isoformat()} git mem {' '.join(sys.argv[1:])}\n")
-        log.write(traceback.format_exc())
-    return path
+    return log_bug(path, f"git mem {' '.join(sys.argv[1:])}")
 
 
 @click.group(cls=App, context_settings=CONTEXT)

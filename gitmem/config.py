@@ -1,7 +1,7 @@
 """Settings: the notebook's own (committed in .gitmem.toml) and this machine's.
 
 Notebook settings travel with the notebook; machine settings (where the model
-lives, how many threads) come from environment variables or git config, the
+lives) come from environment variables or git config, the
 variable winning. With no settings at all every default below applies.
 """
 
@@ -24,8 +24,6 @@ MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"
 MODEL_NAME_ENV = "GITMEM_MODEL"
 MODEL_NAME_KEY = "mem.model"
-THREADS_ENV = "GITMEM_THREADS"
-THREADS_KEY = "mem.threads"
 LAYOUTS = ("folders", "flat")
 FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
 GROUPS = ("notebook", "daily", "sessions")

@@ -105,17 +105,17 @@ _loaded: dict[str, Embedder] = {}
 _load_lock = threading.Lock()
 
 
-def load(spec: ModelSpec, allow_download: bool = False, threads: int | None = None) -> Embedder:
+def load(spec: ModelSpec, allow_download: bool = False) -> Embedder:
     """Load the model (once per process). ModelUnavailable says why it cannot."""
     with _load_lock:
         if spec.key in _loaded:
             return _loaded[spec.key]
-        embedder = _load_local(spec, threads) if spec.path else _load_named(spec, allow_download, threads)
+        embedder = _load_local(spec) if spec.path else _load_named(spec, allow_download)
         _loaded[spec.key] = embedder
         return embedder
 
 
-def _load_local(spec: ModelSpec, threads: int | None) -> Embedder:
+def _load_local(spec: ModelSpec) -> Embedder:
     assert spec.path is not None
     if not spec.path.is_dir():
         raise ModelUnavailable(f"model directory {spec.path} (from {spec.source}) does not exist", HOW_TO_ENABLE)
@@ -133,7 +133,7 @@ def _load_local(spec: ModelSpec, threads: int | None) -> Embedder:
             model=name, pooling=PoolingType.CLS if pooling == "cls" else PoolingType.MEAN,
             normalization=normalize, sources=ModelSource(hf=name), dim=dim, model_file=model_file)
     try:
-        model = TextEmbedding(model_name=name, specific_model_path=str(spec.path), threads=threads)
+        model = TextEmbedding(model_name=name, specific_model_path=str(spec.path))
     except Exception as exc:  # onnxruntime and tokenizers raise many kinds
         raise ModelUnavailable(f"cannot load the model in {spec.path}: {exc}", HOW_TO_ENABLE) from exc
     return Embedder(spec, model, dim, _cut_inputs(model, max_tokens))
@@ -177,7 +177,7 @@ def _read_layout(path: Path) -> tuple[str, bool, int, int | None]:
 NETWORK_TIMEOUT = 5.0  # seconds to reach the model hub before giving up on a download
 
 
-def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> Embedder:
+def _load_named(spec: ModelSpec, allow_download: bool) -> Embedder:
     # A short network timeout for the explicit download step; queries never reach the network.
     os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
     os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "15")
@@ -194,14 +194,14 @@ def _load_named(spec: ModelSpec, allow_download: bool, threads: int | None) -> E
     except ImportError:  # fastembed's logger; a later fastembed may not use it
         pass
     try:
-        model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()), threads=threads,
+        model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()),
                               local_files_only=True)
     except Exception as exc:
         if not allow_download:
             raise _unavailable(spec, "find a downloaded copy of", exc) from exc
         _check_reachable(spec)
         try:
-            model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()), threads=threads)
+            model = TextEmbedding(model_name=spec.name, cache_dir=str(cache_dir()))
         except Exception as exc:
             raise _unavailable(spec, "download", exc) from exc
     return Embedder(spec, model, int(known[spec.name.lower()]["dim"]))
@@ -229,7 +229,7 @@ def _check_reachable(spec: ModelSpec) -> None:
 class Background:
     """Loads the model on a thread while the caller catches the index up."""
 
-    def __init__(self, spec: ModelSpec, allow_download: bool = False, threads: int | None = None) -> None:
+    def __init__(self, spec: ModelSpec, allow_download: bool = False) -> None:
         self.spec = spec
         self._result: Embedder | None = None
         self._error: ModelUnavailable | None = None
@@ -237,12 +237,12 @@ class Background:
         # no lock: a load in progress holds it, and the caller should catch up meanwhile
         self._result = _loaded.get(spec.key)
         if self._result is None:  # a thread only when there is loading to do (a warm server has none)
-            self._thread = threading.Thread(target=self._run, args=(allow_download, threads), daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(allow_download,), daemon=True)
             self._thread.start()
 
-    def _run(self, allow_download: bool, threads: int | None) -> None:
+    def _run(self, allow_download: bool) -> None:
         try:
-            self._result = load(self.spec, allow_download, threads)
+            self._result = load(self.spec, allow_download)
         except ModelUnavailable as exc:
             self._error = exc
         except Exception as exc:  # a broken install must not take keyword search down

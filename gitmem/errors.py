@@ -7,6 +7,9 @@ UsageError); anything else is a bug, logged with its traceback, exit 3.
 from __future__ import annotations
 
 import errno
+import traceback
+from datetime import datetime
+from pathlib import Path
 
 # OS errors that come from the machine, not from gitmem: one line, exit 1, no traceback.
 MACHINE = {
@@ -91,3 +94,11 @@ def from_machine(exc: BaseException) -> GitmemError | None:
             hint = "another gitmem process is busy with the index; try again in a moment"
         return GitmemError(f"{SQLITE_MACHINE[name]} ({exc})", hint)
     return None
+
+
+def log_bug(path: Path, what: str) -> Path:
+    """Append the exception being handled, with its traceback, to the error log at `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as log:
+        log.write(f"--- {datetime.now().isoformat()} {what}\n{traceback.format_exc()}")
+    return path

@@ -114,10 +114,13 @@ def _quick_skip(git_dir: Path, name: str, args: list[str]) -> str | None:
     return None
 
 
+OFF = ("0", "false", "no", "off")  # values that switch the hooks off
+
+
 def env_off() -> str | None:
     """GITMEM_HOOKS=0 (or false/no/off) in the environment, as text, else None."""
     value = os.environ.get("GITMEM_HOOKS", "")
-    return f"GITMEM_HOOKS={value}" if value.strip().lower() in ("0", "false", "no", "off") else None
+    return f"GITMEM_HOOKS={value}" if value.strip().lower() in OFF else None
 
 
 def start(name: str | None, args: list[str]) -> None:

@@ -34,7 +34,6 @@ HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = b"# gitmem-hook v1"
 CHAINED = ".gitmem-chained"
 SWITCH_KEY = "mem.hooks"
-OFF = ("0", "false", "no", "off")
 PYTHON_LINE = re.compile(rb"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
 
 
@@ -91,10 +90,11 @@ def script() -> bytes:
 
 def switched_off(git: Git | None) -> str | None:
     """Why hooks should do nothing on this machine (GITMEM_HOOKS=0, mem.hooks=false), or None."""
-    from .hookrun import env_off
+    from .hookrun import OFF, env_off
 
-    if env_off():
-        return env_off()
+    off = env_off()
+    if off:
+        return off
     value = git.config_get(SWITCH_KEY) if git else None
     if value and value.lower() in OFF:
         return f"{SWITCH_KEY}={value}"

@@ -29,11 +29,14 @@ import shlex
 import sys
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .chunker import body_offset, headings_of
 from .config import Settings
-from .git import Git
 from .lock import atomic_write
+
+if TYPE_CHECKING:
+    from .git import Git
 
 DRIVER = "gitmem-daily"
 ATTRIBUTES_NOTE = "# gitmem: daily logs merge entry by entry (driver set up by 'git mem init' / 'git mem hooks install')"

@@ -15,13 +15,11 @@ whose text names the fix.
 from __future__ import annotations
 
 import threading
-import traceback
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Callable
 
 from . import context, dates, forget, memory, output, search, timeline
-from .errors import GitmemError, UsageError
+from .errors import GitmemError, UsageError, log_bug
 from .notebook import Notebook
 
 Schema = dict[str, Any]
@@ -174,11 +172,7 @@ class Handler:
             return False, f"error: internal error in gitmem; details in {self._log_bug(name)} (please report it)"
 
     def _log_bug(self, name: str) -> str:
-        path = self.nb.state_dir / "error.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as log:
-            log.write(f"--- {datetime.now().isoformat()} mcp tool {name}\n{traceback.format_exc()}")
-        return str(path)
+        return str(log_bug(self.nb.state_dir / "error.log", f"mcp tool {name}"))
 
 
 def check(tool: Tool, args: dict[str, Any]) -> None:
