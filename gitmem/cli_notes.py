@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .cli_common import guard_option, json_option, notebook, progress, read_text, show
+from .config import CATEGORIES
 
 
 @click.command()
@@ -46,7 +47,7 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
 @click.argument("text", nargs=-1)
 @click.option("--to", "to", metavar="PAGE", help="Store it on this page.")
 @click.option("--section", help="Under this H2 section of the page.")
-@click.option("--category", type=click.Choice(["fact", "preference", "contact", "todo", "shopping"]),
+@click.option("--category", type=click.Choice(CATEGORIES),
               help="Route by category instead of guessing from the text.")
 @click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
 @guard_option

@@ -27,6 +27,7 @@ MODEL_NAME_KEY = "mem.model"
 LAYOUTS = ("folders", "flat")
 FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
 GROUPS = ("notebook", "daily", "sessions")
+CATEGORIES = ("fact", "preference", "contact", "todo", "shopping")  # remember --category (memory.CATEGORIES)
 MODES = ("hybrid", "keyword", "semantic")
 DATE_BASES = ("auto", "commit", "file")  # what date filters compare
 

@@ -13,20 +13,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import guard, pages
+from . import config, guard, pages
 from .errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from .git import FALLBACK_HINT, FALLBACK_IDENTITY
 from .lock import FileLock, atomic_write
 from .notebook import Notebook
 
 # category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
-CATEGORIES: dict[str, tuple[str, str, bool]] = {
-    "fact": ("knowledge/facts.md", "Facts", False),
-    "preference": ("reference/preferences.md", "Preferences", False),
-    "contact": ("reference/contacts.md", "Contacts", False),
-    "todo": ("lists/todos.md", "Todos", True),
-    "shopping": ("lists/shopping.md", "Shopping", True),
-}
+CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
+    ("knowledge/facts.md", "Facts", False),
+    ("reference/preferences.md", "Preferences", False),
+    ("reference/contacts.md", "Contacts", False),
+    ("lists/todos.md", "Todos", True),
+    ("lists/shopping.md", "Shopping", True),
+]))
 ROUTES: list[tuple[str, re.Pattern[str]]] = [
     # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
     ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"

@@ -6,7 +6,8 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any, Callable
 
-GROUP_ORDER = ("notebook", "daily", "sessions")
+from .config import GROUPS
+
 LEADER_COLUMN = 46
 
 
@@ -30,7 +31,7 @@ def results(res: Any) -> str:
     view = getattr(res, "view", None)
     if view and view.get("kind") == "at":
         lines.append(f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\"")
-    for group in GROUP_ORDER:
+    for group in GROUPS:
         hits = [h for h in res.results if h.group == group]
         if not hits:
             continue

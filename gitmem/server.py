@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import context, dates, forget, memory, output, search, timeline
+from .config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from .errors import GitmemError, UsageError, log_bug
 from .notebook import Notebook
 
@@ -60,7 +61,7 @@ SEARCH_PARAMS: dict[str, Schema] = {
     "query": string("What to look for, in any words."),
     "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "At most this many results [15]."},
     "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results below this [0.25]."},
-    "mode": choice("Rankers: both fused (default), BM25 only, or vectors only.", ("hybrid", "keyword", "semantic")),
+    "mode": choice("Rankers: both fused (default), BM25 only, or vectors only.", MODES),
     "tags": {"type": "array", "items": {"type": "string"},
              "description": "Only pages whose frontmatter tags include these."},
     "type": string("Only pages whose frontmatter type is this."),
@@ -73,7 +74,7 @@ SEARCH_PARAMS: dict[str, Schema] = {
     "to": string("Only text dated on or before this day (YYYY-MM-DD)."),
     "date": string("Only text dated on this day (YYYY-MM-DD)."),
     "by": choice("The date the filters use: auto (file-name date for daily logs and sessions, commit date "
-                 "otherwise), commit, or file.", ("auto", "commit", "file")),
+                 "otherwise), commit, or file.", DATE_BASES),
 }
 
 
@@ -101,8 +102,7 @@ TOOLS: list[Tool] = [
          {"text": string("The fact, in one or a few sentences."),
           "to": string("Store it on this page (notebook-relative path)."),
           "section": string("Under this H2 section of the page."),
-          "category": choice("Route by category instead of guessing.", ("fact", "preference", "contact", "todo",
-                                                                        "shopping")),
+          "category": choice("Route by category instead of guessing.", CATEGORIES),
           "force": boolean("Store it even if the notebook already says it.")},
          ("text",),
          lambda nb, a: memory.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
@@ -127,9 +127,9 @@ TOOLS: list[Tool] = [
          SEARCH_PARAMS, ("query",), _search(("notebook", "daily"))),
     Tool("search", "The same engine as recall over every group, saved chat sessions included; in=['sessions'] "
          "searches past conversations. " + DATA_NOTE,
-         {**SEARCH_PARAMS, "in": {"type": "array", "items": {"enum": ["notebook", "daily", "sessions"]},
+         {**SEARCH_PARAMS, "in": {"type": "array", "items": {"enum": list(GROUPS)},
                                   "description": "Only these groups [all]."}},
-         ("query",), _search(("notebook", "daily", "sessions"))),
+         ("query",), _search(GROUPS)),
     Tool("log", "The memory timeline, newest first: commits that changed the notebook, with per page and "
          "section what was added, changed or removed. Use it for 'what did you learn lately' and for how a "
          "page evolved. " + DATA_NOTE,
