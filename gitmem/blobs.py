@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-import frontmatter
-
 from . import chunker
 from .notebook import decode
 
@@ -44,6 +42,8 @@ def parse(data: bytes) -> Parsed:
 
 
 def _frontmatter(block: str, parsed: Parsed) -> None:
+    import frontmatter  # with PyYAML, 7 ms: only for pages that have frontmatter
+
     try:
         meta = frontmatter.loads(block).metadata
     except Exception:  # malformed YAML is indexed as plain text, never fatal

@@ -23,6 +23,8 @@ import apsw
 from .errors import GitmemError
 
 BUSY_MS = 30_000
+# texts_fts's tokenizer as migration 1 made it (a migration's text never changes); log --grep uses it too
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 # Numbered migrations, applied in order and recorded in `migrations`.
 MIGRATIONS: list[tuple[int, str]] = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import embed
+from . import db, embed
 from .search import fuse, fts_query, relative
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _keyword(index: "Index", query: str, docs: list[tuple[int, str]]) -> dict[in
         return {}
     conn = index.conn
     conn.execute("DROP TABLE IF EXISTS temp.logdocs")
-    conn.execute("CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
     conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
     rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
     conn.execute("DROP TABLE temp.logdocs")

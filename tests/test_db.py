@@ -24,3 +24,9 @@ def test_migrations_are_recorded_in_order(tmp_path) -> None:
     again = db.connect(tmp_path / "index.db")  # reopening applies nothing twice
     assert [r[0] for r in again.execute("SELECT count(*) FROM migrations")] == [len(db.MIGRATIONS)]
     again.close()
+
+
+def test_log_grep_tokenizes_like_the_index() -> None:
+    from gitmem import db
+
+    assert f"tokenize='{db.FTS_TOKENIZE}'" in dict(db.MIGRATIONS)[1]
