@@ -208,7 +208,7 @@ def status(nb: Notebook) -> HooksStatus:
             if found:
                 pythons.add(os.fsdecode(found.group(1)))
         states.append(HookState(name, state, os.path.lexists(where.dir / (name + CHAINED))))
-    python = _unquote(sorted(pythons)[0]) if pythons else None
+    python = _shell_word(sorted(pythons)[0]) if pythons else None
     result = HooksStatus(str(where.dir), where.hooks_path, all(s.state == "installed" for s in states), states,
                          python, bool(python and os.access(python, os.X_OK)),
                          merge.configured(git) is not None, switched_off(git))
@@ -238,7 +238,7 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _unquote(value: str) -> str:
+def _shell_word(value: str) -> str:
     try:
         parts = shlex.split(value)
     except ValueError:

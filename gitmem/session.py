@@ -272,11 +272,11 @@ def header(text: str) -> dict[str, str]:
     for line in (match.group(1).split("\n") if match else []):
         key, sep, value = line.partition(": ")
         if sep and key in ("chat", "agent", "time"):
-            fields[key] = _unquote(value.strip())
+            fields[key] = _json_string(value.strip())
     return fields
 
 
-def _unquote(value: str) -> str:
+def _json_string(value: str) -> str:
     try:
         decoded = json.loads(value)
     except ValueError:
