@@ -230,15 +230,16 @@ class Engine:
     GROUPS = ("notebook", "daily", "sessions")
 
     def __init__(self, path: Path) -> None:
-        from gitmem import embed
-        from gitmem.notebook import open_notebook
+        from gitmem.index import embed
+        from gitmem.gitops.git import open_notebook
 
         self.path = path
         self.nb = open_notebook(path)
         embed.load(embed.resolve(self.nb.git))
 
     def search(self, text: str, mode: str, limit: int) -> list[dict[str, Any]]:
-        from gitmem import output, search
+        from gitmem.cli import output
+        from gitmem.search import engine as search
 
         query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=0.0)
         return _ranked(output.jsonable(search.run(self.nb, query)))

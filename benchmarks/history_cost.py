@@ -33,9 +33,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import common  # noqa: E402
-from gitmem import embed, maintenance, search, timeline  # noqa: E402
-from gitmem.indexer import Index  # noqa: E402
-from gitmem.notebook import open_notebook  # noqa: E402
+from gitmem.index import embed, maintenance
+from gitmem.search import engine as search
+from gitmem import timeline  # noqa: E402
+from gitmem.index.indexer import Index  # noqa: E402
+from gitmem.gitops.git import open_notebook  # noqa: E402
 from tests.histories import Builder  # noqa: E402
 
 WORDS = ("sensor vendor launch beta spec prototype courier budget review design logo pelican tea coffee "

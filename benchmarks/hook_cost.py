@@ -27,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import common  # noqa: E402
-from gitmem import db, hookrun  # noqa: E402
+from gitmem.index import db
+from gitmem import hookrun  # noqa: E402
 
 TARGET_ADDED_MS = 50
 TARGET_CURRENT_S = 1.5

@@ -47,7 +47,7 @@ def texts_of(path: Path) -> list[str]:
 
 def raw_rate(texts: list[str]) -> dict[str, float]:
     """The model alone on these texts: sorted by length, batches of 32."""
-    from gitmem import embed
+    from gitmem.index import embed
 
     started = time.perf_counter()
     embedder = embed.load(embed.resolve(None))

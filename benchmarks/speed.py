@@ -34,7 +34,7 @@ TARGETS = {"10k": {"keyword_cold_s": 0.3, "hybrid_cold_s": 1.0, "hybrid_warm_p50
 
 def grep_words(query: str) -> list[str]:
     """The words recall's keyword side searches for (see search.fts_query)."""
-    from gitmem.search import STOPWORDS, WORD
+    from gitmem.search.hits import STOPWORDS, WORD
 
     words = [w.lower() for w in WORD.findall(query)]
     return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))
@@ -59,8 +59,9 @@ def cold(path: Path, queries: list[str], rounds: int, env: dict[str, str]) -> di
 
 def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
     """In one process, model loaded: what the MCP server runs per recall call."""
-    from gitmem import embed, search
-    from gitmem.notebook import open_notebook
+    from gitmem.index import embed
+    from gitmem.search import engine as search
+    from gitmem.gitops.git import open_notebook
 
     nb = open_notebook(path)
     embed.load(embed.resolve(nb.git))

@@ -12,11 +12,14 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import config
-from .errors import NoNotebook, NotText, PageNotFound, PathOutside
-from .git import Git
+from .errors import NotText, PageNotFound, PathOutside
 from .paths import confine
+
+if TYPE_CHECKING:  # the gateway (gitops) sits above this base module; open_notebook lives there
+    from .gitops.git import Git
 
 
 
@@ -138,14 +141,6 @@ def _no_symlinks(root: Path, rel: str) -> None:
                                   "gitmem never follows symlinks; use the real path")
         except OSError:
             return
-
-
-def open_notebook(start: Path | str = ".") -> Notebook:
-    """The notebook of the repository containing `start`; NoNotebook if none."""
-    git = Git.find(start)
-    if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
-        raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
-    return Notebook(git, config.load(git.top))
 
 
 def notes_among(nb: Notebook, paths: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner, Result
 
-from gitmem.cli import cli
+from gitmem.cli.main import cli
 from tests.tally import pytest_configure, pytest_runtest_makereport, pytest_terminal_summary  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent

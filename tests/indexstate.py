@@ -6,9 +6,9 @@ import os
 import time
 from pathlib import Path
 
-from gitmem.git import blob_id
-from gitmem.indexer import LIVE_VIEW, Index
-from gitmem.notebook import open_notebook
+from gitmem.gitops.git import blob_id
+from gitmem.index.indexer import LIVE_VIEW, Index
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem, git
 
 

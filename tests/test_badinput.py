@@ -16,8 +16,9 @@ import pytest
 from click.testing import Result
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gitmem import memory, search
-from gitmem.notebook import open_notebook
+from gitmem.notes import memory
+from gitmem.search import engine as search
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem, git
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")

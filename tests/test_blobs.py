@@ -1,6 +1,6 @@
 """blobs.py: how the index reads a blob."""
 
-from gitmem.blobs import parse, text_hash
+from gitmem.index.blobs import parse, text_hash
 
 
 def test_parse_flags_binary_and_conflicts() -> None:

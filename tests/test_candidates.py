@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitmem import candidates, embed, search, views
-from gitmem.indexer import Index
-from gitmem.notebook import open_notebook
+from gitmem.search import candidates, engine as search, views
+from gitmem.index import embed
+from gitmem.index.indexer import Index
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 from tests.histories import WORDS, Builder, day
 

@@ -1,6 +1,7 @@
 from hypothesis import given, settings, strategies as st
 
-from gitmem.chunker import body_offset, chunk, headings_of
+from gitmem.index.chunker import chunk
+from gitmem.markdown import body_offset, headings_of
 
 LINE = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=120),

@@ -4,7 +4,7 @@ import sys
 import click
 import pytest
 
-from gitmem.cli import cli
+from gitmem.cli.main import cli
 from tests.conftest import Mem
 
 COMMANDS = ["init", "remember", "daily", "write", "get", "recall", "search", "index", "rebuild", "status", "guard",
@@ -53,7 +53,7 @@ def test_usage_errors_exit_2_with_one_line(mem: Mem) -> None:
 
 
 def test_a_bug_exits_3_and_logs_the_traceback(mem: Mem, monkeypatch) -> None:
-    from gitmem import memory
+    from gitmem.notes import memory
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")
@@ -91,7 +91,7 @@ def test_click_is_only_imported_by_the_cli() -> None:
 def test_man_page_is_current() -> None:
     from pathlib import Path
 
-    from gitmem.cli import render_manpage
+    from gitmem.cli.main import render_manpage
 
     page = Path(__file__).resolve().parent.parent / "man" / "git-mem.1"
     assert page.read_text() == render_manpage(), "regenerate with: git mem manpage > man/git-mem.1"

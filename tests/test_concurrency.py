@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.db import connect
+from gitmem.index.db import connect
 from tests.conftest import Mem
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
 
 GATED = """
 import os, sys, time
-from gitmem.cli import cli  # imported before the gate, so that all start together
+from gitmem.cli.main import cli  # imported before the gate, so that all start together
 gate = sys.argv[1]
 while not os.path.exists(gate):
     time.sleep(0.001)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import forget, memory
+from gitmem.notes import forget, memory
 from gitmem.errors import GitmemError, PathOutside
-from gitmem.notebook import open_notebook
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")

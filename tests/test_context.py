@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem import config
-from gitmem.context import truncate
+from gitmem.agent.context import truncate
 from tests.conftest import Mem
 from tests.test_cli import LOADED
 

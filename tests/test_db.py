@@ -1,7 +1,7 @@
 import apsw
 import pytest
 
-from gitmem import db
+from gitmem.index import db
 
 
 def test_a_full_database_reports_full_not_a_failed_rollback(tmp_path) -> None:
@@ -27,6 +27,6 @@ def test_migrations_are_recorded_in_order(tmp_path) -> None:
 
 
 def test_log_grep_tokenizes_like_the_index() -> None:
-    from gitmem import db
+    from gitmem.index import db
 
     assert f"tokenize='{db.FTS_TOKENIZE}'" in dict(db.MIGRATIONS)[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gitmem import embed
+from gitmem.index import embed
 
 WORDS = "river lantern copper meadow harbour pebble willow ember violet canyon falcon tundra saffron".split()
 

@@ -21,8 +21,8 @@ from typing import Callable
 import apsw
 import pytest
 
-from gitmem.db import connect
-from gitmem.lock import FileLock
+from gitmem.index.db import connect
+from gitmem.gitops.lock import FileLock
 from tests.conftest import Mem
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
@@ -299,7 +299,7 @@ def test_read_only_or_full_git_dir(cramped: tuple[str, Path, dict], name: str) -
 
 def test_expected_errors_skip_the_damage_check(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
     """An empty query or a full disk is not a reason to run an integrity check, let alone drop the index."""
-    from gitmem import db
+    from gitmem.index import db
 
     mem("recall", "--mode", "keyword", "warm up")
     monkeypatch.setattr(db, "healthy", lambda path: pytest.fail("integrity check for an expected error"))

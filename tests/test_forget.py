@@ -9,10 +9,11 @@ import apsw
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gitmem import forgotten, pages
-from gitmem.db import connect
-from gitmem.forgotten import Matcher, Record, words
-from gitmem.notebook import open_notebook
+from gitmem.index import forgotten
+from gitmem.notes import pages
+from gitmem.index.db import connect
+from gitmem.index.forgotten import Matcher, Record, words
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem, git
 
 SECRET = "The zanzibarquux vault code is 9911"
@@ -272,7 +273,7 @@ def test_a_daily_entry_goes_with_its_body(mem: Mem) -> None:
     from datetime import datetime
 
     nb = open_notebook(mem.path)
-    from gitmem import memory
+    from gitmem.notes import memory
 
     memory.daily(nb, "Met the locksmith\nnew code for the back door is 8842", when=datetime(2026, 3, 1, 9, 30))
     memory.daily(nb, "Lunch with Bob", when=datetime(2026, 3, 1, 12, 0))

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.errors import NotARepo
-from gitmem.git import Git, blob_id
+from gitmem.gitops.git import Git, blob_id
 from tests.conftest import git
 
 ODD = ["with space.md", "new\nline.md", "-leading-dash.md", "glob*[x]?.md", "ünï/页.md", ":(top)magic.md"]

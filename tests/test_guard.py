@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import guard
+from gitmem.notes import guard
 from gitmem.errors import Refused
 from tests.conftest import ROOT, Mem
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitmem import views
-from gitmem.indexer import Index
-from gitmem.notebook import open_notebook
+from gitmem.search import views
+from gitmem.index.indexer import Index
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 from tests.histories import Generated, assert_at_lines, git, show, week
 from tests.test_views import query

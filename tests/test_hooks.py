@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.git import Git
-from gitmem.hookrun import hook_name, skip_reason
-from gitmem.lock import FileLock
+from gitmem.gitops.git import Git
+from gitmem.gitops.hookrun import hook_name, skip_reason
+from gitmem.gitops.lock import FileLock
 from tests.conftest import ROOT, Mem, git
 from tests.indexstate import assert_exact, hooks_log, keyword, wait_current
 

@@ -2,9 +2,9 @@
 
 import os
 
-from gitmem.indexer import Index
-from gitmem.maintenance import catch_up, status
-from gitmem.notebook import open_notebook
+from gitmem.index.indexer import Index
+from gitmem.index.maintenance import catch_up, status
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
 
@@ -139,7 +139,7 @@ def test_a_fresh_uncommitted_note_has_its_real_date(mem: Mem) -> None:
 
 def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> None:
     """A batch is padded to its longest text: batches of similar length embed fastest."""
-    from gitmem import embed, indexer
+    from gitmem.index import embed, indexer
 
     for i, n in enumerate([40, 3, 25, 9, 1, 30, 14, 6, 20, 2]):
         mem.write(f"knowledge/p{i}.md", f"# P{i}\n\n" + " ".join(["word"] * n * 5) + "\n")

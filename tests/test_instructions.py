@@ -1,4 +1,4 @@
-from gitmem import instructions
+from gitmem.notes import instructions
 from tests.conftest import Mem
 
 

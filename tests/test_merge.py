@@ -5,7 +5,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.merge import join, merge_text, split
+from gitmem.gitops.merge import join, merge_text, split
 from tests.conftest import Mem
 
 TITLE = "# Daily Log — 2026-11-22"

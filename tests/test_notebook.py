@@ -3,7 +3,8 @@ import os
 import pytest
 
 from gitmem.errors import PathOutside, UsageError
-from gitmem.notebook import confine, open_notebook
+from gitmem.gitops.git import open_notebook
+from gitmem.notebook import confine
 
 
 @pytest.mark.parametrize("name, rel", [

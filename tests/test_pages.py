@@ -1,6 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
-from gitmem import pages
+from gitmem.notes import pages
 
 TITLE = st.text(alphabet="abcdefghij XYZ", min_size=1, max_size=12).filter(lambda t: t.strip())
 BODY = st.lists(st.sampled_from(["- item", "plain line", "another: value", "1. numbered", "text with # hash"]),

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from gitmem.search import fts_query, snippet
+from gitmem.search.engine import fts_query
+from gitmem.search.hits import snippet
 from tests.conftest import Mem
 
 PARTS = sorted({"".join(p) for p in itertools.permutations("4717")})
@@ -146,7 +147,8 @@ def test_snippet_centres_on_the_query_word() -> None:
 
 
 def test_hybrid_scores_are_the_mean_of_each_rankers_relative_scores() -> None:
-    from gitmem import config, search
+    from gitmem import config
+    from gitmem.search import engine as search
 
     keyword = {1: 8.0, 2: 2.0}  # a clear keyword match, and a weak one
     semantic = {2: 0.6, 3: 0.55, 1: 0.3}  # nothing clear by meaning

@@ -6,9 +6,9 @@ import tempfile
 import anyio
 import pytest
 
-from gitmem import server
-from gitmem.cli import cli
-from gitmem.notebook import open_notebook
+from gitmem.agent import server
+from gitmem.cli.main import cli
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
 TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "forget"]
@@ -90,7 +90,7 @@ def test_guardrails_apply_to_agents_without_an_override(mem: Mem) -> None:
 
 
 def test_a_bug_is_logged_and_reported_in_one_line(mem: Mem, monkeypatch) -> None:
-    from gitmem import memory
+    from gitmem.notes import memory
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")

@@ -5,8 +5,8 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem import session
-from gitmem.session import Message
+from gitmem.agent import session
+from gitmem.agent.session import Message
 from tests.conftest import Mem
 
 PLAIN = "user: What's the capital of France?\nassistant: Paris.\n\nIt has been since 987.\nuser: thanks\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import memory
-from gitmem.merge import split
-from gitmem.notebook import open_notebook
+from gitmem.notes import memory
+from gitmem.gitops.merge import split
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem, git
 from tests.indexstate import assert_exact, keyword, wait_current
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.db import CACHE_MIGRATIONS, connect
-from gitmem.forgotten import WITHHELD
-from gitmem.blobs import text_hash
-from gitmem.timeline import SectionChange, diff_sections
+from gitmem.index.db import CACHE_MIGRATIONS, connect
+from gitmem.index.forgotten import WITHHELD
+from gitmem.index.blobs import text_hash
+from gitmem.index.diffs import SectionChange, diff_sections
 from tests.conftest import Mem
 from tests.histories import git, week
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gitmem import db, embed, vectors
-from gitmem.indexer import Index
-from gitmem.notebook import open_notebook
+from gitmem.index import db, embed
+from gitmem.search import vectors
+from gitmem.index.indexer import Index
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
 TOPICS = ["the cat sleeps on the sofa", "tomatoes need water in summer", "book the garage for new tyres",
@@ -113,7 +114,7 @@ def test_ties_go_to_the_lower_id_and_a_deeper_call_extends_a_shallower_one() -> 
 
 def test_semantic_search_with_nothing_embedded_yet_answers_by_keyword(mem: Mem, monkeypatch) -> None:
     """A past view whose texts are not embedded (a fresh clone before 'git mem index') has no vectors."""
-    from gitmem import search
+    from gitmem.search import engine as search
 
     monkeypatch.setattr(search, "EMBED_ON_READ", 0)
     mem.write("knowledge/a.md", "# A\n\nthe lantern is in the shed\n")

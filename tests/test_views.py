@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitmem import chunker, search, views
-from gitmem.indexer import Index, parse
-from gitmem.notebook import open_notebook
+from gitmem.index import chunker
+from gitmem.search import engine as search, views
+from gitmem.index.indexer import Index, parse
+from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 from tests.histories import Builder, Generated, assert_at_lines, day, git, show
 

@@ -1,0 +1,140 @@
+"""`git mem` commands for agents: context, session, mcp."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .common import guard_option, json_option, notebook, show
+from ..errors import EmptyText
+
+
+@click.command()
+@click.option("--date", "day", metavar="YYYY-MM-DD", help="Assemble it as of this day [today].")
+@click.option("--flush", is_flag=True, help="Print the pre-compaction reminder instead (for PreCompact hooks).")
+@json_option
+def context(day: str | None, flush: bool, as_json: bool) -> None:
+    """Print the always-on memory context for an agent's prompt.
+
+    The always-on files (SOUL.md, IDENTITY.md, USER.md, MEMORY.md,
+    reference/*.md; [context] always_on in .gitmem.toml), then today's and
+    yesterday's daily logs, each under a header naming its path. A file over
+    the per-file budget keeps 70% of it from its head and 20% from its tail;
+    the total budget caps the whole (defaults 8,000 and 32,000 characters).
+    With --flush, the reminder to save memories before compaction.
+
+    \b
+    Examples:
+      git mem context                       for a SessionStart hook or a system prompt
+      git mem context --date 2026-02-20     the daily logs of that day and the day before
+      git mem context --json                the parts and their sizes
+      git mem context --flush               for a PreCompact hook
+    """
+    from ..agent import context as assembly
+    from . import output
+
+    result = assembly.run(notebook(), day, flush)
+    show(result, as_json, output.reminder if flush else output.context)
+
+
+@click.group()
+def session() -> None:
+    """Chat transcripts saved as session files (conversation memory)."""
+
+
+@session.command("save")
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--chat", help="The chat's id [the transcript's own, else a hash of its text].")
+@click.option("--agent", help="The agent's id [claude-code for Claude Code transcripts, else unknown].")
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "jsonl"]), default="auto", show_default=True,
+              help="text: 'role: text' lines; jsonl: {role, content} messages or a Claude Code transcript.")
+@click.option("--hook", is_flag=True,
+              help="Read an agent hook's JSON on stdin and save the transcript it names (Claude Code).")
+@click.option("--private", is_flag=True, help="A private chat: save nothing.")
+@guard_option
+@json_option
+def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str, hook: bool, private: bool,
+                 allow: bool, as_json: bool) -> None:
+    """Save a chat transcript as a session file, as one commit.
+
+    The file is sessions/YYYY-MM-DD-HHMM-XXXXXXXX.md (flat layout: memory/...),
+    named by the chat's start and a hash of its id: saving the same chat again
+    updates its file. It holds a header (chat, agent, time) and one 'role: text'
+    paragraph per user and assistant message; tool calls and results are left
+    out. Secrets are redacted (--no-guard keeps them). Input is FILE or stdin.
+
+    \b
+    Examples:
+      git mem session save chat.txt --chat 42 --agent helper
+      git mem session save ~/.claude/projects/x/abc.jsonl
+      printf 'user: hi\\nassistant: hello\\n' | git mem session save --chat 7
+      git mem session save --hook           as a Claude Code SessionEnd hook
+      git mem session save --private        saves nothing
+    """
+    from . import output
+    from ..agent import session as sessions
+
+    if private:
+        _drain_stdin(file)
+        raw, hook_chat = "", None
+    elif hook:
+        raw, hook_chat = sessions.from_hook(sys.stdin.read())
+    else:
+        raw, hook_chat = _read_input(file), None
+    result = sessions.save(notebook(), raw, chat or hook_chat, agent, fmt, private, allow)
+    show(result, as_json, output.session_saved)
+
+
+def _read_input(file: str | None) -> str:
+    if file and file != "-":
+        return Path(file).read_bytes().decode("utf-8", errors="replace")
+    if sys.stdin.isatty():
+        raise EmptyText("no transcript given", "pass the transcript file, or pipe it on stdin")
+    return sys.stdin.read()
+
+
+def _drain_stdin(file: str | None) -> None:
+    """Read and drop piped input, so the writer never fails on a closed pipe."""
+    if file in (None, "-") and not sys.stdin.isatty():
+        sys.stdin.read()
+
+
+@session.command("rm")
+@click.argument("chat")
+@json_option
+def session_rm(chat: str, as_json: bool) -> None:
+    """Delete a chat's session file, as one commit (git history keeps it).
+
+    \b
+    Examples:
+      git mem session rm 42
+      git mem session rm 3f2a9c1e-7b4d-4c1a-9e8f-0a1b2c3d4e5f --json
+    """
+    from . import output
+    from ..agent import session as sessions
+
+    show(sessions.remove(notebook(), chat), as_json, output.session_removed)
+
+
+@click.command("mcp")
+def mcp_server() -> None:
+    """Serve the notebook as MCP tools on stdio, for agents.
+
+    Tools: context, remember, daily, write, get, recall, search, log, forget.
+    Each returns the JSON its command prints with --json; errors come back as
+    tool errors that name the fix. The model stays loaded between calls.
+    Needs the optional 'mcp' package: pip install 'gitmem-notebook[mcp]'.
+
+    \b
+    Examples:
+      git mem mcp                           in the notebook's folder
+      git -C ~/notes mem mcp                the command an MCP client config runs
+    """
+    from ..agent import server
+
+    server.serve(notebook())
+
+
+COMMANDS = [context, session, mcp_server]

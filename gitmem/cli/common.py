@@ -1,0 +1,87 @@
+"""What every `git mem` command shares: options, input, output and progress."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import click
+
+from ..config import DATE_BASES, MODES
+from ..errors import EmptyText
+
+
+
+def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False) -> None:
+    from . import output
+
+    click.echo(output.render(data, as_json, text), err=err)
+
+
+def notebook() -> Any:
+    from ..gitops.git import open_notebook
+
+    return open_notebook(".")
+
+
+def read_text(words: tuple[str, ...], what: str) -> str:
+    """The words of the argument, or stdin when given '-' or nothing on a pipe."""
+    if words in ((), ("-",)) and not sys.stdin.isatty():
+        return sys.stdin.read()
+    if words == ("-",):
+        return sys.stdin.read()
+    if not words:
+        raise EmptyText(f"no {what} given", f"pass the {what} as an argument, or '-' to read stdin")
+    return " ".join(words)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in the README).")
+guard_option = click.option("--no-guard", "allow", is_flag=True,
+                            help="Store it even if it looks like a secret or an instruction (for people).")
+
+
+def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--limit", "-n", type=click.IntRange(1, 1000), help="At most this many results [15]."),
+        click.option("--min-score", type=click.FloatRange(0, 1), help="Drop results scoring below this [0.25]."),
+        click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+                     help="Rankers to use: both fused, BM25 only, or vectors only."),
+        click.option("--tag", "tags", multiple=True, help="Only pages whose frontmatter tags include this."),
+        click.option("--type", "kind", help="Only pages whose frontmatter type is this."),
+        click.option("--at", metavar="REV|DATE",
+                     help="Search the notebook as it stood at a commit, branch, tag, date (end of that day) "
+                          "or period back from now (7d)."),
+        click.option("--history", is_flag=True,
+                     help="Search current and superseded text; old results say until when they were true "
+                          "and which commit changed them."),
+        click.option("--since", metavar="PERIOD|DATE", help="Only text dated since then: 30m, 24h, 7d, 2w or a date."),
+        click.option("--from", "start", metavar="DATE", help="Only text dated on or after this day."),
+        click.option("--to", "end", metavar="DATE", help="Only text dated on or before this day."),
+        click.option("--date", "day", metavar="DATE", help="Only text dated on this day."),
+        click.option("--by", type=click.Choice(DATE_BASES), default="auto", show_default=True,
+                     help="The date the filters use: auto = the date in the file name for daily logs and "
+                          "sessions, the commit date of the text for other pages; commit; file."),
+        json_option,
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def progress(label: str) -> Callable[[int, int], None] | None:
+    """A progress bar on stderr when a person is watching, else nothing."""
+    if not sys.stderr.isatty():
+        return None
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+            state.pop("bar")
+
+    return update

@@ -1,0 +1,107 @@
+"""`git mem` commands that find things: recall, search, log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .common import json_option, notebook, search_options, show
+from ..config import GROUPS
+
+
+def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, min_score: float | None,
+            mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool, at: str | None = None,
+            history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
+            day: str | None = None, by: str = "auto") -> None:
+    from .. import dates
+    from . import output
+    from ..search import engine as search
+
+    since, until = dates.date_range(since, start, end, day)
+    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by)
+    show(search.run(notebook(), query), as_json, output.results)
+
+
+@click.command()
+@click.argument("query", nargs=-1)
+@search_options
+def recall(query: tuple[str, ...], **options: Any) -> None:
+    """Find memories by meaning and keyword in the notebook and daily logs.
+
+    Results are grouped: notebook pages first, then daily logs, each ranked by
+    score (0-1). Sessions are left out; use 'git mem search --in sessions'.
+    --at and --history reach back through the notebook's git history. Date
+    filters use, by default, the date in the file name for daily logs and
+    sessions and the commit date of the text for every other page (--by).
+
+    \b
+    Examples:
+      git mem recall "Sarah's phone"
+      git mem recall what does the user drink in the morning
+      git mem recall --mode keyword ERR_4711 --json
+      git mem recall --tag project --type plan "launch date"
+      git mem recall --history "Sarah's phone"       current and superseded, with when each changed
+      git mem recall --at 2026-01-31 "launch date"   as the notebook stood at the end of that day
+      git mem recall --at HEAD~5 "launch date"       as it stood five commits ago (also: a hash, a tag)
+      git mem recall --at 2w "launch date"           as it stood two weeks ago
+      git mem recall --since 7d "what did I learn"   text committed in the last week (30m, 24h, 2w)
+      git mem recall --from 2026-02-01 --to 2026-02-14 standup
+      git mem recall --date 2026-02-20 Sarah         that day's daily log, and pages changed that day
+      git mem recall --since 24h --by commit Sarah   by commit date even for daily logs
+    """
+    _search(query, ("notebook", "daily"), **options)
+
+
+@click.command()
+@click.argument("query", nargs=-1)
+@click.option("--in", "groups", multiple=True, type=click.Choice(GROUPS),
+              help="Only these groups (repeatable); default all, sessions included.")
+@search_options
+def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> None:
+    """The same engine as recall, over every group including sessions.
+
+    \b
+    Examples:
+      git mem search "deployment checklist"
+      git mem search --in sessions "what did we decide about the API"
+      git mem search --mode semantic "feeling tired lately" --json
+      git mem search --in sessions --date 2026-02-20 "API"     sessions named for that day
+      git mem search --history --in sessions "deadline"        including sessions deleted since
+      git mem search --at v1.0 "deployment checklist"
+    """
+    _search(query, groups or GROUPS, **options)
+
+
+@click.command("log")
+@click.option("--since", metavar="PERIOD|DATE", help="Only commits since then: 30m, 24h, 7d, 2w, or a date.")
+@click.option("--until", metavar="PERIOD|DATE", help="Only commits up to then (a bare date: its end).")
+@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames).")
+@click.option("--grep", metavar="QUERY",
+              help="Only commits whose added or removed text matches QUERY, by keyword or meaning.")
+@click.option("-n", "--max-count", "limit", type=click.IntRange(1), help="At most this many commits.")
+@json_option
+def log_command(since: str | None, until: str | None, path: str | None, grep: str | None, limit: int | None,
+                as_json: bool) -> None:
+    """The memory timeline: commits that changed the notebook, newest first.
+
+    Each entry: commit, date, author and message, then per page what was
+    added, changed or removed, named by section heading, with the lines. Dates
+    are commit dates. A merge is one entry with the commits it brought in.
+
+    \b
+    Examples:
+      git mem log                                  the whole timeline
+      git mem log --since 7d                       what was learned this week (also 30m, 24h, 2w)
+      git mem log --since 2026-02-01 --until 2026-02-14
+      git mem log --path reference/plan.md         how a plan evolved, and why
+      git mem log --grep "Sarah's phone"           when that fact was written or changed
+      git mem log -n 5 --json                      the last five, as JSON
+    """
+    from . import output
+    from ..search import timeline
+
+    show(timeline.log(notebook(), since, until, path, grep, limit), as_json, output.timeline)
+
+
+COMMANDS = [recall, search, log_command]

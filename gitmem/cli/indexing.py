@@ -1,0 +1,215 @@
+"""`git mem` commands that keep the index and git integration: index, rebuild, status, guard,
+hooks, merge-driver, model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .common import json_option, notebook, progress, show
+
+
+@click.command()
+@json_option
+def index(as_json: bool) -> None:
+    """Catch the index up with git and embed whatever is new (what hooks run).
+
+    \b
+    Examples:
+      git mem index
+      git mem index --json
+    """
+    from ..index import maintenance
+    from . import output
+
+    show(maintenance.catch_up(notebook(), progress=progress("embedding")), as_json, output.summary)
+
+
+@click.command()
+@json_option
+def rebuild(as_json: bool) -> None:
+    """Drop the index and build it again from git.
+
+    Embeddings already computed are reused from the cache, so a rebuild only
+    embeds text it has never seen.
+
+    \b
+    Examples:
+      git mem rebuild
+    """
+    from ..index import maintenance
+    from . import output
+
+    show(maintenance.rebuild(notebook(), progress=progress("embedding")), as_json, output.summary)
+
+
+@click.command()
+@click.option("--no-model", is_flag=True, help="Do not try to load the model (faster).")
+@json_option
+def status(no_model: bool, as_json: bool) -> None:
+    """Index health: files, chunks, revisions, indexed commit vs HEAD, model.
+
+    \b
+    Examples:
+      git mem status
+      git mem status --json
+    """
+    from ..index import maintenance
+    from . import output
+
+    show(maintenance.status(notebook(), check_model=not no_model), as_json, output.status)
+
+
+@click.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--notes-only", is_flag=True, help="Skip files that are not notes of this notebook (pre-commit).")
+@json_option
+def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
+    """Check files for secrets and instruction-like text (the pre-commit guard).
+
+    Exits 1 and names each finding (file, line, what) if any file has one.
+
+    \b
+    Examples:
+      git mem guard reference/contacts.md
+      git mem guard $(git diff --cached --name-only -- '*.md')
+      git mem guard --notes-only README.md memory/MEMORY.md
+    """
+    from ..notes import guard as guardrails
+    from . import output
+
+    if notes_only:
+        from ..notebook import notes_among
+
+        files = tuple(notes_among(notebook(), list(files)))
+    report = guardrails.check_files(list(files))
+    if report.findings or as_json:
+        show(report, as_json, output.guard, err=not as_json)  # people see findings with the error
+    refusal = report.refusal()
+    if refusal:
+        raise refusal
+
+
+@click.group()
+def hooks() -> None:
+    """The git hooks that keep the index current, and the daily-log merge driver."""
+
+
+@hooks.command("install")
+@click.option("--force", is_flag=True, help="Install even where core.hooksPath serves more than this clone.")
+@json_option
+def hooks_install(force: bool, as_json: bool) -> None:
+    """Install the hooks, keeping any hook already there (it runs after gitmem's).
+
+    The hooks start the index catch-up in the background and return at once,
+    so git is not slowed down. Also sets up this clone's daily-log merge
+    driver. Installing twice changes nothing.
+
+    \b
+    Examples:
+      git mem hooks install
+      git mem hooks install --force        core.hooksPath is shared, install there anyway
+    """
+    from ..gitops import hooks as githooks
+    from . import output
+
+    show(githooks.install(notebook(), force), as_json, output.hooks_change)
+
+
+@hooks.command("uninstall")
+@json_option
+def hooks_uninstall(as_json: bool) -> None:
+    """Remove gitmem's hooks and put back the hooks they kept.
+
+    \b
+    Examples:
+      git mem hooks uninstall
+    """
+    from ..gitops import hooks as githooks
+    from . import output
+
+    show(githooks.uninstall(notebook()), as_json, output.hooks_change)
+
+
+@hooks.command("status")
+@json_option
+def hooks_status(as_json: bool) -> None:
+    """Whether the hooks and the daily-log merge driver are installed here.
+
+    \b
+    Examples:
+      git mem hooks status
+      git mem hooks status --json
+    """
+    from ..gitops import hooks as githooks
+    from . import output
+
+    show(githooks.status(notebook()), as_json, output.hooks_status)
+
+
+@hooks.command("run", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("name", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
+    """What the hooks run: catch the index up in the background; always exits 0."""
+    from ..gitops import hookrun
+
+    hookrun.start(name, list(args), _catch_up)
+
+
+def _catch_up(nb: Any, wait: float) -> Any:
+    from ..index import maintenance  # imported in the detached worker only, after the fork
+
+    return maintenance.catch_up(nb, wait=wait)
+
+
+@click.command("merge-driver", hidden=True)
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("ours", type=click.Path(path_type=Path))
+@click.argument("theirs", type=click.Path(path_type=Path))
+@click.argument("path", required=False, default="")
+def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
+    """What git runs to merge a daily log (%O %A %B %P): entry by entry."""
+    from ..gitops import merge
+
+    if not merge.merge_files(base, ours, theirs, path):
+        click.echo(f"gitmem: {path or ours}: both sides changed the same entry; resolve the markers", err=True)
+        sys.exit(1)
+
+
+@click.group()
+def model() -> None:
+    """The embedding model (semantic search)."""
+
+
+@model.command("download")
+@json_option
+def model_download(as_json: bool) -> None:
+    """Fetch the configured model so semantic search works offline.
+
+    Only this command, init and rebuild ever download; a query never waits on
+    the network. With GITMEM_MODEL_DIR (or git config mem.modelDir) set, this
+    checks that the local model loads.
+
+    \b
+    Examples:
+      git mem model download
+      GITMEM_MODEL=BAAI/bge-small-en-v1.5 git mem model download
+    """
+    from ..errors import NoNotebook, NotARepo
+
+    try:
+        nb = notebook()
+    except (NotARepo, NoNotebook):
+        nb = None
+    from ..index import maintenance
+
+    from . import output
+
+    show(maintenance.fetch_model(nb), as_json, output.model_ready)
+
+
+COMMANDS = [index, rebuild, status, guard, hooks, merge_driver, model]

@@ -1,0 +1,177 @@
+"""`git mem` commands that write and read pages: init, remember, daily, write, forget, get."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import guard_option, json_option, notebook, progress, read_text, show
+from ..config import CATEGORIES
+
+
+@click.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--layout", type=click.Choice(["folders", "flat"]),
+              help="folders: reference/, knowledge/, daily/, sessions/; flat: MEMORY.md + memory/.")
+@click.option("--dir", "folder", help="Keep the notebook in this subfolder of the repository.")
+@click.option("--no-index", is_flag=True, help="Skip building the index (and fetching the model).")
+@click.option("--agent-instructions", is_flag=True,
+              help="Also write reference/agent-instructions.md, how an agent should use the notebook.")
+@click.option("--no-hooks", is_flag=True, help="Do not install the git hooks (reads still catch up).")
+@json_option
+def init(path: Path, layout: str | None, folder: str | None, no_index: bool, agent_instructions: bool,
+         no_hooks: bool, as_json: bool) -> None:
+    """Make a folder or repository into a notebook (safe to run again).
+
+    Creates .gitmem.toml, a .gitattributes that merges daily logs entry by
+    entry, a git repository if there is none, and the index; installs the git
+    hooks (see 'git mem hooks'); fetches the embedding model if it is not on
+    this machine yet. Run it once in every clone of a notebook.
+
+    \b
+    Examples:
+      git mem init                          this folder, layout chosen for you
+      git mem init --layout flat            MEMORY.md + memory/YYYY-MM-DD.md
+      git mem init --dir memory             a notebook inside a code repository
+      git mem init --agent-instructions     add the page that tells an agent how to use it
+    """
+    from . import output
+    from ..notes import scaffold
+
+    result = scaffold.init(path, layout, folder, build_index=not no_index, progress=progress("embedding"),
+                           agent_instructions=agent_instructions, install_hooks=not no_hooks)
+    show(result, as_json, output.init)
+
+
+@click.command()
+@click.argument("text", nargs=-1)
+@click.option("--to", "to", metavar="PAGE", help="Store it on this page.")
+@click.option("--section", help="Under this H2 section of the page.")
+@click.option("--category", type=click.Choice(CATEGORIES),
+              help="Route by category instead of guessing from the text.")
+@click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
+@guard_option
+@json_option
+def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
+             force: bool, allow: bool, as_json: bool) -> None:
+    """Store a fact on the right page, as one commit.
+
+    Routing: contacts (phone, email, address) -> reference/contacts.md,
+    preferences -> reference/preferences.md, todos -> lists/todos.md, shopping
+    -> lists/shopping.md, anything else -> knowledge/facts.md (flat layout:
+    sections of MEMORY.md). A fact the notebook already holds is not stored twice.
+    Secrets and instruction-like text are refused, with the reason.
+
+    \b
+    Examples:
+      git mem remember "Sarah Chen's phone is 555-1234"
+      git mem remember --category preference "Prefers tea over coffee"
+      git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
+      echo "a longer fact" | git mem remember -
+    """
+    from ..notes import memory
+    from . import output
+
+    result = memory.remember(notebook(), read_text(text, "fact"), to, section, category, force, allow)
+    show(result, as_json, output.written)
+
+
+@click.command()
+@click.argument("text", nargs=-1)
+@guard_option
+@json_option
+def daily(text: tuple[str, ...], allow: bool, as_json: bool) -> None:
+    """Append an entry to today's daily log, as one commit.
+
+    The entry is '## HH:MM — first line' followed by the rest of the text, in
+    daily/YYYY-MM-DD.md (flat layout: memory/YYYY-MM-DD.md).
+
+    \b
+    Examples:
+      git mem daily "Called Sarah about the project timeline"
+      git mem daily - < meeting-notes.txt
+    """
+    from ..notes import memory
+    from . import output
+
+    show(memory.daily(notebook(), read_text(text, "entry"), allow=allow), as_json, output.written)
+
+
+@click.command()
+@click.argument("page")
+@click.argument("content", nargs=-1)
+@click.option("--section", help="Write into this H2 section (created if missing).")
+@click.option("--replace", is_flag=True, help="Replace the page (or the section) instead of appending.")
+@guard_option
+@json_option
+def write(page: str, content: tuple[str, ...], section: str | None, replace: bool, allow: bool,
+          as_json: bool) -> None:
+    """Write or append to a page, or to one of its H2 sections, as one commit.
+
+    Content comes from the arguments, or from stdin when none are given.
+
+    \b
+    Examples:
+      git mem write reference/standing.md "Weekly review on Fridays"
+      git mem write projects/apollo.md --section Status --replace "On track"
+      cat plan.md | git mem write reference/plan.md --replace
+    """
+    from ..notes import memory
+    from . import output
+
+    result = memory.write(notebook(), page, read_text(content, "content"), section, replace, allow)
+    show(result, as_json, output.written)
+
+
+@click.command()
+@click.argument("target", nargs=-1)
+@click.option("--all", "every", is_flag=True,
+              help="Forget every line that holds the text (else more than one is refused).")
+@json_option
+def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
+    """Remove a fact from the notebook (one commit) and from every part of the index.
+
+    TEXT removes each line that contains it (case and spacing ignored; more
+    than one line needs --all); PATH:START[-END] removes those lines. The
+    index forgets it too, past revisions included. Git history still holds
+    it: the README ('Forgetting') says how to purge history. Each clone
+    forgets for itself: text that no page holds any more but the index's
+    history does (a clone that pulled the forget) leaves the index, no commit.
+
+    \b
+    Examples:
+      git mem forget "Sarah's old phone is 555-0000"
+      git mem forget reference/contacts.md:7
+      git mem forget --all "Project Nightingale"
+    """
+    from ..notes import forget as forgetting
+    from . import output
+
+    show(forgetting.forget(notebook(), read_text(target, "fact"), every), as_json, output.forgot)
+
+
+@click.command()
+@click.argument("spec", metavar="PATH[:START[-END]]")
+@click.option("--at", metavar="REV|DATE",
+              help="The page as it was at a commit, branch, tag, date (end of that day) or period ago (7d).")
+@json_option
+def get(spec: str, at: str | None, as_json: bool) -> None:
+    """Print a page, or a range of its lines.
+
+    \b
+    Examples:
+      git mem get reference/contacts.md
+      git mem get reference/contacts.md:3-6
+      git mem get MEMORY.md:12 --json
+      git mem get reference/plan.md --at 2026-01-31     as it was at the end of that day
+      git mem get reference/plan.md --at HEAD~3         three commits ago (or a hash, branch, tag)
+      git mem get reference/old-page.md --at 2w         a page deleted since, as it was two weeks ago
+    """
+    from ..notes import memory
+    from . import output
+
+    show(memory.get(notebook(), spec, at), as_json, output.page)
+
+
+COMMANDS = [init, remember, daily, write, forget, get]

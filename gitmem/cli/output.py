@@ -1,0 +1,238 @@
+"""The one output layer: every command's data as JSON or as text for people."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..config import GROUPS
+from ..records import to_json
+
+LEADER_COLUMN = 46
+
+
+def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
+    return to_json(data) if as_json else text(data)
+
+
+def results(res: Any) -> str:
+    """Recall/search results grouped notebook -> daily -> sessions."""
+    lines: list[str] = []
+    view = getattr(res, "view", None)
+    if view and view.get("kind") == "at":
+        lines.append(f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\"")
+    for group in GROUPS:
+        hits = [h for h in res.results if h.group == group]
+        if not hits:
+            continue
+        lines.append(f"{group.upper()} ({len(hits)})")
+        for hit in hits:
+            lines.append(hit_header(hit))
+            lines.append(f"    {hit.snippet}")
+            if getattr(hit, "changed_by", None):
+                lines.append(f"    {superseded(hit)}")
+    if not res.results:
+        lines.append(f"no results for {res.query!r}")
+    lines.extend(f"note: {note}" for note in res.notes)
+    return "\n".join(lines)
+
+
+def hit_header(hit: Any) -> str:
+    span = hit.lines["start"] if hit.lines["start"] == hit.lines["end"] else f"{hit.lines['start']}-{hit.lines['end']}"
+    where = f"  {hit.path}:{span} "
+    dots = "." * max(3, LEADER_COLUMN - len(where))
+    origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
+        f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
+    extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
+
+
+def superseded(hit: Any) -> str:
+    """'no longer true: edited in abc1234 2026-02-10 "subject"'."""
+    change = hit.changed_by
+    if change["commit"] is None:
+        return f"no longer true: {change['how']} change in the work tree"
+    where = f" (renamed to {change['path']} by then)" if change["path"] != hit.path else ""
+    return (f"no longer true: {change['how']} in {change['commit'][:7]} {str(change['date'])[:10]} "
+            f"\"{change['subject']}\"{where}")
+
+
+SHOWN_LINES = 6
+MARKS = {"added": "+", "changed": "~", "removed": "-"}
+
+
+def timeline(t: Any) -> str:
+    """The memory timeline, newest first, with per-page, per-section changes."""
+    lines: list[str] = []
+    for e in t.entries:
+        score = f"  (match {e.score:.2f})" if e.score is not None else ""
+        lines.append(f"{e.commit[:7]} {e.date[:16].replace('T', ' ')} {e.author}{score}")
+        lines.extend(f"    {ln}" for ln in (e.message or e.subject).splitlines() if ln.strip())
+        if e.merged:
+            lines.append("    merged: " + "; ".join(f"{m['commit'][:7]} {m['subject']}" for m in e.merged))
+        for page in e.pages:
+            how = f"renamed from {page.renamed_from}" if page.renamed_from else page.change
+            lines.append(f"  {page.path} ({how})")
+            if page.note:
+                lines.append(f"    ({page.note})")
+            for sec in page.sections:
+                lines.append(f"    {MARKS[sec.change]} {sec.heading or '(top of page)'}")
+                changed = [f"+ {ln}" for ln in sec.added] + [f"- {ln}" for ln in sec.removed]
+                lines.extend(f"        {ln}" for ln in changed[:SHOWN_LINES])
+                if len(changed) > SHOWN_LINES:
+                    lines.append(f"        … {len(changed) - SHOWN_LINES} more lines")
+    if not t.entries:
+        lines.append("no commits changed the notebook" + (" with these filters" if any(
+            t.filters.get(k) for k in ("since", "until", "path", "grep")) else ""))
+    lines.extend(f"note: {note}" for note in t.notes)
+    return "\n".join(lines)
+
+
+def written(w: Any) -> str:
+    if w.action == "duplicate":
+        d = w.duplicate
+        return f"already remembered at {d['path']}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
+    span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
+    out = f"{w.action}: {w.path}:{span} (commit {w.commit[:7] if w.commit else '-'})"
+    if w.hint:
+        out += f"\nhint: {w.hint}"
+    return out
+
+
+def forgot(f: Any) -> str:
+    spans = ", ".join(f"{r['path']}:{r['lines']['start']}"
+                      + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
+                      for r in f.removed)
+    count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
+    out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
+           if f.removed else "forgot 0 lines: no page holds it (no commit)"]
+    if f.index:
+        out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
+                   f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "
+                   "FTS optimized, WAL checkpointed")
+    out.extend(f"note: {n}" for n in f.notes)
+    out.append(f"note: {f.history}")
+    if f.identity:
+        from ..gitops.git import FALLBACK_HINT
+
+        out.append(f"note: {FALLBACK_HINT}")
+    return "\n".join(out)
+
+
+def page(p: Any) -> str:
+    return p.text.rstrip("\n")
+
+
+def summary(s: Any) -> str:
+    head = f"indexed {s.commit[:7]}" if s.commit else "indexed (no commits yet)"
+    out = [f"{head}: {s.commits} commits, {s.blobs_chunked} blobs chunked, {s.texts_added} new chunks, "
+           f"{s.embedded} embedded, {s.reused} embeddings reused, {s.seconds:.2f}s"]
+    out.extend(f"note: {n}" for n in s.notes)
+    return "\n".join(out)
+
+
+def init(r: Any) -> str:
+    out = [f"notebook: {r.notebook} (layout: {r.layout})"]
+    if r.created:
+        out.append(f"created: {', '.join(r.created)}" + (f" (commit {r.commit[:7]})" if r.commit else ""))
+    else:
+        out.append("already initialised; nothing to create")
+    if r.index:
+        out.append(summary(r.index).split("\n")[0])
+    if getattr(r, "hooks", None):
+        out.append(f"hooks: installed in {r.hooks.dir}"
+                   + (f" (your {', '.join(r.hooks.chained)} kept; it runs after gitmem's)" if r.hooks.chained else ""))
+    out.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(out)
+
+
+def status(d: dict[str, Any]) -> str:
+    idx, counts, model, sizes = d["index"], d["counts"], d["model"], d["sizes"]
+    state = idx["state"]
+    if state == "stale":
+        behind = idx["commits_behind"]
+        state += f" ({behind} commits behind HEAD)" if behind else " (HEAD moved off the indexed commit)"
+    lines = [
+        f"notebook:   {d['notebook']} (layout: {d['layout']})",
+        f"index:      {state}; indexed {_short(idx['indexed_commit'])}, HEAD {_short(idx['head'])}",
+        f"files:      {counts['files']} ({idx['worktree_changes_indexed']} uncommitted changes indexed,"
+        f" {counts['conflicted_files']} with conflict markers)",
+        f"chunks:     {counts['chunks']} now; {counts['distinct_chunks']} distinct texts over "
+        f"{counts['revisions']} revisions ({counts['versions']} page versions holding "
+        f"{counts.get('chunks_over_history', 0)} chunks, {counts['blobs']} blobs)",
+        f"embeddings: {counts['embedded']} stored, {counts['pending_embeddings']} pending; "
+        f"{counts['embeddings_computed']} computed, {counts['embeddings_reused']} reused from cache",
+        f"model:      {model['name']} ({model['source']}); semantic search "
+        + ("on" if model.get("semantic") else "off"),
+        f"sizes:      index {sizes['index_bytes'] // 1024} KiB, embedding cache {sizes['embedding_cache_bytes'] // 1024} KiB",
+    ]
+    if "hooks" in d:
+        lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
+    if model.get("note"):
+        lines.append(f"note: {model['note']}")
+    return "\n".join(lines)
+
+
+def _short(oid: str | None) -> str:
+    return oid[:7] if oid else "none"
+
+
+def context(c: Any) -> str:
+    return c.text.rstrip("\n")
+
+
+def reminder(r: Any) -> str:
+    return r.text
+
+
+def session_saved(s: Any) -> str:
+    if s.action == "private":
+        return f"private: {s.hint}"
+    out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
+          + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
+    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else [])])
+
+
+def session_removed(r: Any) -> str:
+    return f"removed: {r.path} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
+
+
+def _hooks_line(h: Any) -> str:
+    if not isinstance(h, dict):
+        return str(h)
+    state = "installed" if h["installed"] else f"not installed ({', '.join(h['missing'])} missing or changed)"
+    if h.get("switched_off"):
+        state += f", switched off by {h['switched_off']}"
+    driver = "daily-log merge driver " + ("on" if h["merge_driver"] else "off")
+    return f"{state} in {h['dir']}; {driver}"
+
+
+def hooks_change(c: Any) -> str:
+    """`git mem hooks install` / `uninstall`."""
+    parts = [f"{label}: {', '.join(names)}" for label, names in (
+        ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
+        ("removed", c.removed), ("restored", c.restored)) if names]
+    out = [f"hooks in {c.dir}: " + ("; ".join(parts) if parts else "nothing to do")]
+    out.append("daily-log merge driver: " + ("configured" if c.merge_driver else "removed from this clone"))
+    out.extend(f"note: {n}" for n in c.notes)
+    return "\n".join(out)
+
+
+def hooks_status(s: Any) -> str:
+    """`git mem hooks status`."""
+    where = s.dir + (f" (core.hooksPath = {s.hooks_path})" if s.hooks_path else "")
+    out = [f"hooks:        {'installed' if s.installed else 'not installed'} in {where}"]
+    for h in s.hooks:
+        out.append(f"  {h.name:<14} {h.state}" + (", then the hook that was here before" if h.chained else ""))
+    out.append(f"calls:        {s.python or '-'}" + ("" if s.python_ok or not s.python else " (missing!)"))
+    out.append(f"merge driver: {'configured' if s.merge_driver else 'not configured'} (daily logs)")
+    out.extend(f"note: {n}" for n in s.notes)
+    return "\n".join(out)
+
+
+def guard(report: Any) -> str:
+    """`git mem guard`: one line a finding."""
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {f['path']}:{f['line']}: {f['excerpt']}" for f in report.findings)
+
+
+def model_ready(d: dict[str, Any]) -> str:
+    return f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s"

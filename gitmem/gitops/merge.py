@@ -1,0 +1,240 @@
+"""Merging daily logs entry by entry: the `gitmem-daily` merge driver.
+
+Two machines that each append to today's log and then sync conflict in git's
+line merge (both add at the same place, the end), and `merge=union` is worse:
+it keeps only one copy of the lines both appends share (the blank line under
+a heading, a repeated "- done"), so entries run into each other and lose
+lines. This driver merges whole entries instead. A daily log is a preamble
+(the `# Daily Log — DATE` title) and blocks that each start at an H2 heading
+(`## HH:MM — ...`); the merge is three-way over those blocks:
+
+- a block changed on one side only takes that side;
+- blocks both sides added at the same place are interleaved by their time,
+  each side's own order kept; a block both sides added identically (the
+  title of a log both created) appears once;
+- changes that touch different blocks never conflict, even when adjacent;
+- only different edits of the same existing block conflict: git's markers
+  then surround whole blocks and the driver exits 1, like any conflict.
+
+The attribute lives in the notebook's committed `.gitattributes`; the driver
+is configured per clone (`git mem init`, `git mem hooks install`). A clone
+without that config falls back to git's ordinary merge: concurrent appends
+then stop with a conflict that keeps both sides, never a silent loss.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..markdown import body_offset, headings_of
+from ..config import Settings
+from .lock import atomic_write
+
+if TYPE_CHECKING:
+    from .git import Git
+
+DRIVER = "gitmem-daily"
+ATTRIBUTES_NOTE = "# gitmem: daily logs merge entry by entry (driver set up by 'git mem init' / 'git mem hooks install')"
+TIME = re.compile(r"^## (\d{2}:\d{2})\b")
+MARKER_SIZE = 7
+
+
+def split(text: str) -> list[str]:
+    """The preamble (if it has text) and each H2 block, without the blank lines after them."""
+    starts = [off for off, level, _ in headings_of(text, body_offset(text)) if level == 2]
+    cuts = sorted({0, *starts, len(text)})
+    return [block for block in (_trim(text[a:b]) for a, b in zip(cuts, cuts[1:])) if block.strip()]
+
+
+def join(blocks: list[str]) -> str:
+    """Blocks back into a page: one blank line between them, one newline at the end."""
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def _trim(piece: str) -> str:
+    lines = piece.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ours", "theirs")) -> tuple[str, bool]:
+    """The merged page and whether it merged cleanly (False: conflict markers inside)."""
+    crlf = "\r\n" in ours
+    b, o, t = (split(text.replace("\r\n", "\n")) for text in (base, ours, theirs))
+    blocks, clean = merge_blocks(b, o, t, labels)
+    out = join(blocks)
+    return (out.replace("\n", "\r\n") if crlf else out), clean
+
+
+def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
+                 labels: tuple[str, str] = ("ours", "theirs")) -> tuple[list[str], bool]:
+    """Three-way merge of block lists (see the module docstring)."""
+    changes = sorted([(lo, hi, 0, new) for lo, hi, new in _changes(base, ours)]
+                     + [(lo, hi, 1, new) for lo, hi, new in _changes(base, theirs)],
+                     key=lambda c: (c[0], c[1], c[2]))
+    out: list[str] = []
+    clean = True
+    pos = i = 0
+    while i < len(changes):
+        lo, hi = changes[i][0], changes[i][1]
+        group = [changes[i]]
+        i += 1
+        while i < len(changes) and _overlap(lo, hi, changes[i][0], changes[i][1]):
+            group.append(changes[i])
+            hi = max(hi, changes[i][1])
+            i += 1
+        out += base[pos:lo]
+        merged, ok = _resolve(base, lo, hi, group, labels)
+        out += merged
+        clean = clean and ok
+        pos = hi
+    out += base[pos:]
+    return out, clean
+
+
+def _changes(base: list[str], side: list[str]) -> list[tuple[int, int, list[str]]]:
+    """(start, end, replacement) in base coordinates for each change on one side."""
+    matcher = SequenceMatcher(None, base, side, autojunk=False)
+    return [(i1, i2, side[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _overlap(lo: int, hi: int, lo2: int, hi2: int) -> bool:
+    """Changes overlap if they share a base block, or are insertions at the same place."""
+    return lo2 < hi or (lo2 == hi2 == lo == hi)
+
+
+def _view(base: list[str], lo: int, hi: int, group: list[tuple[int, int, int, list[str]]], side: int) -> list[str]:
+    """base[lo:hi] with one side's changes applied."""
+    out: list[str] = []
+    pos = lo
+    for c_lo, c_hi, who, new in group:
+        if who == side:
+            out += base[pos:c_lo] + new
+            pos = c_hi
+    return out + base[pos:hi]
+
+
+def _resolve(base: list[str], lo: int, hi: int, group: list[tuple[int, int, int, list[str]]],
+             labels: tuple[str, str]) -> tuple[list[str], bool]:
+    was = base[lo:hi]
+    ours, theirs = _view(base, lo, hi, group, 0), _view(base, lo, hi, group, 1)
+    if ours == theirs or theirs == was:
+        return ours, True
+    if ours == was:
+        return theirs, True
+    if not was:
+        return interleave(ours, theirs), True
+    return [_conflict(ours, theirs, labels)], False
+
+
+def interleave(ours: list[str], theirs: list[str]) -> list[str]:
+    """Blocks both sides added at one place: shared ones once, the rest by time."""
+    out: list[str] = []
+    i = j = 0
+    for match in SequenceMatcher(None, ours, theirs, autojunk=False).get_matching_blocks():
+        out += _by_time(ours[i:match.a], theirs[j:match.b])
+        out += ours[match.a:match.a + match.size]
+        i, j = match.a + match.size, match.b + match.size
+    return out
+
+
+def _by_time(ours: list[str], theirs: list[str]) -> list[str]:
+    """Merge two runs of blocks by HH:MM (ties: ours first), keeping each run's order."""
+    ka, kb = _times(ours), _times(theirs)
+    out: list[str] = []
+    i = j = 0
+    while i < len(ours) and j < len(theirs):
+        if ka[i] <= kb[j]:
+            out.append(ours[i])
+            i += 1
+        else:
+            out.append(theirs[j])
+            j += 1
+    return out + ours[i:] + theirs[j:]
+
+
+def _times(blocks: list[str]) -> list[str]:
+    """Each block's HH:MM; a block without one keeps the time of the block before it."""
+    keys, current = [], ""
+    for block in blocks:
+        found = TIME.match(block)
+        current = found.group(1) if found else current
+        keys.append(current)
+    return keys
+
+
+def _conflict(ours: list[str], theirs: list[str], labels: tuple[str, str]) -> str:
+    lt, eq, gt = "<" * MARKER_SIZE, "=" * MARKER_SIZE, ">" * MARKER_SIZE
+    return f"{lt} {labels[0]}\n{join(ours)}{eq}\n{join(theirs)}{gt} {labels[1]}"
+
+
+def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> bool:
+    """What git runs (%O %A %B %P): the merge goes into `ours`; False on a conflict."""
+    def read(p: Path) -> str:
+        return p.read_bytes().decode("utf-8", errors="surrogateescape")
+
+    name = path or "daily log"
+    text, clean = merge_text(read(base), read(ours), read(theirs), (f"ours: {name}", f"theirs: {name}"))
+    atomic_write(ours, text.encode("utf-8", errors="surrogateescape"))
+    return clean
+
+
+# -- setting it up ----------------------------------------------------------
+def attribute_lines(settings: Settings) -> list[str]:
+    """The .gitattributes lines that send daily logs to the driver (relative to the notebook)."""
+    return [f"{pattern} merge={DRIVER}" for pattern in settings.daily if not any(c.isspace() for c in pattern)]
+
+
+def attributes_missing(root: Path, settings: Settings) -> list[str]:
+    """The lines the notebook's .gitattributes lacks."""
+    file = root / ".gitattributes"
+    current = file.read_text(encoding="utf-8") if file.is_file() else ""
+    have = {line.strip() for line in current.splitlines()}
+    return [line for line in attribute_lines(settings) if line not in have]
+
+
+def write_attributes(root: Path, settings: Settings) -> bool:
+    """Add the missing lines to the notebook's .gitattributes; True if the file changed."""
+    missing = attributes_missing(root, settings)
+    if not missing:
+        return False
+    file = root / ".gitattributes"
+    current = file.read_text(encoding="utf-8") if file.is_file() else ""
+    have = {line.strip() for line in current.splitlines()}
+    head = current if not current or current.endswith("\n") else current + "\n"
+    block = ([ATTRIBUTES_NOTE] if ATTRIBUTES_NOTE not in have else []) + missing
+    atomic_write(file, (head + "\n".join(block) + "\n").encode("utf-8"))
+    return True
+
+
+def driver_command() -> str:
+    """The command git runs for a merge, with the interpreter gitmem runs under now."""
+    return f"{shlex.quote(sys.executable)} -P -m gitmem merge-driver %O %A %B %P"
+
+
+def configured(git: Git) -> str | None:
+    """The driver command this clone has, or None."""
+    return git.config_get(f"merge.{DRIVER}.driver")
+
+
+def configure(git: Git) -> bool:
+    """Set up the driver in this clone's config; True if anything changed."""
+    if configured(git) == driver_command():
+        return False
+    git.config_set(f"merge.{DRIVER}.name", "gitmem: daily logs merge entry by entry")
+    git.config_set(f"merge.{DRIVER}.driver", driver_command())
+    return True
+
+
+def unconfigure(git: Git) -> bool:
+    if configured(git) is None:
+        return False
+    git.config_unset(f"merge.{DRIVER}.name")
+    git.config_unset(f"merge.{DRIVER}.driver")
+    return True

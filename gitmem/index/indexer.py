@@ -1,0 +1,458 @@
+"""Keep the index in step with git: history, work tree, chunks, embeddings.
+
+Content is keyed the way git keys it. A blob is parsed and chunked once; a
+chunk's text is stored once (by hash) however many blobs, paths and revisions
+hold it, and is embedded once per model (the embedding cache survives
+rebuilds and is shared by worktrees). `versions` records, along HEAD's
+first-parent chain, which blob each path held from which commit to which.
+
+Every read calls `Index.sync()`: it compares the indexed commit with HEAD and
+the work tree and catches up from the diff. Writers take a file lock; the
+flock dies with its process, so a killed indexer never blocks the next one.
+"""
+
+from __future__ import annotations
+
+import functools
+import stat
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+
+import apsw
+
+from . import chunker, db, forgotten, provenance
+from .blobs import Parsed, parse, text_hash
+from ..errors import GitmemError, PathOutside, from_machine
+from ..gitops.git import Commit, blob_id
+from ..gitops.lock import FileLock
+from ..notebook import Notebook
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+T = TypeVar("T")
+EMBED_BATCH = 256
+RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
+LIVE_VIEW = """
+    SELECT path, grp, blob, id AS version FROM versions
+     WHERE end_commit IS NULL AND path NOT IN (SELECT path FROM worktree)
+    UNION ALL
+    SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
+"""
+
+
+class IndexBusy(GitmemError):
+    pass
+
+
+@dataclass
+class SyncReport:
+    commits: int = 0
+    blobs_chunked: int = 0
+    texts_added: int = 0
+    embedded: int = 0
+    reused: int = 0
+    waited: bool = False
+    stale: bool = False
+    notes: list[str] = field(default_factory=list)
+    purged: dict[str, int] | None = None  # what forgotten text was purged by this sync
+
+
+class Index:
+    """The derived SQLite index of one notebook (one worktree)."""
+
+    def __init__(self, nb: Notebook) -> None:
+        self.nb = nb
+        self.path = nb.state_dir / "index.db"
+        self.lock = FileLock(nb.state_dir / "index.lock")
+        self.conn = self._open()
+        self._cache: apsw.Connection | None = None
+        self.forgotten = forgotten.current(nb)  # whatever chunks a blob must blank forgotten text
+
+    def _open(self) -> apsw.Connection:
+        conn = None
+        try:
+            conn = db.connect(self.path)
+            conn.execute("SELECT count(*) FROM meta").fetchone()
+            cut = db.truncated(self.path)
+            if cut == "partial page" or (cut == "short" and not db.quick_check(conn)):
+                raise db.IndexCorrupt(f"{self.path.name} is truncated")
+            return conn
+        except (db.IndexCorrupt, apsw.CorruptError, apsw.NotADBError, apsw.SQLError):
+            if conn is not None:
+                conn.close()
+            discard(self.nb)
+            return db.connect(self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+        if self._cache is not None:
+            self._cache.close()
+
+    @property
+    def cache(self) -> apsw.Connection:
+        if self._cache is None:
+            try:
+                self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
+            except db.IndexCorrupt:
+                db.remove(self.nb.shared_dir / "embeddings.db")
+                self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
+        return self._cache
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        return db.get_meta(self.conn, key, default)
+
+    # -- catching up -----------------------------------------------------
+    def sync(self, wait: float | None = 10.0) -> SyncReport:
+        """Bring history and work tree up to date (no embedding).
+
+        If another process holds the lock longer than `wait` seconds, answer
+        from the index as it stands and say so (report.stale)."""
+        started = time.monotonic()
+        report = SyncReport()
+        head = self.nb.git.head()
+        work = self._scan_worktree()
+        if self._current(head, work):
+            return report
+        if not self.lock.acquire(timeout=wait):
+            report.stale = True
+            report.notes.append("index is being updated by another process; results may be behind")
+            return report
+        try:
+            report.waited = time.monotonic() - started > 0.05
+            with db.transaction(self.conn):
+                self._check_signature()
+                purge = forgotten.sync(self)
+                head = self.nb.git.head()
+                if self.meta("commit") != (head or ""):
+                    self._sync_history(head, report)
+                # after a wait, another process may have changed the work tree meanwhile
+                self._sync_worktree(self._scan_worktree() if report.waited else work, report)
+            if purge is not None and purge.texts:
+                report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
+                                 **forgotten.after_purge(self, purge)}
+        finally:
+            self.lock.release()
+        return report
+
+    def _current(self, head: str | None, work: dict[str, tuple[float, int] | None]) -> bool:
+        s = self.nb.settings
+        if self.meta("commit") != (head or "") or self.meta("chunker") != s.chunker_signature() \
+                or self.meta("layout") != s.layout_signature():
+            return False
+        if (self.meta("forgotten") or "") != forgotten.signature(self.nb):
+            return False
+        rows = self._worktree_rows()
+        return rows.keys() == work.keys() and all(_unchanged(rows[p], work[p]) for p in rows)
+
+    def _worktree_rows(self) -> dict[str, tuple[float | None, float | None]]:
+        return {p: (m, r) for p, m, r in self.conn.execute("SELECT path, mtime, read_at FROM worktree")}
+
+    def _check_signature(self) -> None:
+        """Different chunking settings: forget every chunk (texts and vectors stay).
+        Different notes or groups (path, include, group patterns): re-derive the
+        history and the work-tree overlay, reusing every chunk."""
+        s = self.nb.settings
+        chunker, layout = s.chunker_signature(), s.layout_signature()
+        if self.meta("chunker") not in (None, chunker):
+            self.conn.execute("DELETE FROM chunks")
+            self.conn.execute("UPDATE blobs SET chunked = 0")
+        if self.meta("chunker") not in (None, chunker) or self.meta("layout") not in (None, layout):
+            db.set_meta(self.conn, "commit", "")
+            self.conn.execute("DELETE FROM worktree")
+        db.set_meta(self.conn, "chunker", chunker)
+        db.set_meta(self.conn, "layout", layout)
+
+    def _sync_history(self, head: str | None, report: SyncReport) -> None:
+        indexed = self.meta("commit") or None
+        git = self.nb.git
+        fast_forward = False
+        if indexed and head and git.has_object(indexed):
+            chain = git.first_parents(indexed, head)
+            fast_forward = bool(chain) and git.parents(chain[0])[:1] == [indexed]
+        if not fast_forward:
+            self.conn.execute("DELETE FROM versions")
+            self.conn.execute("DELETE FROM commits")
+            self.conn.execute("DELETE FROM origins")
+        if head:
+            for commit in git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix):
+                self._apply(commit, report)
+        db.set_meta(self.conn, "commit", head or "")
+
+    def _apply(self, commit: Commit, report: SyncReport) -> None:
+        seq = (self.conn.execute("SELECT max(seq) FROM commits").fetchone()[0] or 0) + 1
+        cid = self.conn.execute(
+            "INSERT INTO commits(oid, seq, time, author, email, subject) VALUES(?,?,?,?,?,?) RETURNING id",
+            (commit.oid, seq, commit.time, commit.author, commit.email,
+             self.forgotten.subject(commit.subject))).fetchone()[0]
+        report.commits += 1
+        added: list[tuple[int, str, int | None]] = []
+        deleted: list[int] = []
+        for change in commit.changes:
+            rel = self.nb.rel(change.path)
+            if rel is None or not self._indexable(rel):
+                continue
+            prev = self.conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit IS NULL",
+                                     (rel,)).fetchone()
+            self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
+                              (cid, rel))
+            if change.oid:
+                blob = self.chunk_blob(change.oid, None, report)
+                vid = self.conn.execute(
+                    "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
+                    (rel, self.nb.settings.group_of(rel), blob, cid)).fetchone()[0]
+                added.append((vid, rel, prev[0] if prev else None))
+            elif prev:
+                deleted.append(prev[0])
+        provenance.record(self, commit, added, deleted)
+
+    def _indexable(self, rel: str) -> bool:
+        """A note whose name SQLite can store: a name that is not UTF-8 is left out of the index."""
+        if not self.nb.settings.is_note(rel):
+            return False
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    def _scan_worktree(self) -> dict[str, tuple[float, int] | None]:
+        """Notes that differ from HEAD: (mtime, size) for a file, None if deleted."""
+        found: dict[str, tuple[float, int] | None] = {}
+        for repo_path in self.nb.git.status(self.nb.prefix):
+            rel = self.nb.rel(repo_path)
+            if rel is None or not self._indexable(rel):
+                continue
+            try:
+                st = self.nb.file(rel).lstat()
+            except (FileNotFoundError, NotADirectoryError):
+                found[rel] = None
+                continue
+            # A symlink or special file is never followed or indexed.
+            found[rel] = (st.st_mtime_ns / 1e9, st.st_size) if stat.S_ISREG(st.st_mode) else None
+        return found
+
+    def _sync_worktree(self, work: dict[str, tuple[float, int] | None], report: SyncReport) -> None:
+        known = self._worktree_rows()
+        for rel in known.keys() - work.keys():
+            self.conn.execute("DELETE FROM worktree WHERE path = ?", (rel,))
+        for rel, info in work.items():
+            if info is not None and rel in known and _unchanged(known[rel], info):
+                continue
+            blob = None
+            if info is not None:
+                try:
+                    data = self.nb.read_bytes(rel)
+                except PathOutside:  # became a symlink since the scan: never followed
+                    data = None
+                if data is None:
+                    info = None
+                else:
+                    blob = self.chunk_blob(blob_id(data), data, report)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO worktree(path, grp, blob, mtime, read_at) VALUES(?,?,?,?,?)",
+                (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None, time.time()))
+
+    def add_blobs(self, oids: list[str], wait: float | None = 10.0) -> dict[str, int]:
+        """Row ids of these blobs, chunking any not seen yet (for revisions off
+        the indexed first-parent chain)."""
+        known = {oid: bid for oid in oids for (bid,) in self.conn.execute(
+            "SELECT id FROM blobs WHERE oid = ? AND chunked = 1", (oid,))}
+        missing = [oid for oid in oids if oid not in known]
+        if missing:
+            if not self.lock.acquire(timeout=wait):
+                raise IndexBusy("the index is being updated by another process", "try again in a moment")
+            try:
+                with db.transaction(self.conn):
+                    self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
+                    report = SyncReport()
+                    known.update({oid: self.chunk_blob(oid, None, report) for oid in missing})
+            finally:
+                self.lock.release()
+        return known
+
+    # -- blobs, chunks, texts ---------------------------------------------
+    def chunk_blob(self, oid: str, data: bytes | None, report: SyncReport | None = None) -> int:
+        """The row id of a blob, chunking it if this is the first time it is seen."""
+        report = SyncReport() if report is None else report
+        row = self.conn.execute("SELECT id, chunked FROM blobs WHERE oid = ?", (oid,)).fetchone()
+        if row and row[1]:
+            return int(row[0])
+        if data is None:
+            data = self.nb.git.read_blob(oid)
+        parsed = parse(data)
+        if row:
+            bid = int(row[0])
+            self.conn.execute("UPDATE blobs SET tags=?, type=?, private=?, flags=?, chunked=1 WHERE id=?",
+                              (parsed.tags, parsed.type, parsed.private, parsed.flags, bid))
+        else:
+            bid = self.conn.execute(
+                "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
+                (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
+        report.blobs_chunked += 1
+        for seq, piece, body in self.pieces(parsed):
+            tid = self._text(body, report)
+            self.conn.execute(
+                "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
+                (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
+        return bid
+
+    def pieces(self, parsed: Parsed) -> Iterator[tuple[int, chunker.Chunk, str]]:
+        """(seq, chunk, stored text) of each chunk of a blob the index keeps: none of a private
+        or binary one, forgotten lines blanked (even in history), blank chunks left out."""
+        if parsed.private or "binary" in parsed.flags:
+            return
+        s = self.nb.settings
+        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
+            body = self.forgotten.redact(piece.text)
+            if body.strip():
+                yield seq, piece, body
+
+    def _text(self, body: str, report: SyncReport) -> int:
+        digest = text_hash(body)
+        row = self.conn.execute("SELECT id FROM texts WHERE hash = ?", (digest,)).fetchone()
+        if row:
+            return int(row[0])
+        tid = self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
+                                (digest, body)).fetchone()[0]
+        self.conn.execute("INSERT INTO texts_fts(rowid, body) VALUES(?, ?)", (tid, body))
+        report.texts_added += 1
+        return int(tid)
+
+    # -- embeddings --------------------------------------------------------
+    def embed(self, embedder: "Embedder", live_only: bool = True, wait: float | None = 10.0,
+              progress: Callable[[int, int], None] | None = None, view: str = LIVE_VIEW) -> SyncReport:
+        """Embed the texts that have no vector yet: those in `view` (the live
+        view unless told otherwise), or all."""
+        report = SyncReport()
+        if not self._pending_ids(live_only, embedder, limit=1, view=view):
+            return report
+        if not self.lock.acquire(timeout=wait):
+            report.stale = True
+            report.notes.append("embeddings are being computed by another process; semantic results may be behind")
+            return report
+        try:
+            with db.transaction(self.conn):
+                self._check_model(embedder)
+            pending = self._pending_ids(live_only, embedder, view=view)
+            done = 0
+            for i in range(0, len(pending), EMBED_BATCH):
+                batch = pending[i:i + EMBED_BATCH]
+                self._embed_batch(embedder, batch, report)
+                done += len(batch)
+                if progress:
+                    progress(done, len(pending))
+        finally:
+            self.lock.release()
+        return report
+
+    def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1,
+                     view: str = LIVE_VIEW) -> list[int]:
+        if self.meta("model") not in (None, embedder.key):
+            return [-1]  # a model change: everything is pending
+        # shortest first (a batch is padded to its longest text), but a probe for whether
+        # anything is pending (limit 1, every search) must not read every pending body
+        order = "" if limit == 1 else "ORDER BY length(t.body), t.id"
+        if live_only:
+            sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
+                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 {order} LIMIT ?"""
+        else:
+            sql = f"SELECT t.id FROM texts t WHERE t.embedded = 0 {order} LIMIT ?"
+        return [r[0] for r in self.conn.execute(sql, (limit,))]
+
+    def _check_model(self, embedder: "Embedder") -> None:
+        """A different model: drop every vector; texts are re-embedded lazily."""
+        if self.meta("model") != embedder.key:
+            self.conn.execute("DROP TABLE IF EXISTS vectors")
+            self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
+            db.set_meta(self.conn, "model", embedder.key)
+            db.set_meta(self.conn, "dim", embedder.dim)
+            db.vectors_changed(self.conn)
+        db.ensure_vectors(self.conn, embedder.dim)
+
+    def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
+        marks = ",".join("?" * len(ids))
+        rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
+        vectors, computed = self._through_cache(embedder, {digest: body for _, digest, body in rows})
+        with db.transaction(self.conn):
+            for tid, digest, _ in rows:
+                self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
+                self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, vectors[digest]))
+                self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
+            db.vectors_changed(self.conn)
+            db.bump_meta(self.conn, "embeddings_computed", computed)
+            db.bump_meta(self.conn, "embeddings_reused", len(rows) - computed)
+        report.embedded += computed
+        report.reused += len(rows) - computed
+
+    def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
+        """Embeddings of arbitrary texts (not chunks), through the shared cache."""
+        hashes = [text_hash(t) for t in texts]
+        vectors, _ = self._through_cache(embedder, dict(zip(hashes, texts)))
+        return [vectors[h] for h in hashes]
+
+    def _through_cache(self, embedder: "Embedder", texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
+        """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
+        Also how many were embedded."""
+        cached = self._cached_vectors(embedder.key, list(texts))
+        missing = [(h, t) for h, t in texts.items() if h not in cached]
+        if missing:
+            vectors = embedder.embed([t for _, t in missing])
+            with db.transaction(self.cache):
+                self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
+                                       [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
+            cached.update({h: v for (h, _), v in zip(missing, vectors)})
+        return cached, len(missing)
+
+    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for i in range(0, len(hashes), 500):
+            part = hashes[i:i + 500]
+            marks = ",".join("?" * len(part))
+            found.update(self.cache.execute(
+                f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *part]))
+        return found
+
+
+def _unchanged(row: tuple[float | None, float | None], info: tuple[float, int] | None) -> bool:
+    """Whether a work-tree file is as it was when the index read it.
+
+    A file read less than RACY_SECONDS after it was modified could have changed
+    again within the same filesystem timestamp tick without its mtime moving
+    ("racily clean", as git calls it), so it is read again."""
+    mtime, read_at = row
+    if info is None or mtime is None:
+        return info is None and mtime is None
+    return mtime == info[0] and read_at is not None and read_at - mtime >= RACY_SECONDS
+
+
+def recovering(action: Callable[..., T]) -> Callable[..., T]:
+    """Decorate a function of (nb, ...) that reads the index: if it finds the
+    index damaged, the index is dropped and the function runs once more."""
+    @functools.wraps(action)
+    def run(nb: Notebook, *args: Any, **kwargs: Any) -> T:
+        try:
+            return action(nb, *args, **kwargs)
+        except Exception as exc:
+            expected = isinstance(exc, GitmemError) and not isinstance(exc, db.IndexCorrupt)
+            if expected or from_machine(exc) is not None:
+                raise
+            # anything else may be silent damage (a scribbled page): ask SQLite
+            if not db.is_damage(exc) and db.healthy(nb.state_dir / "index.db"):
+                raise
+        discard(nb)
+        return action(nb, *args, **kwargs)
+
+    return run
+
+
+def discard(nb: Notebook) -> None:
+    """Drop a damaged index (under the lock if it can be had); the next open starts afresh."""
+    lock = FileLock(nb.state_dir / "index.lock")
+    held = lock.acquire(timeout=10)
+    try:
+        db.remove(nb.state_dir / "index.db")
+    finally:
+        if held:
+            lock.release()

@@ -1,0 +1,155 @@
+"""Whole-index jobs: catch up (what hooks run), rebuild, and status."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import db, embed
+from ..gitops import hookrun, hooks
+from .indexer import LIVE_VIEW, Index, SyncReport, recovering
+from ..gitops.lock import FileLock
+from ..notebook import Notebook
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IndexSummary:
+    commit: str | None
+    commits: int
+    blobs_chunked: int
+    texts_added: int
+    embedded: int
+    reused: int
+    semantic: bool
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+@recovering
+def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | None = None,
+             wait: float | None = None) -> IndexSummary:
+    """Index every new commit and work-tree change, then embed every text
+    that has no vector yet (history included)."""
+    started = time.monotonic()
+    index = Index(nb)
+    loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
+    try:
+        report = index.sync(wait=wait)
+        semantic = True
+        try:
+            embedder = loader.get()
+        except embed.ModelUnavailable as exc:
+            semantic = False
+            report.notes.append(exc.off_note())
+        else:
+            emb = index.embed(embedder, live_only=False, wait=wait, progress=progress)
+            report.embedded, report.reused = emb.embedded, emb.reused
+            report.notes.extend(emb.notes)
+        return _summary(index, report, semantic, started)
+    finally:
+        index.close()
+
+
+def fetch_model(nb: Notebook | None) -> dict[str, Any]:
+    """Load the configured model, downloading a named one if it is not cached yet."""
+    spec = embed.resolve(nb.git if nb else None)
+    started = time.monotonic()
+    embedder = embed.load(spec, allow_download=True)
+    return {"name": spec.name, "path": str(spec.path) if spec.path else None, "source": spec.source,
+            "dim": embedder.dim, "cache": str(embed.cache_dir()), "seconds": round(time.monotonic() - started, 2)}
+
+
+def rebuild(nb: Notebook, allow_download: bool = True, progress: Progress | None = None) -> IndexSummary:
+    """Drop the index and build it again from git (embeddings come from the cache)."""
+    with FileLock(nb.state_dir / "index.lock"):
+        db.remove(nb.state_dir / "index.db")
+    return catch_up(nb, allow_download=allow_download, progress=progress)
+
+
+def _summary(index: Index, report: SyncReport, semantic: bool, started: float) -> IndexSummary:
+    return IndexSummary(index.meta("commit") or None, report.commits, report.blobs_chunked, report.texts_added,
+                        report.embedded, report.reused, semantic, round(time.monotonic() - started, 3),
+                        report.notes)
+
+
+@recovering
+def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
+    """Index health, read-only: counts, indexed commit vs HEAD, model, sizes."""
+    index = Index(nb)
+    try:
+        return {
+            "notebook": str(nb.root), "layout": nb.settings.layout,
+            "index": _index_state(index), "counts": _counts(index),
+            "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
+            "hooks": hooks.summary(nb),
+        }
+    finally:
+        index.close()
+
+
+def _index_state(index: Index) -> dict[str, Any]:
+    git = index.nb.git
+    head = git.head()
+    indexed = index.meta("commit") or None
+    behind: int | None = 0
+    if indexed is None and head is None:
+        state = "empty"
+    elif indexed == head:
+        state = "current"
+    else:
+        state = "stale"
+        # None: the indexed commit is not an ancestor of HEAD (reset, rebase).
+        behind = git.count(indexed, head) if indexed and head and git.is_ancestor(indexed, head) else None
+    dirty = index.conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
+    updating = index.lock.held_elsewhere() or hookrun.busy(index.nb.state_dir)
+    return {"state": "updating" if updating else state, "head": head,
+            "indexed_commit": indexed, "commits_behind": behind, "worktree_changes_indexed": dirty}
+
+
+def _counts(index: Index) -> dict[str, int]:
+    one = lambda sql: int(index.conn.execute(sql).fetchone()[0] or 0)  # noqa: E731
+    return {
+        "files": one(f"SELECT count(*) FROM ({LIVE_VIEW})"),
+        "chunks": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob"),
+        "revisions": one("SELECT count(*) FROM commits"),
+        "versions": one("SELECT count(*) FROM versions"),
+        # chunks summed over every page version: what indexing each revision separately would cost
+        "chunks_over_history": one("SELECT count(*) FROM versions v JOIN chunks c ON c.blob = v.blob"),
+        "blobs": one("SELECT count(*) FROM blobs"),
+        "distinct_chunks": one("SELECT count(*) FROM texts"),
+        "embedded": one("SELECT count(*) FROM texts WHERE embedded = 1"),
+        "pending_embeddings": one("SELECT count(*) FROM texts WHERE embedded = 0"),
+        "embeddings_computed": int(index.meta("embeddings_computed", "0") or 0),
+        "embeddings_reused": int(index.meta("embeddings_reused", "0") or 0),
+        "conflicted_files": one(f"""SELECT count(*) FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
+                                    WHERE b.flags LIKE '%conflict%'"""),
+    }
+
+
+def _model_state(nb: Notebook, index: Index, check: bool) -> dict[str, Any]:
+    spec = embed.resolve(nb.git)
+    state: dict[str, Any] = {"name": spec.name, "path": str(spec.path) if spec.path else None,
+                             "source": spec.source, "indexed_with": index.meta("model")}
+    if check:
+        try:
+            embed.load(spec)
+            state["semantic"], state["note"] = True, None
+        except embed.ModelUnavailable as exc:
+            state["semantic"], state["note"] = False, exc.off_note()
+    return state
+
+
+def _sizes(index: Index) -> dict[str, int]:
+    def size(path: Any) -> int:
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += (path.parent / (path.name + suffix)).stat().st_size
+            except OSError:
+                pass
+        return total
+
+    return {"index_bytes": size(index.path), "embedding_cache_bytes": size(index.nb.shared_dir / "embeddings.db")}

@@ -1,0 +1,168 @@
+"""Where a piece of text came from: the commit that put it on its page.
+
+The indexer records, for every chunk text of every page version, its origin
+(`origins`): carried over from the previous version of the page if that
+version held the text, else the commit that made the version. Two refinements
+keep the answer true to what happened rather than to the first-parent diff:
+- a page deleted in the same commit that adds text it held (a rename, or a
+  page split up) passes the text's origin on, so a rename is not a rewrite;
+- text that a merge brings in from the merged branch is attributed to the
+  commit on that branch that introduced it (found along the branch's
+  first-parent chain back to where it forked), not to the merge commit. Text
+  the merge itself made (a conflict resolution, a chunk combining both sides)
+  belongs to the merge commit.
+Text that exists only in the work tree is "uncommitted".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..dates import iso
+
+if TYPE_CHECKING:
+    from ..gitops.git import Commit
+    from .indexer import Index
+
+
+@dataclass(frozen=True)
+class Origin:
+    commit: str | None
+    date: str | None
+    author: str | None
+    subject: str | None
+
+
+def of_text(index: "Index", path: str, version: int | None, text: int) -> Origin:
+    """The commit that introduced `text` into `path` (as seen at `version`;
+    None means the work tree)."""
+    conn = index.conn
+    if version is None:
+        row = conn.execute("""SELECT o.oid FROM versions v JOIN origins o ON o.version = v.id
+                               WHERE v.path = ? AND v.end_commit IS NULL AND o.text = ?""",
+                           (path, text)).fetchone()
+    else:
+        row = conn.execute("SELECT oid FROM origins WHERE version = ? AND text = ?", (version, text)).fetchone()
+    if row is None:
+        return _uncommitted(index, path)
+    return commit(index, row[0])
+
+
+def commit(index: "Index", oid: str) -> Origin:
+    """A commit's id, date, author and subject, from the first-parent chain
+    or from the merged branches texts were attributed to."""
+    row = index.conn.execute("""SELECT time, author, subject FROM commits WHERE oid = ?
+                                UNION ALL SELECT time, author, subject FROM merged WHERE oid = ?""",
+                             (oid, oid)).fetchone()
+    if row is None:
+        described = index.nb.git.describe(oid)
+        return Origin(oid, iso(described.time), described.author, described.subject)
+    return Origin(oid, iso(row[0]), row[1], row[2])
+
+
+def _uncommitted(index: "Index", path: str) -> Origin:
+    try:
+        mtime = index.nb.file(path).lstat().st_mtime
+    except OSError:
+        return Origin(None, None, None, "uncommitted")
+    return Origin(None, iso(mtime), None, "uncommitted")
+
+
+# -- recording (called by the indexer for each commit on the chain) ---------
+def record(index: "Index", commit: "Commit", added: list[tuple[int, str, int | None]],
+           deleted: list[int]) -> None:
+    """Origins of the texts of the versions `commit` made: (version, path,
+    previous version of that path) for each; `deleted` = versions it ended
+    by deleting their page."""
+    conn = index.conn
+    for vid, _path, prev in added:
+        conn.execute("""INSERT OR IGNORE INTO origins(version, text, oid, time)
+                        SELECT v.id, c.text, coalesce(o.oid, ?), coalesce(o.time, ?)
+                          FROM versions v JOIN chunks c ON c.blob = v.blob
+                          LEFT JOIN origins o ON o.version = ? AND o.text = c.text
+                         WHERE v.id = ?""", (commit.oid, commit.time, prev, vid))
+    if deleted and added:
+        _carry_moved(index, commit, [vid for vid, _, _ in added], deleted)
+    if len(commit.parents) > 1 and added:
+        _attribute_merged(index, commit, added)
+
+
+def _carry_moved(index: "Index", commit: "Commit", added: list[int], deleted: list[int]) -> None:
+    """Text new on a page in a commit that deleted a page holding it moved there."""
+    gone = ",".join(str(int(v)) for v in deleted)
+    for vid in added:
+        index.conn.execute(f"""UPDATE origins SET (oid, time) = (
+                                   SELECT d.oid, d.time FROM origins d
+                                    WHERE d.version IN ({gone}) AND d.text = origins.text
+                                    ORDER BY d.time LIMIT 1)
+                                WHERE version = ? AND oid = ? AND text IN (
+                                   SELECT text FROM origins WHERE version IN ({gone}))""", (vid, commit.oid))
+
+
+def _attribute_merged(index: "Index", merge: "Commit", added: list[tuple[int, str, int | None]]) -> None:
+    conn = index.conn
+    hashes: dict[str, set[str]] = {}
+    fresh = {vid: dict(conn.execute("""SELECT t.hash, t.id FROM origins o JOIN texts t ON t.id = o.text
+                                        WHERE o.version = ? AND o.oid = ?""", (vid, merge.oid)).fetchall())
+             for vid, _path, _prev in added}
+    for side in merge.parents[1:]:
+        if not any(fresh.values()):
+            return
+        states, before = _branch(index, merge.parents[0], side)
+        for vid, path, _prev in added:
+            repo_path = index.nb.repo_path(path)
+            found = _introduced(index, states.get(repo_path, []), before.get(repo_path), set(fresh[vid]), hashes)
+            for digest, side_commit in found.items():
+                _remember_commit(index, side_commit)
+                conn.execute("UPDATE origins SET oid = ?, time = ? WHERE version = ? AND text = ?",
+                             (side_commit.oid, side_commit.time, vid, fresh[vid].pop(digest)))
+
+
+def _branch(index: "Index", base: str, side: str) -> tuple[dict[str, list[tuple["Commit", str | None]]],
+                                                             dict[str, str]]:
+    """A merged branch (side's first-parent chain after it forked from
+    `base`): each path's states along it, oldest first, and the blobs before it."""
+    git = index.nb.git
+    log = list(git.first_parent_log(side, base, index.nb.prefix))
+    states: dict[str, list[tuple["Commit", str | None]]] = {}
+    for c in log:
+        for change in c.changes:
+            states.setdefault(change.path, []).append((c, change.oid))
+    before = {e.path: e.oid for e in git.tree(log[0].parents[0], index.nb.prefix)} if log and log[0].parents else {}
+    return states, before
+
+
+def _introduced(index: "Index", states: list[tuple["Commit", str | None]], before: str | None,
+                wanted: set[str], cache: dict[str, set[str]]) -> dict[str, "Commit"]:
+    """For each wanted text hash: the branch commit that put it on the page,
+    after which the page held it until the branch's tip."""
+    found: dict[str, "Commit"] = {}
+    for digest in wanted if states else ():
+        i = len(states) - 1
+        if digest not in _hashes(index, states[i][1], cache):
+            continue
+        while i > 0 and digest in _hashes(index, states[i - 1][1], cache):
+            i -= 1
+        if i == 0 and digest in _hashes(index, before, cache):
+            continue  # older than the branch: the merge brought it back
+        found[digest] = states[i][0]
+    return found
+
+
+def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[str]:
+    """The text hashes of a blob's chunks, computed in memory (side-branch
+    blobs are not stored, so their texts are never embedded for nothing)."""
+    from .blobs import parse, text_hash
+
+    if oid is None:
+        return set()
+    if oid not in cache:
+        parsed = parse(index.nb.git.read_blob(oid))
+        cache[oid] = {text_hash(body) for _, _, body in index.pieces(parsed)}  # as the index stores them
+    return cache[oid]
+
+
+def _remember_commit(index: "Index", c: "Commit") -> None:
+    index.conn.execute("INSERT OR IGNORE INTO merged(oid, time, author, email, subject) VALUES(?,?,?,?,?)",
+                       (c.oid, c.time, c.author, c.email, index.forgotten.subject(c.subject)))

@@ -1,0 +1,46 @@
+"""Markdown structure every layer reads: frontmatter, headings outside code fences, a fact's words.
+
+Plain regular expressions, not a markdown parser: the index, the merge driver and
+the page editor all need exact character offsets into the text as git stores it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.MULTILINE)
+FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n.*?^(---|\.\.\.)[ \t]*\r?$\n?", re.MULTILINE | re.DOTALL)
+
+
+def body_offset(text: str) -> int:
+    """Where the page body starts: after a leading YAML frontmatter block."""
+    match = FRONTMATTER.match(text)
+    return match.end() if match else 0
+
+
+def headings_of(text: str, start: int = 0) -> list[tuple[int, int, str]]:
+    """(offset, level, title) of each heading outside code fences."""
+    fenced = fenced_ranges(text)
+    fence_starts = [a for a, _ in fenced]
+    found = []
+    for m in HEADING.finditer(text, start):
+        i = bisect.bisect_right(fence_starts, m.start()) - 1
+        if i < 0 or m.start() >= fenced[i][1]:
+            found.append((m.start(), len(m.group(1)), m.group(2).strip()))
+    return found
+
+
+def fenced_ranges(text: str) -> list[tuple[int, int]]:
+    marks = [m.start() for m in FENCE.finditer(text)]
+    ranges = [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
+    if len(marks) % 2:
+        ranges.append((marks[-1], len(text)))
+    return ranges
+
+
+def normalize_fact(line: str) -> str:
+    """A line reduced to its words, for duplicate checks."""
+    line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", line)
+    return " ".join(re.findall(r"\w+", line.lower()))

@@ -1,0 +1,213 @@
+"""`git mem forget`: take a fact off the notebook (one commit) and out of the index.
+
+A fact is named by its text (every line of the notebook that contains it,
+case and spacing ignored; more than one line needs `every`) or as
+PATH:START[-END]. The lines leave their pages in one commit whose message
+does not repeat them. The index then purges them everywhere it holds them,
+history included (see forgotten.py). Git history itself still holds them;
+the result says so, and the README says how to purge history.
+
+The record of forgotten text is per clone, so another clone forgets for
+itself, usually after it pulled the commit that took the fact off its pages:
+text that no page holds but the index's history does is forgotten from the
+index alone, with no commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..index import forgotten
+from . import pages
+from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
+from ..gitops.git import FALLBACK_IDENTITY
+from ..index.indexer import Index, recovering
+from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock, write_page
+from ..notebook import Notebook
+
+HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
+           "to purge it from history see 'Forgetting' in the README (git filter-repo, force-push, other clones)")
+SHOWN = 5
+
+
+class NothingToForget(GitmemError):
+    pass
+
+
+class Ambiguous(GitmemError):
+    pass
+
+
+@dataclass
+class Spot:
+    path: str
+    start: int  # 1-based, inclusive
+    end: int
+
+
+@dataclass
+class Forgot:
+    action: str
+    commit: str | None
+    removed: list[dict[str, Any]]
+    index: dict[str, int]
+    history: str = HISTORY
+    identity: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
+    """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index."""
+    target = given_text(target, "fact")
+    with write_lock(nb):
+        committable(nb)
+        spots, phrase = locate(nb, target, every)
+        past = [] if spots else _in_history(nb, target, every)
+        _record(nb, spots, phrase, past)
+        commit, fallback = _commit(nb, spots) if spots else (None, False)
+    purged, notes = purge(nb)
+    if past:
+        notes.insert(0, f"no page holds it now; {len(past)} line{'s' if len(past) != 1 else ''} of the "
+                        "notebook's history did, and the index no longer does")
+    forgot = Forgot("forget", commit, [{"path": s.path, "lines": {"start": s.start, "end": s.end}} for s in spots],
+                    purged, notes=notes)
+    if fallback:
+        forgot.identity = FALLBACK_IDENTITY
+    return forgot
+
+
+def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | None]:
+    """Where the fact is: the lines to remove, and the searched-for phrase (None for PATH:LINES)."""
+    spot = _range(nb, target)
+    if spot is not None:
+        return [spot], None
+    spots = _matches(nb, target)
+    if len(spots) > 1 and not every:
+        shown = ", ".join(_where(s) for s in spots[:SHOWN]) + (" …" if len(spots) > SHOWN else "")
+        raise Ambiguous(f"{_quote(target)} is on {len(spots)} lines: {shown}",
+                        "pass --all to forget every one, or name one as PATH:LINE")
+    return spots, target
+
+
+def _range(nb: Notebook, target: str) -> Spot | None:
+    match = RANGE.match(target.strip())
+    if not match:
+        return None
+    try:
+        rel = nb.page(match.group("path"), must_exist=True)
+    except PageNotFound:
+        return None  # "Meeting at 10:30" is a fact, not a page
+    start, end = line_range(match, rel, len(page_lines(nb.read(rel))))
+    return Spot(rel, start, end)
+
+
+@recovering
+def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
+    """The distinct lines of the index's texts (every indexed revision) that contain the target."""
+    needle = _needle(target)
+    index = Index(nb)
+    try:
+        index.sync(wait=60)
+        lines = {tuple(forgotten.words(line)): line for (body,) in index.conn.execute("SELECT body FROM texts")
+                 for line in body.split("\n") if _holds(line, needle)}
+    finally:
+        index.close()
+    if not lines:
+        raise NothingToForget(f"nothing in the notebook matches {_quote(target)}",
+                              "check the wording with: git mem recall --mode keyword TEXT, or name lines as PATH:LINES")
+    if len(lines) > 1 and not every:
+        raise Ambiguous(f"no page holds {_quote(target)} now, but {len(lines)} different lines of the notebook's "
+                        "history do", "pass --all to forget every one")
+    return sorted(lines.values())
+
+
+def _needle(target: str) -> str:
+    return " ".join(target.casefold().split())
+
+
+def _holds(line: str, needle: str) -> bool:
+    """Whether a line contains the target, case and spacing ignored."""
+    return needle in " ".join(line.casefold().split())
+
+
+def _matches(nb: Notebook, target: str) -> list[Spot]:
+    """Every line of every note that contains the target (case and spacing ignored)."""
+    needle = _needle(target)
+    spots: list[Spot] = []
+    for repo_path in nb.git.files(nb.prefix):
+        rel = nb.rel(repo_path)
+        if rel is None or not nb.settings.is_note(rel):
+            continue
+        try:
+            lines = nb.read(rel).split("\n")
+        except (PathOutside, NotText, OSError):
+            continue  # symlinks are never followed; a vanished file has nothing to forget
+        i = 0
+        while i < len(lines):
+            if _holds(lines[i], needle):
+                end = pages.item_extent(lines, i)
+                spots.append(Spot(rel, i + 1, end + 1))
+                i = end
+            i += 1
+    return spots
+
+
+def _record(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) -> None:
+    """Add the lines (on pages, or only in history), the searched-for phrase and how commit
+    subjects quote each fact to the record before they leave the page."""
+    lines: list[str] = list(past)
+    facts: list[str] = list(past)
+    for spot in spots:
+        taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        lines.extend(taken)
+        facts.extend([*taken, "\n".join(taken)])  # a long line; an item and its continuation lines
+    with forgotten.record_lock(nb):
+        record = forgotten.Record.load(nb)
+        if record.add(lines, phrase, facts):
+            record.save()
+
+
+def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str | None, bool]:
+    by_page: dict[str, list[tuple[int, int]]] = {}
+    for spot in spots:
+        by_page.setdefault(spot.path, []).append((spot.start, spot.end))
+    for rel, spans in by_page.items():
+        write_page(nb, rel, pages.remove_lines(nb.read(rel), spans))
+    # a page git does not track yet is only edited: forgetting must not commit someone's draft
+    tracked = set(nb.git.files(nb.prefix, untracked=False))
+    paths = [nb.repo_path(rel) for rel in by_page if nb.repo_path(rel) in tracked]
+    if not paths:
+        return None, False
+    count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
+    where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
+    message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
+    try:
+        return nb.git.commit(paths, message)
+    except GitFailed as exc:
+        raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
+                        f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && git commit") from exc
+
+
+@recovering
+def purge(nb: Notebook) -> tuple[dict[str, int], list[str]]:
+    """Bring the index up to date with the record: purge, optimise FTS, checkpoint the WAL."""
+    index = Index(nb)
+    try:
+        report = index.sync(wait=60)
+        if report.stale:
+            return {}, ["the index is busy, so the text is not purged from it yet; the next command purges it "
+                        "(run 'git mem index' to do it now)"]
+        return report.purged or {"texts": 0, "vectors": 0, "subjects": 0,
+                                 **forgotten.after_purge(index, forgotten.Purge())}, []
+    finally:
+        index.close()
+
+
+def _where(spot: Spot) -> str:
+    return f"{spot.path}:{spot.start}" if spot.start == spot.end else f"{spot.path}:{spot.start}-{spot.end}"
+
+
+def _quote(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= width else flat[:width - 1] + "…")

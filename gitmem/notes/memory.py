@@ -1,0 +1,309 @@
+"""Writing and reading memories: remember, daily, write, get.
+
+Each write takes the notebook's write lock, reads the page, edits it, writes
+it atomically and commits exactly that page: one write, one commit. If the
+commit fails the page stays written and staged, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .. import config
+from . import guard, pages
+from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
+from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.lock import FileLock, atomic_write
+from ..markdown import normalize_fact
+from ..notebook import Notebook
+
+# category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
+CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
+    ("knowledge/facts.md", "Facts", False),
+    ("reference/preferences.md", "Preferences", False),
+    ("reference/contacts.md", "Contacts", False),
+    ("lists/todos.md", "Todos", True),
+    ("lists/shopping.md", "Shopping", True),
+]))
+ROUTES: list[tuple[str, re.Pattern[str]]] = [
+    # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
+    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"
+                           r"|(?<![\d-])(?!\d{4}-\d{2}-\d{2}\b)\+?\d[\d ().-]{6,}\d(?![\d-])", re.I)),
+    ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
+    ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
+    ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
+                              r"always|never|can'?t stand|enjoys?)\b", re.I)),
+]
+DUPLICATE_RATIO = 0.92
+
+
+@dataclass
+class Written:
+    action: str
+    path: str
+    lines: dict[str, int]
+    commit: str | None
+    message: str
+    identity: str | None = None  # set when the fallback identity signed the commit
+    hint: str | None = None
+    duplicate: dict[str, Any] | None = None
+    category: str | None = None
+    section: str | None = None
+
+
+def write_lock(nb: Notebook) -> FileLock:
+    return FileLock(nb.state_dir / "write.lock", timeout=60)
+
+
+def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
+                edit: pages.Edit | None = None) -> Written:
+    """Write the page atomically and commit exactly it.
+
+    Before the commit can be tried, a failure leaves the page untouched (a merge
+    in progress, a disk that cannot take the page); after, the page stays written
+    (and staged, if git got that far), and the error says so."""
+    committable(nb)
+    if nb.read(rel) == text:
+        return Written("unchanged", rel, {"start": edit.start_line if edit else 1, "end": edit.end_line if edit
+                                          else text.count("\n")}, None, "", hint="the page already says this; "
+                                                                                  "nothing to commit")
+    write_page(nb, rel, text)
+    try:
+        commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
+    except GitFailed as exc:
+        raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
+                        f"your note is safe in {rel}; fix the cause, then commit it: "
+                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
+    written = Written(action, rel, {"start": edit.start_line if edit else 1,
+                                    "end": edit.end_line if edit else text.count("\n")}, commit, message)
+    if fallback:
+        written.identity, written.hint = FALLBACK_IDENTITY, FALLBACK_HINT
+    return written
+
+
+def write_page(nb: Notebook, rel: str, text: str) -> None:
+    """Replace the page atomically; on failure it is unchanged, and the error says so."""
+    try:
+        atomic_write(nb.file(rel), text.encode("utf-8"))
+    except OSError as exc:
+        raise GitmemError(f"could not write {rel}: {exc.strerror or exc}; the page is unchanged",
+                          "free some space or make the notebook writable, then run the command again") from exc
+
+
+def committable(nb: Notebook) -> None:
+    """GitmemError if gitmem cannot make its own commit now (a person is mid-merge or mid-rebase)."""
+    busy = nb.git.in_progress()
+    if busy:
+        abort = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
+                 "revert": "git revert --abort"}[busy]
+        raise GitmemError(f"a {busy} is in progress in this repository, so gitmem cannot commit; nothing was written",
+                          f"finish it (resolve, then git commit or git {busy} --continue) or abort it ({abort}), "
+                          "then run the command again")
+
+
+def given_text(value: str, what: str) -> str:
+    """The text a user or agent gave, or EmptyText / UsageError naming what is missing."""
+    if not value or not value.strip():
+        raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
+    if "\0" in value:
+        raise UsageError(f"the {what} contains a NUL byte", "send plain text")
+    return value
+
+
+def _section(section: str | None) -> None:
+    if section is not None and (not section.strip() or "\n" in section or "\0" in section):
+        raise UsageError("a section name must be one line of text", "e.g. --section Decisions")
+
+
+def _subject(text: str, width: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+
+def classify(text: str) -> str:
+    """The default category of a fact (documented in the README)."""
+    return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
+
+
+def route(nb: Notebook, text: str, to: str | None, section: str | None,
+          category: str | None) -> tuple[str, str | None, str]:
+    """(page, section, category) for a fact, from the hints or the defaults."""
+    if category is not None and category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(CATEGORIES)}")
+    cat = category or classify(text)
+    folder_page, flat_section, _ = CATEGORIES[cat]
+    if to:
+        return nb.page(to), section, cat
+    if nb.settings.layout == "flat":
+        return "MEMORY.md", section or flat_section, cat
+    return folder_page, section, cat
+
+
+def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
+             category: str | None = None, force: bool = False, allow: bool = False) -> Written:
+    """Store a fact on its page (one commit), unless it is already there."""
+    text = given_text(text, "fact")
+    _section(section)
+    rel, section, cat = route(nb, text, to, section, category)
+    guard.check(text, allow, rel)
+    entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
+    with write_lock(nb):
+        current = nb.read(rel)
+        if not force:
+            dup = find_duplicate(nb, text, rel, current)
+            if dup:
+                return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
+                               category=cat, hint="already remembered; pass --force to store it again")
+        if current.strip():
+            edit = pages.append(current, entry, section)
+        else:
+            edit = pages.append(pages.new_page(rel, ""), entry, section)
+        written = commit_page(nb, rel, edit.text, f"mem: remember {_subject(text)}", "remember", edit)
+    written.category, written.section = cat, section
+    return written
+
+
+def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
+    """A line that says the same thing, on the target page or anywhere in the notebook."""
+    want = normalize_fact(text)
+    if not want:
+        return None
+    for number, line in enumerate(current.split("\n"), start=1):
+        if _same(want, line):
+            return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
+    from ..search import engine as search
+
+    try:
+        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=5, min_score=0.0))
+    except Exception:  # the duplicate check is advisory; never block a write on the index
+        return None
+    for hit in found.results:
+        for offset, line in enumerate(hit.text.split("\n")):
+            if _same(want, line):
+                number = hit.lines["start"] + offset
+                return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
+    return None
+
+
+NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
+
+
+def _same(want: str, line: str) -> bool:
+    """Whether a line says the same as the fact. Near-identical wording counts,
+    unless the words that differ carry meaning a ratio cannot see: a number
+    (555-1234 vs 555-1235, a date) or a negation ("is" vs "is not")."""
+    have = normalize_fact(line)
+    if not have:
+        return False
+    if have == want:
+        return True
+    differ = set(want.split()) ^ set(have.split())
+    if any(any(ch.isdigit() for ch in word) or word in NEGATIONS or word.endswith("n't") for word in differ):
+        return False
+    return difflib.SequenceMatcher(None, want, have).ratio() >= DUPLICATE_RATIO
+
+
+def daily_path(nb: Notebook, day: str) -> str:
+    return f"daily/{day}.md" if nb.settings.layout == "folders" else f"memory/{day}.md"
+
+
+def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = False) -> Written:
+    """Append a `## HH:MM — ...` entry to today's daily log (one commit)."""
+    text = given_text(text, "entry")
+    when = when or datetime.now().astimezone()
+    day = f"{when:%Y-%m-%d}"
+    rel = daily_path(nb, day)
+    guard.check(text, allow, rel)
+    with write_lock(nb):
+        edit = pages.add_daily(nb.read(rel), day, pages.daily_entry(text, when))
+        return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
+
+
+def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
+          allow: bool = False) -> Written:
+    """Write or append to a page or one H2 section (one commit)."""
+    content = given_text(content, "content")
+    rel = nb.page(page)
+    _section(section)
+    guard.check(content, allow, rel)
+    with write_lock(nb):
+        current = nb.read(rel)
+        if not current.strip() and not section:
+            new = content if replace else pages.new_page(rel, content)
+            edit = pages.Edit(new if new.endswith("\n") else new + "\n", 1, max(1, new.rstrip("\n").count("\n") + 1))
+        elif replace:
+            edit = pages.replace(current or pages.new_page(rel, ""), content, section)
+        else:
+            edit = pages.append(current or pages.new_page(rel, ""), content, section)
+        verb = "replace" if replace else "write"
+        where = f"{rel} § {section}" if section else rel
+        written = commit_page(nb, rel, edit.text, f"mem: {verb} {where}", "write", edit)
+    written.section = section
+    return written
+
+
+@dataclass
+class Page:
+    path: str
+    lines: dict[str, int]
+    total_lines: int
+    text: str
+    revision: str | None = None  # the commit read from (--at); None: the work tree
+
+
+def page_lines(text: str) -> list[str]:
+    """Lines as git and the index number them: split at \\n only (a form feed or U+2028 is not a line break)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+
+
+def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
+    """A page, or lines START-END of it, from the work tree or as it was at a
+    revision (a commit, branch, tag, date or period)."""
+    match = RANGE.match(spec)
+    name = match.group("path") if match else spec
+    revision = None
+    if at is None:
+        rel = nb.page(name, must_exist=True)
+        text = nb.read(rel)
+    else:
+        rel, text, revision = _at(nb, name, at)
+    lines = page_lines(text)
+    if not match:
+        return Page(rel, {"start": 1, "end": len(lines)}, len(lines), text, revision)
+    start, end = line_range(match, rel, len(lines))
+    chosen = lines[start - 1:end]
+    return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
+
+
+def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
+    """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
+    start = int(match.group("start"))
+    end = int(match.group("end") or start)
+    if start < 1 or end < start or end > total:
+        asked = f"line {start}" if start == end else f"lines {start}-{end}"
+        raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
+                       f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")
+    return start, end
+
+
+def _at(nb: Notebook, name: str, at: str) -> tuple[str, str, str]:
+    from ..notebook import decode
+    from ..search.views import resolve
+
+    rel = nb.page(name)
+    rev = resolve(nb, at)
+    data = nb.git.show(rev.commit, nb.repo_path(rel))
+    if data is None:
+        raise PageNotFound(f"no page {rel} at {at} ({rev.commit[:7]})",
+                           f"see when it existed with: git mem log --path {rel}")
+    from ..index import forgotten
+
+    return rel, forgotten.current(nb).redact(decode(data)), rev.commit  # forgotten lines stay forgotten

@@ -1,0 +1,105 @@
+"""`git mem init`: make a folder or repository into a notebook (idempotent)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import config
+from ..gitops import hookrun, hooks, merge
+from . import instructions
+from ..errors import NotARepo, UsageError
+from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY, Git
+from ..gitops.lock import atomic_write
+from ..index.maintenance import IndexSummary, Progress, catch_up
+from ..notebook import Notebook, confine
+
+FLAT_MEMORY = "# Memory\n\nCurated long-term memory. Daily notes live in memory/YYYY-MM-DD.md.\n"
+
+
+@dataclass
+class InitResult:
+    repository: str
+    notebook: str
+    layout: str
+    created: list[str]
+    commit: str | None
+    index: IndexSummary | None
+    identity: str | None = None
+    notes: list[str] = field(default_factory=list)
+    hooks: hooks.HooksChange | None = None
+
+
+def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
+         progress: Progress | None = None, agent_instructions: bool = False,
+         install_hooks: bool = True) -> InitResult:
+    """Create the notebook at `path` (a git repo is made if there is none);
+    with `agent_instructions`, also the agent's instructions page if it is missing."""
+    if layout is not None and layout not in config.LAYOUTS:
+        raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        git = Git.find(path)
+    except NotARepo as exc:
+        if (path / ".git").exists() or "bare" in exc.message:
+            raise
+        git = Git.init(path)
+    assert git.top is not None
+    notes: list[str] = []
+    created: list[str] = []
+    settings = _settings(git.top, layout, folder, notes, created)
+    nb = Notebook(git, settings)
+    nb.root.mkdir(parents=True, exist_ok=True)
+    if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
+        atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())
+        created.append(nb.repo_path("MEMORY.md"))
+    if agent_instructions and instructions.write(nb):
+        created.append(nb.repo_path(instructions.PATH))
+    if merge.write_attributes(nb.root, settings):
+        created.append(nb.repo_path(".gitattributes"))
+    commit, identity = None, None
+    created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
+    if created:
+        commit, fallback = git.commit(created, "mem: init notebook")
+        identity = FALLBACK_IDENTITY if fallback else None
+        if fallback:
+            notes.append(FALLBACK_HINT)
+    merge.configure(git)
+    installed = _hooks(nb, notes) if install_hooks else None
+    summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
+    if summary:
+        notes.extend(summary.notes)
+    return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
+                      installed)
+
+
+def _hooks(nb: Notebook, notes: list[str]) -> hooks.HooksChange | None:
+    """Install the git hooks unless this machine turned them off; a refusal is a note, not a failure."""
+    off = hookrun.switched_off(nb.git)
+    if off:
+        notes.append(f"git hooks not installed ({off}); the index still catches up whenever it is read")
+        return None
+    try:
+        change = hooks.install(nb)
+    except hooks.HooksRefused as exc:
+        notes.append(exc.line())
+        return None
+    notes.extend(change.notes)
+    return change
+
+
+def _settings(top: Path, layout: str | None, folder: str | None, notes: list[str],
+              created: list[str]) -> config.Settings:
+    file = top / config.CONFIG_FILE
+    if file.is_file():
+        settings = config.load(top)
+        if (layout and layout != settings.layout) or (folder and confine(folder) != settings.path):
+            notes.append(f"already a notebook ({config.CONFIG_FILE}); edit that file to change its layout or folder")
+        return settings
+    path = confine(folder) if folder and folder.strip("/.") else "."
+    root = top if path == "." else top / path
+    chosen = layout or ("flat" if (root / "MEMORY.md").exists() else "folders")
+    settings = config.Settings(path=path, layout=chosen)
+    atomic_write(file, config.render(settings).encode())
+    created.append(config.CONFIG_FILE)
+    return settings

@@ -1,0 +1,71 @@
+"""`git mem log --grep`: which commits changed text that matches a query.
+
+A commit's document is the lines it added and removed (what the timeline
+shows). It matches if its keyword score (FTS5 BM25 with the porter stemmer,
+relative to the best match, as in recall) reaches the notebook's min_score,
+or if its meaning is close to the query's (cosine similarity of the
+embeddings at least SEMANTIC_MATCH). Matches are
+scored by fusing the two rankings, as recall does.
+Document embeddings go through the shared embedding cache, so each diff is
+embedded once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..index import db, embed
+from .engine import fuse, fts_query, relative
+
+if TYPE_CHECKING:
+    from ..index.indexer import Index
+
+SEMANTIC_MATCH = 0.5
+
+
+def scores(index: "Index", query: str, docs: list[tuple[int, str]],
+           loader: embed.Background | None) -> tuple[dict[int, float], bool, list[str]]:
+    """commit id -> score for the documents that match; whether meaning was
+    used; notes."""
+    docs = [(cid, doc) for cid, doc in docs if doc.strip()]
+    keyword = _keyword(index, query, docs)
+    lists = [keyword]
+    notes: list[str] = []
+    semantic = False
+    if loader is not None:
+        try:
+            embedder = loader.get()
+        except embed.ModelUnavailable as exc:
+            notes.append(exc.off_note())
+        else:
+            lists.append(_semantic(index, embedder, query, docs))
+            semantic = True
+    floor = index.nb.settings.min_score
+    matched = {cid for cid, score in keyword.items() if score >= floor}.union(*lists[1:])
+    fused = fuse(lists, index.nb.settings) if len(lists) > 1 else lists[0]
+    return {cid: fused[cid] for cid in matched}, semantic, notes
+
+
+def _keyword(index: "Index", query: str, docs: list[tuple[int, str]]) -> dict[int, float]:
+    match = fts_query(query)
+    if match is None or not docs:
+        return {}
+    conn = index.conn
+    conn.execute("DROP TABLE IF EXISTS temp.logdocs")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
+    conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
+    rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
+    conn.execute("DROP TABLE temp.logdocs")
+    return relative(rows)
+
+
+def _semantic(index: "Index", embedder: embed.Embedder, query: str,
+              docs: list[tuple[int, str]]) -> dict[int, float]:
+    import numpy as np
+
+    if not docs:
+        return {}
+    vectors = index.vectors_for(embedder, [doc for _, doc in docs])
+    matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(docs), -1)
+    sims = matrix @ np.frombuffer(embedder.embed_query(query), dtype=np.float32)
+    return {docs[i][0]: float(sims[i]) for i in range(len(docs)) if sims[i] >= SEMANTIC_MATCH}

@@ -1,0 +1,245 @@
+"""Recall across the notebook's whole history: current and superseded text.
+
+Candidates are every chunk of every version of every page (and the work
+tree). A ranked text is reported once per page and per unbroken run of
+versions that held it:
+- current: the page holds it now; `commit`/`date` say when it got there.
+- superseded: `commit`/`date` say when it got there, `until` when it stopped
+  being true and `changed_by` which commit changed it.
+
+"Stopped being true" is judged by lines, not by the chunk: a chunk's text
+changes whenever anything in its section does, but what it says stays true as
+long as the page still holds every (non-blank) line of it. So "Sarah: 555-1234"
+is true until the commit that changed that line, not until the next unrelated
+edit of the contacts section. A page deleted in a commit that adds or changes
+another page holding those lines (a rename, a move) is followed there. Old text
+whose lines the page still holds is current: it is left out when a current
+chunk among the candidates holds the same lines, else (a date filter left the
+current chunk out) reported as current, in the words and lines of the version
+it comes from (`revision`).
+Several old texts of one page made false by the same commit are one result
+(the best-ranked): one answer per change, not one per intermediate edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+from typing import TYPE_CHECKING, Any
+
+from ..index import provenance
+from ..errors import PathOutside
+from ..index.blobs import parse
+from ..dates import iso
+from ..index.provenance import Origin, of_text
+
+from .hits import Hit, snippet
+
+if TYPE_CHECKING:
+    from ..index.indexer import Index
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive versions of one page that held a text (None: the work tree)."""
+
+    versions: tuple[int | None, ...]
+    chunks: tuple[int, ...]
+    end_commit: int | None  # where the last version ended; None: still at HEAD
+    live: bool
+
+
+@dataclass(frozen=True)
+class Fate:
+    """When and how a text's lines stopped being true on its page."""
+
+    commit: int | None  # commits.id; None: an uncommitted change, or still true
+    how: str  # edited | deleted | uncommitted | current (still true now)
+    path: str  # the page it was on when it changed (differs after a rename)
+    lost: tuple[str, ...]  # the lines of the text the change took away
+
+
+def hits(index: "Index", ranked: list[int], scores: dict[int, float], query: str, limit: int) -> list["Hit"]:
+    """Hits for ranked texts over the history view (temp.cand)."""
+    walker = Walker(index)
+    found: list["Hit"] = []
+    seen: set[tuple[str, int | None, str]] = set()
+    for tid in ranked:
+        rows = index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
+                                      ORDER BY path""", (tid,)).fetchall()
+        for path, group in groupby(rows, key=lambda r: r[0]):
+            occurrences = list(group)
+            for run in runs(index, path, occurrences):
+                hit = walker.hit(path, occurrences[0][1], tid, run, scores[tid], query, seen)
+                if hit is not None:
+                    found.append(hit)
+                    if len(found) >= limit:
+                        return found
+    return found
+
+
+def runs(index: "Index", path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
+    """Split a text's occurrences on one page into unbroken runs of versions."""
+    conn = index.conn
+    chunk_of = {r[2]: r[3] for r in rows}
+    ids = [r[2] for r in rows if r[2] is not None]
+    marks = ",".join("?" * len(ids))
+    versions = conn.execute(f"""SELECT v.id, v.start_commit, v.end_commit FROM versions v
+                                  JOIN commits s ON s.id = v.start_commit
+                                 WHERE v.id IN ({marks}) ORDER BY s.seq""", ids).fetchall() if ids else []
+    in_worktree = conn.execute("SELECT 1 FROM worktree WHERE path = ?", (path,)).fetchone() is not None
+    out: list[Run] = []
+    current: list[tuple[int, int, int | None]] = []
+    for v in versions:
+        if current and current[-1][2] != v[1]:
+            out.append(_run(current, chunk_of, live=False))
+            current = []
+        current.append(v)
+    if current:
+        at_head = current[-1][2] is None
+        if not (at_head and None in chunk_of):  # the work-tree row below continues this run
+            out.append(_run(current, chunk_of, live=at_head and not in_worktree))
+    if None in chunk_of:
+        out.append(Run((None,), (chunk_of[None],), None, True))
+    return out
+
+
+def _run(versions: list[tuple[int, int, int | None]], chunk_of: dict[Any, int], live: bool) -> Run:
+    return Run(tuple(v[0] for v in versions), tuple(chunk_of[v[0]] for v in versions), versions[-1][2], live)
+
+
+class Walker:
+    """Follows what a text says forward through later versions of its page."""
+
+    def __init__(self, index: "Index") -> None:
+        self.index = index
+        self.conn = index.conn
+        self._pages: dict[int, str] = {}
+
+    def page(self, blob: int) -> str:
+        if blob not in self._pages:
+            oid = self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+            self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
+        return self._pages[blob]
+
+    def work_text(self, path: str, blob: int | None) -> str | None:
+        """A work-tree page's text (its blob is not in git's object store)."""
+        if blob is None:
+            return None
+        try:
+            data = self.index.nb.read_bytes(path)  # never through a symlink
+        except PathOutside:
+            return None
+        return None if data is None else parse(data).text
+
+    def holds(self, claim: list[str], blob: int | None, text: str | None = None) -> bool:
+        page = text if text is not None else self.page(blob) if blob is not None else None
+        return page is not None and all(line in page for line in claim)
+
+    def lost(self, claim: list[str], page: str | None) -> tuple[str, ...]:
+        return tuple(line for line in claim if line not in (page or ""))
+
+    def fate(self, path: str, end_commit: int | None, claim: list[str]) -> Fate:
+        """When the page (or the page it moved to) stopped holding `claim`,
+        or that it still does."""
+        conn = self.conn
+        while True:
+            if end_commit is None:
+                wt = conn.execute("SELECT blob FROM worktree WHERE path = ?", (path,)).fetchone()
+                text = self.work_text(path, wt[0]) if wt else None
+                if wt is None or self.holds(claim, None, text):
+                    return Fate(None, "current", path, ())
+                return Fate(None, "uncommitted", path, self.lost(claim, text))
+            nxt = conn.execute("SELECT blob, end_commit FROM versions WHERE path = ? AND start_commit = ?",
+                               (path, end_commit)).fetchone()
+            if nxt is not None:
+                if not self.holds(claim, nxt[0]):
+                    return Fate(end_commit, "edited", path, self.lost(claim, self.page(nxt[0])))
+                end_commit = nxt[1]
+                continue
+            moved = next((m for m in conn.execute(
+                """SELECT path, blob, end_commit FROM versions WHERE start_commit = ? AND path != ?
+                    ORDER BY path""", (end_commit, path)) if self.holds(claim, m[1])), None)
+            if moved is None:
+                return Fate(end_commit, "deleted", path, tuple(claim))
+            path, end_commit = moved[0], moved[2]
+
+    def since(self, version: int, lines: tuple[str, ...]) -> Origin | None:
+        """Where `lines` came from: the origin of the text holding the first
+        of them in the earliest version of the unbroken run (ending at
+        `version`) whose page held them all, followed back through renames."""
+        conn = self.conn
+        path, blob, start = conn.execute("SELECT path, blob, start_commit FROM versions WHERE id = ?",
+                                         (version,)).fetchone()
+        while True:
+            before = conn.execute("""SELECT id, blob, start_commit FROM versions WHERE path = ? AND end_commit = ?
+                                      UNION ALL
+                                     SELECT v.id, v.blob, v.start_commit FROM versions v
+                                      WHERE v.end_commit = ? AND v.path != ? AND NOT EXISTS (
+                                            SELECT 1 FROM versions n WHERE n.path = v.path AND n.start_commit = ?)
+                                      ORDER BY 1""", (path, start, start, path, start)).fetchall()
+            prev = next((b for b in before if self.holds(list(lines), b[1])), None)
+            if prev is None:
+                break
+            version, blob, start = prev
+            path = conn.execute("SELECT path FROM versions WHERE id = ?", (version,)).fetchone()[0]
+        row = conn.execute("""SELECT o.oid FROM chunks c JOIN texts t ON t.id = c.text
+                                JOIN origins o ON o.version = ? AND o.text = c.text
+                               WHERE c.blob = ? AND instr(t.body, ?) > 0 ORDER BY c.seq LIMIT 1""",
+                           (version, blob, lines[0] if lines else "")).fetchone()
+        return provenance.commit(self.index, row[0]) if row else None
+
+    def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
+            seen: set[tuple[str, int | None, str]]) -> "Hit | None":
+        conn = self.conn
+        start, end, heading, body = conn.execute(
+            """SELECT ch.start_line, ch.end_line, ch.heading, t.body
+                 FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)).fetchone()
+        version = run.versions[-1]
+        origin = of_text(self.index, path, version, tid)
+        hit = Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query), text=body,
+                  score=round(score, 4), lines={"start": start, "end": end}, commit=origin.commit,
+                  date=origin.date, author=origin.author, subject=origin.subject)
+        if run.live:
+            return hit
+        claim = [line for line in body.split("\n") if line.strip()]
+        fate = self.fate(path, run.end_commit, claim)
+        revision = conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
+                                    WHERE v.id = ?""", (version,)).fetchone()[0]
+        if fate.how == "current":
+            if self.covered(fate.path, claim):
+                return None  # a current chunk among the candidates says the same
+            hit.revision = revision  # still true, in the words of an older version
+            return hit
+        key = (fate.path, fate.commit, fate.how)
+        if key in seen:
+            return None
+        seen.add(key)
+        first = run.versions[0]
+        origin = self.since(first, fate.lost or tuple(claim)) if first is not None else None
+        if origin is not None:
+            hit.commit, hit.date, hit.author, hit.subject = origin.commit, origin.date, origin.author, origin.subject
+        hit.current = False
+        hit.revision = revision
+        hit.changed_by = self.change(fate)
+        hit.until = hit.changed_by["date"]
+        return hit
+
+    def covered(self, path: str, claim: list[str]) -> bool:
+        """Whether the current candidates of `path` hold every line of `claim`."""
+        bodies = [r[0] for r in self.conn.execute(
+            """SELECT t.body FROM cand JOIN texts t ON t.id = cand.text
+                LEFT JOIN versions v ON v.id = cand.version
+                WHERE cand.path = ? AND (cand.version IS NULL OR (v.end_commit IS NULL
+                      AND cand.path NOT IN (SELECT path FROM worktree)))""", (path,))]
+        return all(any(line in body for body in bodies) for line in claim)
+
+    def change(self, fate: Fate) -> dict[str, Any]:
+        if fate.commit is None:
+            mtime = self.conn.execute("SELECT mtime FROM worktree WHERE path = ?", (fate.path,)).fetchone()
+            return {"commit": None, "date": iso(mtime[0]) if mtime and mtime[0] else None, "author": None,
+                    "subject": "uncommitted", "how": fate.how, "path": fate.path, "lines": list(fate.lost)}
+        oid, ts, author, subject = self.conn.execute(
+            "SELECT oid, time, author, subject FROM commits WHERE id = ?", (fate.commit,)).fetchone()
+        return {"commit": oid, "date": iso(ts), "author": author, "subject": subject, "how": fate.how,
+                "path": fate.path, "lines": list(fate.lost)}

@@ -1,0 +1,60 @@
+"""What a search returns: hits, the results around them, and the snippet shown for each."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+SNIPPET = 200
+WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have he her his how i if in
+into is it its me my no not of on or our she so than that the their them then there these they this to us
+was we were what when where which who whom why will with you your""".split())
+
+
+@dataclass
+class Hit:
+    group: str
+    path: str
+    heading: str
+    snippet: str
+    text: str
+    score: float
+    lines: dict[str, int]
+    commit: str | None
+    date: str | None
+    author: str | None
+    current: bool = True
+    subject: str | None = None
+    until: str | None = None  # superseded: when it stopped being true
+    changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
+    revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
+
+
+@dataclass
+class Results:
+    query: str
+    mode: str
+    semantic: bool
+    results: list[Hit]
+    timing: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+    view: dict[str, Any] | None = None
+
+
+def snippet(body: str, query: str, width: int = SNIPPET) -> str:
+    """About `width` characters of the chunk, around the first query word it contains."""
+    flat = " ".join(body.split())
+    if len(flat) <= width:
+        return flat
+    words = [w for w in WORD.findall(query.lower()) if w not in STOPWORDS]
+    lower = flat.lower()
+    hits = [i for i in (lower.find(w) for w in words) if i >= 0]
+    start = max(0, min(hits) - width // 4) if hits else 0
+    start = min(start, len(flat) - width)
+    if start > 0:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    piece = flat[start:start + width].rstrip()
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
