@@ -26,7 +26,8 @@ MODEL_NAME_ENV = "GITMEM_MODEL"
 MODEL_NAME_KEY = "mem.model"
 LAYOUTS = ("folders", "flat")
 FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
-GROUPS = ("notebook", "daily", "sessions")
+GROUPS = ("notebook", "daily", "documents", "sessions")  # the order recall and search list them in
+RECALL_GROUPS = ("notebook", "daily", "documents")  # recall's default (search.recall in .gitmem.toml)
 CATEGORIES = ("fact", "preference", "contact", "todo", "shopping")  # remember --category (memory.CATEGORIES)
 MODES = ("hybrid", "keyword", "semantic")
 DATE_BASES = ("auto", "commit", "file")  # what date filters compare
@@ -41,6 +42,13 @@ class Settings:
     include: tuple[str, ...] = ("**.md", "**.markdown")
     daily: tuple[str, ...] = ("daily/*.md", "memory/????-??-??.md")
     sessions: tuple[str, ...] = ("sessions/*.md", "memory/????-??-??-????*.md")
+    documents: tuple[str, ...] = ("**.pdf", "**.docx", "**.html", "**.htm", "**.txt")
+    documents_private: tuple[str, ...] = ()  # documents never extracted nor indexed
+    doc_max_bytes: int = 50_000_000
+    doc_max_pages: int = 2000
+    doc_seconds: int = 60  # CPU seconds one document's extraction may take
+    doc_memory_mb: int = 1024  # address space of the extracting process
+    recall: tuple[str, ...] = RECALL_GROUPS
     max_chars: int = 1600
     overlap_chars: int = 320
     limit: int = 15
@@ -58,6 +66,8 @@ class Settings:
             return "daily"
         if _matches(self.sessions, path):
             return "sessions"
+        if self.is_document(path):
+            return "documents"
         return "notebook"
 
     def is_note(self, path: str) -> bool:
@@ -66,13 +76,27 @@ class Settings:
             return False
         return _matches(self.include, path)
 
+    def is_document(self, path: str) -> bool:
+        """Whether a notebook-relative path is a document (PDF, DOCX, HTML, text) gitmem extracts."""
+        if any(part.startswith(".") for part in path.split("/")) or _matches(self.include, path):
+            return False
+        return _matches(self.documents, path) and not _matches(self.documents_private, path)
+
+    def is_indexed(self, path: str) -> bool:
+        """A note or a document: what the index holds."""
+        return self.is_note(path) or self.is_document(path)
+
+    def extract_signature(self) -> str:
+        """Changes whenever a document's extraction could come out differently (a failure retried)."""
+        return f"x1:{self.doc_max_bytes}:{self.doc_max_pages}:{self.doc_seconds}:{self.doc_memory_mb}"
+
     def chunker_signature(self) -> str:
         """Changes whenever chunking would produce different chunks."""
         return f"v1:{self.max_chars}:{self.overlap_chars}"
 
     def layout_signature(self) -> str:
         """Changes whenever the set of notes or their groups would differ."""
-        return repr((self.path, self.include, self.daily, self.sessions))
+        return repr((self.path, self.include, self.daily, self.sessions, self.documents, self.documents_private))
 
 
 # Where each TOML table's keys land in Settings.
@@ -80,7 +104,9 @@ _SECTIONS = {
     "notebook": {"path": "path", "layout": "layout", "include": "include"},
     "groups": {"daily": "daily", "sessions": "sessions"},
     "chunking": {"max_chars": "max_chars", "overlap_chars": "overlap_chars"},
-    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion"},
+    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion", "recall": "recall"},
+    "documents": {"include": "documents", "private": "documents_private", "max_bytes": "doc_max_bytes",
+                  "max_pages": "doc_max_pages", "timeout_seconds": "doc_seconds", "memory_mb": "doc_memory_mb"},
     "context": {"always_on": "always_on", "file_budget": "file_budget", "total_budget": "total_budget"},
 }
 
@@ -113,6 +139,10 @@ def from_dict(data: dict[str, Any]) -> Settings:
     if settings.fusion not in FUSIONS:
         raise UsageError(f"{CONFIG_FILE}: search.fusion must be one of {', '.join(FUSIONS)}", "fix search.fusion")
     _check_ranges(settings)
+    unknown = [g for g in settings.recall if g not in GROUPS]
+    if unknown or not settings.recall:
+        raise UsageError(f"{CONFIG_FILE}: search.recall must list groups among {', '.join(GROUPS)}",
+                         "fix search.recall")
     return replace(settings, path=_notebook_path(settings.path))
 
 
@@ -131,8 +161,9 @@ def _notebook_path(value: str) -> str:
 # (field, smallest, largest) for every number in the settings
 _RANGES = [("max_chars", 50, 1_000_000), ("overlap_chars", 0, 1_000_000), ("limit", 1, 1000),
            ("min_score", 0, 1), ("rrf_k", 1, 10_000), ("file_budget", 0, 10_000_000),
-           ("total_budget", 0, 100_000_000)]
-_PATTERN_FIELDS = ("include", "daily", "sessions", "always_on")
+           ("total_budget", 0, 100_000_000), ("doc_max_bytes", 1, 10**12), ("doc_max_pages", 1, 10**6),
+           ("doc_seconds", 1, 86_400), ("doc_memory_mb", 64, 1 << 20)]
+_PATTERN_FIELDS = ("include", "daily", "sessions", "documents", "documents_private", "always_on")
 
 
 def _check_ranges(s: Settings) -> None:
@@ -184,6 +215,15 @@ limit = {settings.limit}
 min_score = {settings.min_score}
 fusion = "{settings.fusion}"   # hybrid: scores (mean of each ranker's scores relative to its best) | rrf
 rrf_k = {settings.rrf_k}        # used by fusion = "rrf"
+recall = {lst(settings.recall)}   # the groups recall searches
+
+[documents]               # PDF, DOCX, HTML and text files, extracted once per content; see docs/documents.md
+include = {lst(settings.documents)}
+private = {lst(settings.documents_private)}   # never extracted nor indexed
+max_bytes = {settings.doc_max_bytes}
+max_pages = {settings.doc_max_pages}
+timeout_seconds = {settings.doc_seconds}
+memory_mb = {settings.doc_memory_mb}
 
 [context]
 always_on = {lst(settings.always_on)}

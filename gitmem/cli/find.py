@@ -10,7 +10,7 @@ from .common import json_option, notebook, search_options, show
 from ..config import GROUPS
 
 
-def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, min_score: float | None,
+def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int | None, min_score: float | None,
             mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool, at: str | None = None,
             history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
             day: str | None = None, by: str = "auto") -> None:
@@ -27,10 +27,12 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, 
 @click.argument("query", nargs=-1)
 @search_options
 def recall(query: tuple[str, ...], **options: Any) -> None:
-    """Find memories by meaning and keyword in the notebook and daily logs.
+    """Find memories by meaning and keyword in the notebook, daily logs and documents.
 
-    Results are grouped: notebook pages first, then daily logs, each ranked by
-    score (0-1). Sessions are left out; use 'git mem search --in sessions'.
+    Results are grouped: notebook pages first, then daily logs, then documents
+    (PDF, DOCX, HTML, text files; a PDF hit names its page: manual.pdf#p12:3-8),
+    each ranked by score (0-1). Sessions are left out; use 'git mem search --in
+    sessions'. search.recall in .gitmem.toml changes which groups recall reads.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).
@@ -50,7 +52,7 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
       git mem recall --date 2026-02-20 Sarah         that day's daily log, and pages changed that day
       git mem recall --since 24h --by commit Sarah   by commit date even for daily logs
     """
-    _search(query, ("notebook", "daily"), **options)
+    _search(query, None, **options)
 
 
 @click.command()
@@ -65,6 +67,7 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
     Examples:
       git mem search "deployment checklist"
       git mem search --in sessions "what did we decide about the API"
+      git mem search --in documents "boiler pressure"          PDF, DOCX, HTML and text files only
       git mem search --mode semantic "feeling tired lately" --json
       git mem search --in sessions --date 2026-02-20 "API"     sessions named for that day
       git mem search --history --in sessions "deadline"        including sessions deleted since

@@ -37,8 +37,7 @@ def results(res: Any) -> str:
 
 
 def hit_header(hit: Any) -> str:
-    span = hit.lines["start"] if hit.lines["start"] == hit.lines["end"] else f"{hit.lines['start']}-{hit.lines['end']}"
-    where = f"  {hit.path}:{span} "
+    where = f"  {hit.where} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
     origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
         f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
@@ -167,9 +166,21 @@ def status(d: dict[str, Any]) -> str:
     ]
     if "hooks" in d:
         lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
+    lines.extend(_documents(d.get("documents")))
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)
+
+
+def _documents(docs: dict[str, Any] | None) -> list[str]:
+    """The documents lines of status: counts, then one line per document that failed or was cut."""
+    if not docs or not docs["files"]:
+        return []
+    kinds = ", ".join(f"{n} {k.upper()}" for k, n in docs["kinds"].items())
+    lines = [f"documents:  {docs['files']} ({kinds}): {docs['extracted']} extracted ({docs['pages']} PDF pages), "
+             f"{docs['pending']} waiting, {docs['failed']} failed"]
+    lines.extend(f"  {p['path']}: {'failed: ' if p['state'] == 'failed' else ''}{p['note']}" for p in docs["problems"])
+    return lines
 
 
 def _short(oid: str | None) -> str:

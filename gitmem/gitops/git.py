@@ -181,6 +181,10 @@ class Git:
         """A blob's bytes (through one long-lived `git cat-file --batch`)."""
         return self.repo.odb.stream(bytes.fromhex(oid)).read()
 
+    def blob_size(self, oid: str) -> int:
+        """A blob's size in bytes, without reading it."""
+        return int(self.repo.odb.info(bytes.fromhex(oid)).size)
+
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at `rev`, or None if it did not exist there."""
         for entry in self.tree(rev, path):

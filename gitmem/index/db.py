@@ -93,6 +93,15 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, """
     INSERT OR REPLACE INTO meta VALUES('vectors', lower(hex(randomblob(8))));
     """),
+    # 6: documents (PDF, DOCX, HTML, text): the page a chunk is on, and each document blob's
+    # extraction state (pending until the background worker or a read extracts it; see extracts.py)
+    (6, """
+    ALTER TABLE chunks ADD COLUMN page INTEGER;
+    CREATE TABLE documents(
+        blob INTEGER PRIMARY KEY REFERENCES blobs(id), kind TEXT NOT NULL, size INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending', pages INTEGER, note TEXT);
+    CREATE INDEX documents_pending ON documents(size) WHERE state = 'pending';
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [
@@ -101,7 +110,28 @@ CACHE_MIGRATIONS: list[tuple[int, str]] = [
         model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL,
         PRIMARY KEY(model, hash)) WITHOUT ROWID;
     """),
+    # 2: text extracted from documents, by blob: shared by worktrees, kept by rebuilds, so a
+    # document's content is extracted once, ever. A failure is kept for the limits it met.
+    (2, """
+    CREATE TABLE extracts(
+        oid TEXT NOT NULL, kind TEXT NOT NULL, signature TEXT NOT NULL, pages TEXT NOT NULL,
+        failed TEXT, note TEXT, total_pages INTEGER, seconds REAL NOT NULL,
+        PRIMARY KEY(oid, kind)) WITHOUT ROWID;
+    """),
 ]
+
+
+# The notebook now: HEAD's versions overlaid by the work tree's changed files
+LIVE_VIEW = """
+    SELECT path, grp, blob, id AS version FROM versions
+     WHERE end_commit IS NULL AND path NOT IN (SELECT path FROM worktree)
+    UNION ALL
+    SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
+"""
+
+
+class IndexBusy(GitmemError):
+    """Another process holds the index lock longer than the caller can wait."""
 
 
 class IndexCorrupt(GitmemError):

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 import apsw
 
-from . import chunker, db, forgotten, provenance
+from . import chunker, db, extracts, forgotten, provenance
 from .blobs import Parsed, parse, text_hash
+from .db import LIVE_VIEW, IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
 from ..gitops.git import Commit, blob_id
 from ..gitops.lock import FileLock
@@ -34,16 +35,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 EMBED_BATCH = 256
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
-LIVE_VIEW = """
-    SELECT path, grp, blob, id AS version FROM versions
-     WHERE end_commit IS NULL AND path NOT IN (SELECT path FROM worktree)
-    UNION ALL
-    SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
-"""
-
-
-class IndexBusy(GitmemError):
-    pass
 
 
 @dataclass
@@ -198,7 +189,7 @@ class Index:
             self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
                               (cid, rel))
             if change.oid:
-                blob = self.chunk_blob(change.oid, None, report)
+                blob = self.chunk_blob(change.oid, None, report, extracts.kind_of(self.nb, rel))
                 vid = self.conn.execute(
                     "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
                     (rel, self.nb.settings.group_of(rel), blob, cid)).fetchone()[0]
@@ -208,8 +199,8 @@ class Index:
         provenance.record(self, commit, added, deleted)
 
     def _indexable(self, rel: str) -> bool:
-        """A note whose name SQLite can store: a name that is not UTF-8 is left out of the index."""
-        if not self.nb.settings.is_note(rel):
+        """A note or document whose name SQLite can store: a name that is not UTF-8 is left out of the index."""
+        if not self.nb.settings.is_indexed(rel):
             return False
         try:
             rel.encode("utf-8")
@@ -241,7 +232,10 @@ class Index:
             if info is not None and rel in known and _unchanged(known[rel], info):
                 continue
             blob = None
-            if info is not None:
+            kind = extracts.kind_of(self.nb, rel)
+            if info is not None and kind and info[1] > self.nb.settings.doc_max_bytes:
+                blob = self.chunk_blob(f"{extracts.OVERSIZE}{info[1]}", None, report, kind)  # never read
+            elif info is not None:
                 try:
                     data = self.nb.read_bytes(rel)
                 except PathOutside:  # became a symlink since the scan: never followed
@@ -249,14 +243,15 @@ class Index:
                 if data is None:
                     info = None
                 else:
-                    blob = self.chunk_blob(blob_id(data), data, report)
+                    blob = self.chunk_blob(blob_id(data), data, report, kind)
             self.conn.execute(
                 "INSERT OR REPLACE INTO worktree(path, grp, blob, mtime, read_at) VALUES(?,?,?,?,?)",
                 (rel, self.nb.settings.group_of(rel), blob, info[0] if info else None, time.time()))
 
-    def add_blobs(self, oids: list[str], wait: float | None = 10.0) -> dict[str, int]:
+    def add_blobs(self, oids: list[str], wait: float | None = 10.0,
+                  kinds: dict[str, str | None] | None = None) -> dict[str, int]:
         """Row ids of these blobs, chunking any not seen yet (for revisions off
-        the indexed first-parent chain)."""
+        the indexed first-parent chain); `kinds`: the document kind of a blob, if it is one."""
         known = {oid: bid for oid in oids for (bid,) in self.conn.execute(
             "SELECT id FROM blobs WHERE oid = ? AND chunked = 1", (oid,))}
         missing = [oid for oid in oids if oid not in known]
@@ -267,18 +262,24 @@ class Index:
                 with db.transaction(self.conn):
                     self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
                     report = SyncReport()
-                    known.update({oid: self.chunk_blob(oid, None, report) for oid in missing})
+                    known.update({oid: self.chunk_blob(oid, None, report, (kinds or {}).get(oid))
+                                  for oid in missing})
             finally:
                 self.lock.release()
         return known
 
     # -- blobs, chunks, texts ---------------------------------------------
-    def chunk_blob(self, oid: str, data: bytes | None, report: SyncReport | None = None) -> int:
-        """The row id of a blob, chunking it if this is the first time it is seen."""
+    def chunk_blob(self, oid: str, data: bytes | None, report: SyncReport | None = None,
+                   kind: str | None = None) -> int:
+        """The row id of a blob, chunking it if this is the first time it is seen.
+        `kind`: the document kind (pdf, docx, html, txt) of the path it was met at, if any."""
         report = SyncReport() if report is None else report
         row = self.conn.execute("SELECT id, chunked FROM blobs WHERE oid = ?", (oid,)).fetchone()
         if row and row[1]:
             return int(row[0])
+        kind = kind or (extracts.blob_kind(self, row[0]) if row else None)
+        if kind:
+            return extracts.add(self, oid, kind, data, row, report)
         if data is None:
             data = self.nb.git.read_blob(oid)
         parsed = parse(data)
@@ -292,7 +293,7 @@ class Index:
                 (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
         report.blobs_chunked += 1
         for seq, piece, body in self.pieces(parsed):
-            tid = self._text(body, report)
+            tid = self.text_row(body, report)
             self.conn.execute(
                 "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
                 (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
@@ -309,7 +310,8 @@ class Index:
             if body.strip():
                 yield seq, piece, body
 
-    def _text(self, body: str, report: SyncReport) -> int:
+    def text_row(self, body: str, report: SyncReport | None = None) -> int:
+        """The id of a chunk text, stored (with its FTS row) if new."""
         digest = text_hash(body)
         row = self.conn.execute("SELECT id FROM texts WHERE hash = ?", (digest,)).fetchone()
         if row:
@@ -317,7 +319,8 @@ class Index:
         tid = self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
                                 (digest, body)).fetchone()[0]
         self.conn.execute("INSERT INTO texts_fts(rowid, body) VALUES(?, ?)", (tid, body))
-        report.texts_added += 1
+        if report is not None:
+            report.texts_added += 1
         return int(tid)
 
     # -- embeddings --------------------------------------------------------

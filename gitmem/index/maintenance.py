@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import db, embed
+from . import db, embed, extracts
 from ..gitops import hookrun, hooks
 from .indexer import LIVE_VIEW, Index, SyncReport, recovering
 from ..gitops.lock import FileLock
@@ -38,6 +38,7 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
     loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
     try:
         report = index.sync(wait=wait)
+        report.notes.extend(extracts.run(index, wait=wait).notes)
         semantic = True
         try:
             embedder = loader.get()
@@ -83,6 +84,7 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
         return {
             "notebook": str(nb.root), "layout": nb.settings.layout,
             "index": _index_state(index), "counts": _counts(index),
+            "documents": extracts.summary(index),
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
             "hooks": hooks.summary(nb),
         }

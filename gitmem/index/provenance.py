@@ -88,6 +88,21 @@ def record(index: "Index", commit: "Commit", added: list[tuple[int, str, int | N
         _attribute_merged(index, commit, added)
 
 
+def fill(index: "Index", blob: int) -> None:
+    """Origins of a blob's texts in every version that holds it, for chunks made after its
+    commits were recorded (a document extracted later): carried from the version before, else
+    the commit that made the version."""
+    conn = index.conn
+    for vid, path, start, oid, ts in conn.execute(
+            """SELECT v.id, v.path, v.start_commit, c.oid, c.time FROM versions v
+                 JOIN commits c ON c.id = v.start_commit WHERE v.blob = ? ORDER BY c.seq""", (blob,)).fetchall():
+        prev = conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit = ?", (path, start)).fetchone()
+        conn.execute("""INSERT OR IGNORE INTO origins(version, text, oid, time)
+                        SELECT ?, c.text, coalesce(o.oid, ?), coalesce(o.time, ?) FROM chunks c
+                          LEFT JOIN origins o ON o.version = ? AND o.text = c.text
+                         WHERE c.blob = ?""", (vid, oid, ts, prev[0] if prev else None, blob))
+
+
 def _carry_moved(index: "Index", commit: "Commit", added: list[int], deleted: list[int]) -> None:
     """Text new on a page in a commit that deleted a page holding it moved there."""
     gone = ",".join(str(int(v)) for v in deleted)

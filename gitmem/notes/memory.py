@@ -253,6 +253,8 @@ class Page:
     total_lines: int
     text: str
     revision: str | None = None  # the commit read from (--at); None: the work tree
+    page: int | None = None  # a PDF page (PATH#pN): lines count within it
+    pages: int | None = None  # how many pages the PDF has
 
 
 def page_lines(text: str) -> list[str]:
@@ -262,11 +264,16 @@ def page_lines(text: str) -> list[str]:
 
 
 RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+PAGE = re.compile(r"^(?P<path>.+?)#p(?P<page>\d+)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
 
 
 def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     """A page, or lines START-END of it, from the work tree or as it was at a
-    revision (a commit, branch, tag, date or period)."""
+    revision (a commit, branch, tag, date or period). A document (PDF, DOCX, HTML,
+    text) gives its extracted text; PATH#pN one page of a PDF, PATH#pN:START-END lines of it."""
+    paged = PAGE.match(spec)
+    if paged or nb.settings.is_document(confine_quietly(spec)):
+        return _document(nb, spec, paged, at)
     match = RANGE.match(spec)
     name = match.group("path") if match else spec
     revision = None
@@ -283,6 +290,56 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
 
 
+def confine_quietly(spec: str) -> str:
+    """The path part of PATH[:LINES] as given, for a look at its ending (confined later)."""
+    match = RANGE.match(spec)
+    return match.group("path") if match else spec
+
+
+def _document(nb: Notebook, spec: str, paged: re.Match[str] | None, at: str | None) -> Page:
+    """A document's extracted text (one page of a PDF), from the work tree or a revision."""
+    from ..index import extracts
+    from ..index.indexer import Index
+
+    match = paged or RANGE.match(spec)
+    name = match.group("path") if match else spec
+    rel = nb.page(name, default_suffix="")
+    kind = extracts.kind_of(nb, rel)
+    if kind is None:
+        raise PageNotFound(f"{rel} is not a document gitmem reads (PDF, DOCX, HTML or text, not private)",
+                           "PATH#pN reads page N of a PDF; see docs/documents.md")
+    if at is None:
+        data, revision = nb.read_bytes(rel), None
+        if data is None:
+            raise PageNotFound(f"no document {rel} in the notebook", "see the documents it holds: git mem status")
+    else:
+        rel, data, revision = _at_bytes(nb, rel, at)
+    index = Index(nb)
+    try:
+        got = extracts.read(index, rel, kind, data)
+    finally:
+        index.close()
+    pages = len(got.pages) if kind == "pdf" else None
+    if paged is None and kind == "pdf" and match:
+        raise BadRange(f"{rel} is a PDF: its lines are counted page by page",
+                       f"name the page, e.g. {rel}#p1:{match.group('start')}")
+    text, number = got.text, None
+    if kind == "pdf" and paged is None:
+        text = "".join(f"--- page {i} of {pages} ---\n{page}" for i, page in enumerate(got.pages, start=1))
+    if paged is not None:
+        number = int(paged.group("page"))
+        if kind != "pdf" or not 1 <= number <= len(got.pages):
+            raise BadRange(f"{rel} has no page {number}" + (f" (it has {len(got.pages)})" if kind == "pdf"
+                                                             else " (only PDFs have pages)"),
+                           f"ask for {rel}#p1" if kind == "pdf" else f"ask for {rel} or {rel}:START-END")
+        text = got.pages[number - 1]
+    lines = page_lines(text)
+    start, end = (1, len(lines)) if match is None or match.group("start") is None else \
+        line_range(match, f"{rel}#p{number}" if number else rel, len(lines))
+    chosen = "\n".join(lines[start - 1:end]) + "\n" if lines else ""
+    return Page(rel, {"start": start, "end": end}, len(lines), chosen, revision, number, pages)
+
+
 def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
     """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
     start = int(match.group("start"))
@@ -296,14 +353,20 @@ def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
 
 def _at(nb: Notebook, name: str, at: str) -> tuple[str, str, str]:
     from ..notebook import decode
+
+    rel, data, commit = _at_bytes(nb, nb.page(name), at)
+    from ..index import forgotten
+
+    return rel, forgotten.current(nb).redact(decode(data)), commit  # forgotten lines stay forgotten
+
+
+def _at_bytes(nb: Notebook, rel: str, at: str) -> tuple[str, bytes, str]:
+    """A file's bytes as they were at a revision, and that commit."""
     from ..search.views import resolve
 
-    rel = nb.page(name)
     rev = resolve(nb, at)
     data = nb.git.show(rev.commit, nb.repo_path(rel))
     if data is None:
         raise PageNotFound(f"no page {rel} at {at} ({rev.commit[:7]})",
                            f"see when it existed with: git mem log --path {rel}")
-    from ..index import forgotten
-
-    return rel, forgotten.current(nb).redact(decode(data)), rev.commit  # forgotten lines stay forgotten
+    return rel, data, rev.commit

@@ -9,13 +9,13 @@ so FTS5 operators in the input are just words.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from . import candidates, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed
+from ..index import embed, extracts
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..index.indexer import Index, recovering
@@ -32,7 +32,7 @@ MAX_QUERY_TERMS = 64
 class Query:
     text: str
     mode: str = "hybrid"
-    groups: tuple[str, ...] = ("notebook", "daily")
+    groups: tuple[str, ...] = ("notebook", "daily", "documents")
     limit: int | None = None
     min_score: float | None = None
     tags: tuple[str, ...] = ()
@@ -55,13 +55,16 @@ def run(nb: Notebook, query: Query) -> Results:
     if query.by not in DATE_BASES:
         raise UsageError(f"unknown date basis {query.by!r}", f"use one of {', '.join(DATE_BASES)}")
     dates.window(query.since, query.until)  # a malformed date fails before any work
+    if not query.groups:
+        query = replace(query, groups=nb.settings.recall)
     index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
         report = index.sync()
+        extracted = extracts.run(index, extracts.READ_SECONDS, extracts.READ_BYTES, wait=10.0)
         view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
-        notes = list(report.notes) + view.notes
+        notes = list(report.notes) + extracted.notes + view.notes
         embedder = None
         if loader:
             embedder, note = _embedder(loader)
@@ -204,15 +207,15 @@ def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str,
     hits: list[Hit] = []
     for tid in ranked:
         rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
-                                      ch.heading, t.body
+                                      ch.heading, t.body, ch.page
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
                                 WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
-        for path, grp, version, start, end, heading, body in rows:
+        for path, grp, version, start, end, heading, body, page in rows:
             origin = view.origin(index, path, version, tid)
             hits.append(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
                             text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
                             commit=origin.commit, date=origin.date, author=origin.author,
-                            subject=origin.subject, revision=revision))
+                            subject=origin.subject, revision=revision, page=page))
             if len(hits) >= limit:
                 return hits
     return hits

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from ..index import provenance
+from ..index import extracts, provenance
 from ..errors import PathOutside
 from ..index.blobs import parse
 from ..dates import iso
@@ -118,14 +118,21 @@ class Walker:
 
     def page(self, blob: int) -> str:
         if blob not in self._pages:
-            oid = self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
-            self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
+            document = extracts.text(self.index, blob)
+            if document is not None:
+                self._pages[blob] = document
+            else:
+                oid = self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+                self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
         return self._pages[blob]
 
     def work_text(self, path: str, blob: int | None) -> str | None:
         """A work-tree page's text (its blob is not in git's object store)."""
         if blob is None:
             return None
+        document = extracts.text(self.index, blob)
+        if document is not None:
+            return document
         try:
             data = self.index.nb.read_bytes(path)  # never through a symlink
         except PathOutside:
@@ -192,14 +199,14 @@ class Walker:
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
             seen: set[tuple[str, int | None, str]]) -> "Hit | None":
         conn = self.conn
-        start, end, heading, body = conn.execute(
-            """SELECT ch.start_line, ch.end_line, ch.heading, t.body
+        start, end, heading, body, page = conn.execute(
+            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.page
                  FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)).fetchone()
         version = run.versions[-1]
         origin = of_text(self.index, path, version, tid)
         hit = Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query), text=body,
                   score=round(score, 4), lines={"start": start, "end": end}, commit=origin.commit,
-                  date=origin.date, author=origin.author, subject=origin.subject)
+                  date=origin.date, author=origin.author, subject=origin.subject, page=page)
         if run.live:
             return hit
         claim = [line for line in body.split("\n") if line.strip()]

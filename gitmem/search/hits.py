@@ -30,6 +30,14 @@ class Hit:
     until: str | None = None  # superseded: when it stopped being true
     changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
     revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
+    page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
+
+    @property
+    def where(self) -> str:
+        """PATH:LINES, or PATH#pPAGE:LINES for a PDF: what `git mem get` takes."""
+        span = str(self.lines["start"]) if self.lines["start"] == self.lines["end"] else \
+            f"{self.lines['start']}-{self.lines['end']}"
+        return f"{self.path}#p{self.page}:{span}" if self.page else f"{self.path}:{span}"
 
 
 @dataclass

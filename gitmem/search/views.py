@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dates
 from ..errors import GitmemError, UsageError
+from ..index import extracts
 from ..index.indexer import LIVE_VIEW
 from ..dates import iso
 from ..index.provenance import Origin, of_text
@@ -151,9 +152,10 @@ def _off_chain(index: "Index", rev: Revision) -> View:
     entries = {}
     for entry in nb.git.tree(rev.commit, nb.prefix):
         rel = nb.rel(entry.path)
-        if rel is not None and nb.settings.is_note(rel):
+        if rel is not None and nb.settings.is_indexed(rel):
             entries[rel] = entry.oid
-    blobs = index.add_blobs(sorted(set(entries.values())))
+    kinds = {oid: extracts.kind_of(nb, rel) for rel, oid in entries.items()}
+    blobs = index.add_blobs(sorted(set(entries.values())), kinds=kinds)
     pages: dict[str, Origin] = {}
     times: dict[str, int] = {}
     for c in nb.git.first_parent_log(rev.commit, None, nb.prefix):
