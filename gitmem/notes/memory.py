@@ -271,8 +271,10 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     """A page, or lines START-END of it, from the work tree or as it was at a
     revision (a commit, branch, tag, date or period). A document (PDF, DOCX, HTML,
     text) gives its extracted text; PATH#pN one page of a PDF, PATH#pN:START-END lines of it."""
+    from ..index.documents import kind_of
+
     paged = PAGE.match(spec)
-    if paged or nb.settings.is_document(confine_quietly(spec)):
+    if paged or kind_of(path_part(spec)):
         return _document(nb, spec, paged, at)
     match = RANGE.match(spec)
     name = match.group("path") if match else spec
@@ -290,8 +292,8 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
 
 
-def confine_quietly(spec: str) -> str:
-    """The path part of PATH[:LINES] as given, for a look at its ending (confined later)."""
+def path_part(spec: str) -> str:
+    """The path of PATH[:LINES] as given, for a look at its ending (confined later)."""
     match = RANGE.match(spec)
     return match.group("path") if match else spec
 
@@ -306,7 +308,8 @@ def _document(nb: Notebook, spec: str, paged: re.Match[str] | None, at: str | No
     rel = nb.page(name, default_suffix="")
     kind = extracts.kind_of(nb, rel)
     if kind is None:
-        raise PageNotFound(f"{rel} is not a document gitmem reads (PDF, DOCX, HTML or text, not private)",
+        raise PageNotFound(f"{rel} is not a document gitmem reads (PDF, DOCX, HTML or text, not private; "
+                           "a private one is never extracted)",
                            "PATH#pN reads page N of a PDF; see docs/documents.md")
     if at is None:
         data, revision = nb.read_bytes(rel), None
