@@ -238,11 +238,11 @@ class Engine:
         embed.load(embed.resolve(self.nb.git))
 
     def search(self, text: str, mode: str, limit: int) -> list[dict[str, Any]]:
-        from gitmem.cli import output
+        from gitmem import records
         from gitmem.search import engine as search
 
         query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=0.0)
-        return _ranked(output.jsonable(search.run(self.nb, query)))
+        return _ranked(records.jsonable(search.run(self.nb, query)))
 
     def cli(self, text: str, mode: str, limit: int, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
         out = git_mem(self.path, "search", "--json", "--mode", mode, "--limit", str(limit), "--min-score", "0",

@@ -96,7 +96,7 @@ def test_get_pages_and_ranges(mem: Mem) -> None:
     assert mem("get", "a.md:3-4").stdout == "one\ntwo\n"
     out = mem.json("get", "a:5")
     assert out == {"path": "a.md", "lines": {"start": 5, "end": 5}, "total_lines": 5, "text": "three\n",
-                   "revision": None}
+                   "revision": None, "page": None, "pages": None}
 
 
 @pytest.mark.parametrize("args, message", [
