@@ -152,12 +152,16 @@ def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("spec", metavar="PATH[:START[-END]]")
+@click.argument("spec", metavar="PATH[:START[-END]] | DOC.pdf#pN[:START[-END]]")
 @click.option("--at", metavar="REV|DATE",
               help="The page as it was at a commit, branch, tag, date (end of that day) or period ago (7d).")
 @json_option
 def get(spec: str, at: str | None, as_json: bool) -> None:
-    """Print a page, or a range of its lines.
+    """Print a page, or a range of its lines; a document's extracted text, or one PDF page.
+
+    A document (PDF, DOCX, HTML, text) prints the text gitmem extracted and
+    indexed: PATH#pN is page N of a PDF, PATH#pN:START-END lines of that page
+    (as recall names them); a DOCX or HTML file has one paragraph a line.
 
     \b
     Examples:
@@ -167,6 +171,10 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
       git mem get reference/plan.md --at 2026-01-31     as it was at the end of that day
       git mem get reference/plan.md --at HEAD~3         three commits ago (or a hash, branch, tag)
       git mem get reference/old-page.md --at 2w         a page deleted since, as it was two weeks ago
+      git mem get manuals/boiler.pdf#p12                page 12 of a PDF, as extracted
+      git mem get manuals/boiler.pdf#p12:3-8            lines 3-8 of that page
+      git mem get letters/landlord.docx:4               the fourth paragraph of a letter
+      git mem get manuals/boiler.pdf --at HEAD~1        the whole text of the manual it replaced
     """
     from ..notes import memory
     from . import output
