@@ -155,6 +155,8 @@ def test_history_and_at_reach_a_replaced_pdf(shelf: Mem) -> None:
 def test_forget_blanks_document_text_in_the_index(shelf: Mem) -> None:
     out = shelf.json("forget", "Five years parts and labour")
     assert out["commit"] is None  # the PDF itself is not rewritten
+    assert out["notes"][0] == ("manuals/boiler.pdf holds it: the index no longer does, but gitmem never rewrites "
+                               "a document; remove or replace the file to drop it")
     found = shelf.json("recall", "--mode", "keyword", "labour warranty serviced annually")
     assert all("labour" not in h["text"] for h in found["results"])
     assert "labour" not in shelf("get", "manuals/boiler.pdf#p4").stdout

@@ -64,10 +64,14 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
         committable(nb)
         spots, phrase = locate(nb, target, every)
         past = [] if spots else _in_history(nb, target, every)
+        documents = _in_documents(nb, target) if past else []
         _record(nb, spots, phrase, past)
         commit, fallback = _commit(nb, spots) if spots else (None, False)
     purged, notes = purge(nb)
-    if past:
+    if documents:
+        notes.insert(0, f"{', '.join(documents)} hold{'s' if len(documents) == 1 else ''} it: the index no longer "
+                        "does, but gitmem never rewrites a document; remove or replace the file to drop it")
+    elif past:
         notes.insert(0, f"no page holds it now; {len(past)} line{'s' if len(past) != 1 else ''} of the "
                         "notebook's history did, and the index no longer does")
     forgot = Forgot("forget", commit, [{"path": s.path, "lines": {"start": s.start, "end": s.end}} for s in spots],
@@ -120,6 +124,22 @@ def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
         raise Ambiguous(f"no page holds {_quote(target)} now, but {len(lines)} different lines of the notebook's "
                         "history do", "pass --all to forget every one")
     return sorted(lines.values())
+
+
+@recovering
+def _in_documents(nb: Notebook, target: str) -> list[str]:
+    """The documents in the notebook now whose indexed text holds the target (before it is purged)."""
+    from ..index.db import LIVE_VIEW
+
+    needle = _needle(target)
+    index = Index(nb)
+    try:
+        rows = index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
+                                        JOIN documents d ON d.blob = v.blob JOIN chunks c ON c.blob = v.blob
+                                        JOIN texts t ON t.id = c.text""").fetchall()
+    finally:
+        index.close()
+    return sorted({path for path, body in rows if any(_holds(line, needle) for line in body.split("\n"))})
 
 
 def _needle(target: str) -> str:
