@@ -20,7 +20,7 @@ Measured:
   whose 6-word shingles it holds, most first, and an abstract is ranked at
   its best chunk.
 
-Run:  python benchmarks/documents.py [--quick] [--kinds pdf,docx]
+Run:  python benchmarks/documents.py [--quick] [--queries N --others M] [--kinds pdf,docx]
 """
 
 from __future__ import annotations
@@ -162,12 +162,15 @@ def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--kinds", default="pdf,docx", help="document kinds to build (pdf, docx)")
     p.add_argument("--modes", default="keyword,semantic,hybrid")
+    p.add_argument("--queries", type=int, help="only the first N test queries, over their relevant abstracts "
+                                               "and --others more (--quick: 30 and 300)")
+    p.add_argument("--others", type=int, default=300)
     args = p.parse_args()
     env = common.setup()
     corpus, queries, qrels = scifact.load()
-    if args.quick:
-        qrels = dict(list(qrels.items())[:30])
-        keep = {d for rels in qrels.values() for d in rels} | {d["_id"] for d in corpus[:300]}
+    if args.quick or args.queries:
+        qrels = dict(list(qrels.items())[:args.queries or 30])
+        keep = {d for rels in qrels.values() for d in rels} | {d["_id"] for d in corpus[:args.others]}
         corpus = [d for d in corpus if d["_id"] in keep]
     modes = tuple(args.modes.split(","))
     shingles = Shingles(corpus)

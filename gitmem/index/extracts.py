@@ -164,9 +164,10 @@ def pending(index: "Index") -> int:
 
 
 def run(index: "Index", max_seconds: float | None = None, max_size: int | None = None,
-        wait: float | None = 60.0) -> ExtractReport:
+        wait: float | None = 60.0, sync: "SyncReport | None" = None) -> ExtractReport:
     """Extract pending documents, those the notebook holds now first, smallest first. Bounded
-    (a read): stops starting new ones after `max_seconds`, skips those over `max_size`."""
+    (a read): stops starting new ones after `max_seconds`, skips those over `max_size`.
+    New chunk texts are counted in `sync`, if given."""
     report = ExtractReport()
     if not pending(index):
         return report
@@ -199,7 +200,7 @@ def run(index: "Index", max_seconds: float | None = None, max_size: int | None =
                     still = index.conn.execute("SELECT state FROM documents WHERE blob = ?", (bid,)).fetchone()
                     if still and still[0] == "pending":
                         index.forgotten = _forgotten(index)
-                        store(index, bid, got)
+                        store(index, bid, got, sync)
             finally:
                 index.lock.release()
             report.failed += bool(got.failed)

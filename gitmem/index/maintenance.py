@@ -38,7 +38,7 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
     loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
     try:
         report = index.sync(wait=wait)
-        report.notes.extend(extracts.run(index, wait=wait).notes)
+        report.notes.extend(extracts.run(index, wait=wait, sync=report).notes)
         semantic = True
         try:
             embedder = loader.get()
