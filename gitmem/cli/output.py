@@ -148,6 +148,19 @@ def forgot(f: Any) -> str:
     return "\n".join(out)
 
 
+def forget_preview(preview: list[dict[str, Any]]) -> str:
+    """What a broad forget would remove: each spot, then its lines, indented."""
+    out = ["would forget:"]
+    for item in preview:
+        if item["path"] is None:
+            out.append("  (history only)")
+        else:
+            start, end = item["lines"]["start"], item["lines"]["end"]
+            out.append(f"  {item['path']}:{start}" + (f"-{end}" if end != start else ""))
+        out.extend(f"    {line}" for line in item["text"].split("\n"))
+    return "\n".join(out)
+
+
 def page(p: Any) -> str:
     return p.text.rstrip("\n")
 
