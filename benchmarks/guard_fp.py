@@ -1,8 +1,9 @@
 """The write guard's false positives on real ordinary text: every SciFact abstract and every LoCoMo turn.
 
 Nobody wrote these texts to fool the guard, so every line it flags is a false
-positive. Each abstract is scanned whole (one line) and each chat turn as one
-line, the way `remember` and `session save` would see them; the data is read
+positive. Each abstract is scanned whole (one line), and each chat turn,
+observation, session summary and question as one line, the way `remember`
+and `session save` would see them; the data is read
 from ../shared/bench-data at run time, never copied. Prints lines scanned,
 lines flagged and each flagged line with the rule that fired; `--quick` scans
 the first 500 abstracts and the first conversation only.
@@ -28,14 +29,17 @@ def texts(quick: bool) -> dict[str, list[str]]:
             if quick and number >= 500:
                 break
             abstracts.append(json.loads(line)["text"])
-    turns = []
+    turns, other = [], []
     samples = json.loads((common.DATA / "locomo-dev" / "locomo-dev.json").read_text(encoding="utf-8"))
     for sample in samples[:1] if quick else samples:
         for key, session in sample["conversation"].items():
             if key.startswith("session_") and isinstance(session, list):
                 turns += [turn["text"] for turn in session]
+        other += [o[0] for session in sample["observation"].values() for obs in session.values() for o in obs]
+        other += list(sample["session_summary"].values()) + [q["question"] for q in sample["qa"]]
     flat = lambda items: [" ".join(t.split()) for t in items if t.strip()]  # noqa: E731
-    return {"SciFact abstracts": flat(abstracts), "LoCoMo turns": flat(turns)}
+    return {"SciFact abstracts": flat(abstracts), "LoCoMo turns": flat(turns),
+            "LoCoMo observations, summaries, questions": flat(other)}
 
 
 def main() -> None:
