@@ -76,16 +76,18 @@ class Notebook:
         if self.prefix != ".":
             _no_symlinks(self.top, self.prefix, what=f"the notebook folder {self.prefix!r} (.gitmem.toml)",
                          hint="set notebook.path in .gitmem.toml to a real folder; gitmem never follows symlinks")
-        real = Path(os.path.realpath(self.root))
-        top = Path(os.path.realpath(self.top))
-        if not real.is_relative_to(top):
-            raise PathOutside(f"the notebook folder {self.prefix!r} (.gitmem.toml) is outside the work tree",
-                              "set notebook.path in .gitmem.toml to a folder inside the repository")
+        self._inside(self.root, f"the notebook folder {self.prefix!r} (.gitmem.toml)",
+                     "set notebook.path in .gitmem.toml to a folder of the work tree")
+
+    def _inside(self, path: Path, what: str, hint: str) -> None:
+        """PathOutside unless path resolves inside the work tree and outside the git dir
+        (which a `.git` file, a linked worktree or --separate-git-dir can put anywhere)."""
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(Path(os.path.realpath(self.top))):
+            raise PathOutside(f"{what} is outside the work tree", hint)
         for inner in {self.git.git_dir, self.git.common_dir}:
-            git_dir = Path(os.path.realpath(inner))
-            if real.is_relative_to(git_dir):
-                raise PathOutside(f"the notebook folder {self.prefix!r} (.gitmem.toml) is inside the git dir",
-                                  "set notebook.path in .gitmem.toml to a folder of the work tree")
+            if real.is_relative_to(Path(os.path.realpath(inner))):
+                raise PathOutside(f"{what} is inside the git dir", hint)
 
     def page(self, name: str, must_exist: bool = False, default_suffix: str = ".md") -> str:
         """A confined notebook-relative page path from user input; a name that
@@ -96,6 +98,7 @@ class Notebook:
             rel += default_suffix
         self.check_root()
         _no_symlinks(self.top, self.repo_path(rel))
+        self._inside(self.file(rel), rel, "name a page of the notebook, outside the git dir")
         if must_exist and not self.file(rel).is_file():
             raise PageNotFound(f"no page {rel} in the notebook",
                                f"check the name, or create it with: git mem write {rel} TEXT")

@@ -233,6 +233,12 @@ def test_a_separate_git_dir_inside_the_work_tree_is_not_a_notebook_folder(tmp_pa
         assert result.stderr.startswith("error: the notebook folder 'store/hooks' (.gitmem.toml) is inside "
                                         "the git dir"), result.output
     assert snapshot_all(top / "store" / "hooks") == before
+    (top / ".gitmem.toml").write_text('[notebook]\npath = "."\n')  # the folder is fine; a page path is not
+    for args in (["write", "store/hooks/post-commit", "--replace", HOOK], ["remember", "--to", "store/config", "x"],
+                 ["get", "store/config"], ["forget", "store/config:1"]):
+        result = m(*args, code=1)
+        assert " is inside the git dir (name a page of the notebook, outside the git dir)" in result.stderr, args
+    assert snapshot_all(top / "store" / "hooks") == before
 
 
 def test_a_linked_worktree_cannot_reach_its_git_dir_through_a_link(mem: Mem, tmp_path: Path) -> None:
