@@ -130,14 +130,19 @@ def test_cpu_limit_stops_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     spin = "import resource; resource.setrlimit(resource.RLIMIT_CPU, (1, 2))\nwhile True: pass"
-    monkeypatch.setattr(documents.sys, "executable", sys.executable)
-    import subprocess
-
-    real = subprocess.run
-
-    def run(args: list[str], **kw: object) -> object:
-        return real([args[0], "-c", spin], **kw)
-
-    monkeypatch.setattr(documents.subprocess, "run", run)
+    monkeypatch.setattr(documents, "child_command", lambda: [sys.executable, "-c", spin])
     got = documents.extract("pdf", b"%PDF-1.4", documents.Limits(seconds=1))
     assert got.failed is not None and "longer than 1s" in got.failed
+
+
+def test_one_child_extracts_many_and_a_failure_costs_only_its_document() -> None:
+    """A run over many documents shares one child; the one that kills it fails alone."""
+    with documents.Extractor(documents.Limits(memory_mb=256)) as fence:
+        first = fence.extract("pdf", docfiles.pdf(["first"]))
+        child = fence.proc
+        second = fence.extract("docx", docfiles.docx([("p", "second")]))
+        assert fence.proc is child and child is not None  # the same process answered both
+        bomb = fence.extract("pdf", b"%PDF-1.4\n" + b"\0" * 64)
+        third = fence.extract("html", b"<p>third</p>")
+    assert (first.pages, second.pages, third.pages) == (["first\n"], ["second\n"], ["third\n"])
+    assert bomb.failed is not None and bomb.failed.startswith("not a readable PDF file")

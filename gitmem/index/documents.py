@@ -16,10 +16,11 @@ A document's text has the shape the index and `git mem get` use:
 - TXT: the text as it is.
 
 Untrusted input runs within limits. PDF, DOCX and HTML are parsed in a
-child process (`python -m gitmem.index.documents KIND ...`, the bytes on
-stdin) with an address-space limit (RLIMIT_AS) and a CPU-time limit
-(RLIMIT_CPU), and the parent kills it after a wall-clock timeout: a zip bomb
-or a pathological PDF costs that child, never the indexer. Before any parsing:
+child process (`python -m gitmem.index.documents`, documents framed on its
+stdin, one after another) with an address-space limit (RLIMIT_AS) and a
+CPU-time limit per document (RLIMIT_CPU), and the parent kills it after a
+wall-clock timeout: a zip bomb or a pathological PDF costs that child, never
+the indexer, and the next document gets a fresh one. Before any parsing:
 a size cap, a git-LFS pointer check, and for DOCX the zip's declared sizes and
 compression ratios (Python's zipfile never inflates past an entry's declared
 size, so the check holds).
@@ -34,6 +35,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".txt": "txt"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
@@ -41,6 +43,7 @@ LFS_MAX = 1024  # a pointer file is ~130 bytes
 ZIP_MAX_TOTAL = 256 * 1024 * 1024  # what a DOCX may inflate to, all parts together
 ZIP_MAX_RATIO = 200  # a part inflating more than this many times its packed size is a bomb
 ZIP_RATIO_FLOOR = 1024 * 1024  # below this size a high ratio is harmless (XML of repeated tags)
+OUT_OF_MEMORY = ("failed to map segment", "Cannot allocate memory")  # how a refused mmap of a library reads
 GRACE_SECONDS = 5  # wall clock beyond the CPU limit before the child is killed
 BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
@@ -97,13 +100,9 @@ def refusal(kind: str, size: int, head: bytes, limits: Limits) -> str | None:
 
 
 def extract(kind: str, data: bytes, limits: Limits = Limits()) -> Extract:
-    """A document's text, within limits; never raises for bad input (the failure is in the result)."""
-    why = refusal(kind, len(data), data[:LFS_MAX], limits)
-    if why:
-        return Extract(kind, failed=why)
-    if kind == "txt":
-        return parse(kind, data, limits)  # decoding needs no fence
-    return _in_child(kind, data, limits)
+    """One document's text, within limits, in a child of its own (Extractor for many)."""
+    with Extractor(limits) as fence:
+        return fence.extract(kind, data)
 
 
 def parse(kind: str, data: bytes, limits: Limits = Limits()) -> Extract:
@@ -119,10 +118,10 @@ def parse(kind: str, data: bytes, limits: Limits = Limits()) -> Extract:
             return Extract(kind, [_tidy(data.decode("utf-8", errors="replace").lstrip("\ufeff"))])
     except Failed as exc:
         return Extract(kind, failed=str(exc))
-    except MemoryError:
-        return Extract(kind, failed=f"ran out of memory (over {limits.memory_mb} MB) while extracting "
-                                    "(documents.memory_mb)")
     except Exception as exc:  # noqa: BLE001 - any parser error on untrusted bytes is that file's failure
+        if isinstance(exc, MemoryError) or any(w in str(exc) for w in OUT_OF_MEMORY):
+            return Extract(kind, failed=f"ran out of memory (over {limits.memory_mb} MB) while extracting "
+                                        "(documents.memory_mb)")
         return Extract(kind, failed=f"not a readable {kind.upper()} file ({type(exc).__name__}: {_line(exc)})")
     raise ValueError(f"unknown document kind {kind!r}")
 
@@ -248,22 +247,102 @@ def _line(exc: BaseException) -> str:
 
 
 # -- the fence: a child process with resource limits ----------------------
-def _in_child(kind: str, data: bytes, limits: Limits) -> Extract:
-    args = [sys.executable, "-m", "gitmem.index.documents", kind, str(limits.max_pages), str(limits.seconds),
-            str(limits.memory_mb)]
-    try:
-        done = subprocess.run(args, input=data, capture_output=True, timeout=limits.seconds + GRACE_SECONDS,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    except subprocess.TimeoutExpired:
-        return Extract(kind, failed=f"extraction took longer than {limits.seconds}s and was stopped "
-                                    "(documents.timeout_seconds)")
-    if done.returncode != 0:
-        return Extract(kind, failed=_death(done.returncode, done.stderr, limits))
-    try:
-        out = json.loads(done.stdout)
-    except ValueError:
-        return Extract(kind, failed="the extracting process gave no answer")
-    return Extract(kind, out.get("pages") or [], out.get("failed"), out.get("note"), out.get("total_pages"))
+def child_command() -> list[str]:
+    """How the fenced child is started (a test may swap it)."""
+    return [sys.executable, "-m", "gitmem.index.documents"]
+
+
+class Extractor:
+    """A fenced child that extracts one document after another, so that a run over many documents
+    pays Python's start and the parsers' imports once. A document that kills the child (its
+    memory or CPU limit, a crash) fails alone: the next one starts a fresh child.
+
+    Frames on the pipes: "KIND SIZE\\n" then SIZE bytes in; "SIZE\\n" then SIZE bytes of JSON out."""
+
+    def __init__(self, limits: Limits = Limits()) -> None:
+        self.limits = limits
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.errors: Any = None  # the child's stderr, in a file: a pipe nobody reads would fill and stall it
+
+    def __enter__(self) -> "Extractor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.proc is not None:
+            proc, self.proc = self.proc, None
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+                proc.wait(timeout=GRACE_SECONDS)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+            self.errors.close()
+
+    def extract(self, kind: str, data: bytes) -> Extract:
+        """A document's text, within limits; never raises for bad input (the failure is in the result)."""
+        why = refusal(kind, len(data), data[:LFS_MAX], self.limits)
+        if why:
+            return Extract(kind, failed=why)
+        if kind == "txt":
+            return parse(kind, data, self.limits)  # decoding needs no fence
+        if self.proc is None:
+            import tempfile
+
+            lim = self.limits
+            self.errors = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen([*child_command(), str(lim.max_pages), str(lim.seconds), str(lim.memory_mb)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+                                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        proc = self.proc
+        try:
+            proc.stdin.write(f"{kind} {len(data)}\n".encode() + data)  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+            answer = _frame(proc, self.limits.seconds + GRACE_SECONDS)
+        except (BrokenPipeError, EOFError, TimeoutError) as exc:
+            self.proc = None
+            if isinstance(exc, TimeoutError):
+                proc.kill()
+            code = proc.wait()
+            self.errors.seek(0)
+            stderr = self.errors.read()[-4096:]
+            self.errors.close()
+            proc.stdout.close()  # type: ignore[union-attr]
+            if isinstance(exc, TimeoutError):
+                return Extract(kind, failed=f"extraction took longer than {self.limits.seconds}s and was "
+                                            "stopped (documents.timeout_seconds)")
+            return Extract(kind, failed=_death(code, stderr, self.limits))
+        try:
+            out = json.loads(answer)
+        except ValueError:
+            return Extract(kind, failed="the extracting process gave no answer")
+        return Extract(kind, out.get("pages") or [], out.get("failed"), out.get("note"), out.get("total_pages"))
+
+
+def _frame(proc: subprocess.Popen[bytes], seconds: float) -> bytes:
+    """One answer from the child: EOFError if it died, TimeoutError if it took too long."""
+    import select
+    import time
+
+    fd = proc.stdout.fileno()  # type: ignore[union-attr]
+    deadline = time.monotonic() + seconds
+    buf = b""
+    size: int | None = None
+    while size is None or len(buf) < size:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            raise EOFError
+        buf += chunk
+        if size is None and b"\n" in buf:
+            head, _, buf = buf.partition(b"\n")
+            size = int(head)
+    return buf
 
 
 def _death(code: int, stderr: bytes, limits: Limits) -> str:
@@ -279,17 +358,29 @@ def _death(code: int, stderr: bytes, limits: Limits) -> str:
 
 
 def _child(argv: list[str]) -> int:
-    """Entry of the child: limits first, then parse stdin, answer JSON on stdout."""
+    """Entry of the child: limits first, then one document after another from stdin, JSON answers on stdout.
+    The CPU limit is renewed for each document (it counts the process's whole life)."""
     import resource
 
-    kind, max_pages, seconds, memory_mb = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    max_pages, seconds, memory_mb = int(argv[0]), int(argv[1]), int(argv[2])
     resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 1024 * 1024,) * 2)
-    data = sys.stdin.buffer.read()
-    got = parse(kind, data, Limits(max_pages=max_pages, seconds=seconds, memory_mb=memory_mb))
-    sys.stdout.write(json.dumps({"pages": got.pages, "failed": got.failed, "note": got.note,
-                                 "total_pages": got.total_pages}))
-    return 0
+    limits = Limits(max_pages=max_pages, seconds=seconds, memory_mb=memory_mb)
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        head = source.readline()
+        if not head:
+            return 0
+        kind, size = head.decode().split()
+        data = source.read(int(size))
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = int(used.ru_utime + used.ru_stime) + 1 + seconds
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+        got = parse(kind, data, limits)
+        answer = json.dumps({"pages": got.pages, "failed": got.failed, "note": got.note,
+                             "total_pages": got.total_pages}).encode()
+        sink.write(f"{len(answer)}\n".encode() + answer)
+        sink.flush()
 
 
 if __name__ == "__main__":
