@@ -83,8 +83,8 @@ def test_click_is_only_imported_by_the_cli() -> None:
     from pathlib import Path
 
     package = Path(__file__).resolve().parent.parent / "gitmem"
-    users = sorted(p.name for p in package.glob("*.py") if "import click" in p.read_text())
-    assert users == ["cli.py", "cli_agent.py", "cli_common.py", "cli_find.py", "cli_index.py", "cli_notes.py"]
+    users = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py") if "import click" in p.read_text())
+    assert users == ["cli/agent.py", "cli/common.py", "cli/find.py", "cli/indexing.py", "cli/main.py", "cli/notes.py"]
     assert isinstance(cli, click.Group)
 
 
@@ -95,3 +95,24 @@ def test_man_page_is_current() -> None:
 
     page = Path(__file__).resolve().parent.parent / "man" / "git-mem.1"
     assert page.read_text() == render_manpage(), "regenerate with: git mem manpage > man/git-mem.1"
+
+
+def test_no_arguments_prints_the_short_usage_and_exits_0(mem: Mem) -> None:
+    """Paper cut 7: `git mem` alone printed the whole help prefixed 'error:' and exited 2."""
+    result = mem(code=0)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "usage: git mem <command> [<options>] [<args>]" and result.stderr == ""
+    assert "   remember   Store a fact on the right page, as one commit." in lines
+    assert not any(line.lstrip().startswith(("manpage", "merge-driver")) for line in lines)  # hidden ones
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("args, example", [
+    (["write", "todo.md", "- item"], 'git mem write PAGE -- "- item"'),
+    (["remember", "- item"], 'git mem remember -- "- item"'),
+    (["daily", "-x"], 'git mem daily -- "- item"'),
+])
+def test_dash_hint_names_the_arguments_before_the_text(mem: Mem, args: list, example: str) -> None:
+    """Paper cut 8: the hint for text starting with '-' left out write's PAGE."""
+    result = mem(*args, code=2)
+    assert f"text that starts with '-' goes after '--', e.g. {example};" in result.stderr

@@ -374,3 +374,12 @@ def test_get_at_a_revision_blanks_forgotten_lines(mem: Mem) -> None:
     page = mem.json("get", "knowledge/facts.md", "--at", before)
     assert "tango" not in page["text"] and "gate code is kept by Dana" in page["text"]
     assert page["text"].count("\n") == mem.git("show", f"{before}:knowledge/facts.md").count("\n")
+
+
+def test_forget_reports_in_the_users_terms(mem: Mem) -> None:
+    """Paper cut 10: the report said "FTS optimized, WAL checkpointed"."""
+    seeded(mem)
+    lines = mem("forget", "--all", "zanzibarquux").stdout.splitlines()
+    assert lines[1].startswith("search: recall and search no longer find it (removed ")
+    assert lines[1].endswith(" from the index; its files on disk keep no copy)")
+    assert not any(word in line for line in lines for word in ("FTS", "WAL", "checkpoint", "vectors", "chunk"))

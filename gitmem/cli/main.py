@@ -25,6 +25,9 @@ class App(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         extra.pop("standalone_mode", None)
+        if not (sys.argv[1:] if args is None else args):  # like git: the short usage, exit 0
+            click.echo(short_usage())
+            sys.exit(0)
         try:
             code = super().main(args, "git mem", standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
@@ -33,7 +36,7 @@ class App(click.Group):
             where = f"git mem {exc.ctx.command.name}" if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
             hint = f"see '{where} --help'"
             if isinstance(exc, click.NoSuchOption):
-                hint = f"text that starts with '-' goes after '--', e.g. {where} -- \"- item\"; {hint}"
+                hint = f"text that starts with '-' goes after '--', e.g. {dash_example(exc.ctx, where)}; {hint}"
             click.echo(f"error: {exc.format_message()} ({hint})", err=True)
             code = 2
         except click.Abort:
@@ -53,6 +56,29 @@ class App(click.Group):
             click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
             code = 3
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def dash_example(ctx: click.Context | None, where: str) -> str:
+    """`git mem write PAGE -- "- item"`: the arguments that come before the text, then '--'."""
+    before = []
+    for param in ctx.command.params if ctx else []:
+        if isinstance(param, click.Argument):
+            if param.nargs == -1:
+                break
+            before.append(param.human_readable_name.upper())
+    return " ".join([where, *before, '-- "- item"'])
+
+
+def short_usage() -> str:
+    """What `git mem` alone prints: the usage line and one line a command."""
+    ctx = click.Context(cli, info_name="git mem", terminal_width=100, **CONTEXT)
+    shown = [(name, command) for name, command in cli.commands.items() if not command.hidden]
+    width = max(len(name) for name, _ in shown)
+    lines = ["usage: git mem <command> [<options>] [<args>]", "", "commands:"]
+    for name, command in sorted(shown):
+        lines.append(f"   {name.ljust(width)}   {command.get_short_help_str(limit=80)}")
+    lines += ["", "'git mem <command> -h' shows a command's options and examples; 'git mem -h' the overview."]
+    return "\n".join(lines)
 
 
 def _log_bug() -> Path:

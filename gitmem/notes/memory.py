@@ -287,7 +287,10 @@ def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
     """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
     start = int(match.group("start"))
     end = int(match.group("end") or start)
-    if start < 1 or end < start or end > total:
+    if end < start:
+        raise BadRange(f"the range {start}-{end} of {rel} is reversed (it ends before it starts)",
+                       f"put the first line first: {rel}:{end}-{start}")
+    if start < 1 or end > total:
         asked = f"line {start}" if start == end else f"lines {start}-{end}"
         raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
                        f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")
