@@ -116,3 +116,54 @@ def test_dash_hint_names_the_arguments_before_the_text(mem: Mem, args: list, exa
     """Paper cut 8: the hint for text starting with '-' left out write's PAGE."""
     result = mem(*args, code=2)
     assert f"text that starts with '-' goes after '--', e.g. {example};" in result.stderr
+
+
+@pytest.fixture
+def projects(mem: Mem, monkeypatch) -> Mem:
+    """`git mem` run from the notebook's projects/ folder."""
+    mem.write("projects/apollo.md", "# Apollo\n\nship on Friday\nthird line\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah 555-1234\n")
+    mem.commit("pages")
+    return Mem(mem.path / "projects", monkeypatch)
+
+
+def test_paths_are_taken_from_the_current_folder_as_git_does(projects: Mem) -> None:
+    """Paper cut 2: `cd projects && git mem get apollo.md` failed (paths were read from the notebook root)."""
+    assert projects("get", "apollo.md").stdout == "# Apollo\n\nship on Friday\nthird line\n"
+    assert projects.json("get", "apollo.md:3")["path"] == "projects/apollo.md"
+    assert projects.json("get", "../reference/contacts.md")["path"] == "reference/contacts.md"
+    assert projects.json("get", ":/reference/contacts.md:3")["text"] == "- Sarah 555-1234\n"
+    assert projects.json("get", str(projects.path / "apollo.md"))["path"] == "projects/apollo.md"
+    assert projects.json("write", "beta.md", "new page")["path"] == "projects/beta.md"
+    assert projects.json("remember", "--to", "apollo.md", "Budget is fine")["path"] == "projects/apollo.md"
+    assert projects.json("log", "--path", "apollo.md")["entries"][0]["subject"] == "mem: remember Budget is fine"
+    assert projects.json("forget", "apollo.md:4")["removed"] == [{"path": "projects/apollo.md",
+                                                                  "lines": {"start": 4, "end": 4}}]
+    assert "third line" not in (projects.path / "apollo.md").read_text()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("spec, error", [
+    ("../../outside.md", "error: '../../outside.md' leaves the notebook ('..')"),
+    ("/etc/passwd", "error: '/etc/passwd' is outside the notebook"),
+    ("reference/contacts.md", "error: no page projects/reference/contacts.md in the notebook"),
+])
+def test_paths_from_a_subfolder_stay_confined(projects: Mem, spec: str, error: str) -> None:
+    assert projects("get", spec, code=1).stderr.startswith(error)
+
+
+def test_a_page_not_found_from_a_subfolder_says_how_to_name_it_from_the_root(projects: Mem) -> None:
+    assert projects("get", "reference/contacts.md", code=1).stderr == (
+        "error: no page projects/reference/contacts.md in the notebook (paths are relative to the current folder, "
+        "as in git; from the notebook's root it is: git mem get :/reference/contacts.md)\n")
+
+
+def test_a_notebook_in_a_subfolder_reads_paths_from_the_repository_top(tmp_path, monkeypatch) -> None:
+    """Standing at the top of a code repository above a --dir notebook: a path into the notebook
+    (memory/x.md) is followed; any other is the notebook's own, as before."""
+    top = Mem(tmp_path / "code", monkeypatch)
+    top.path.mkdir()
+    top("init", "--no-index", "--dir", "memory")
+    top("write", ":/plan.md", "the plan")
+    assert top.json("get", "memory/plan.md")["path"] == "plan.md"
+    assert top.json("get", "plan.md")["path"] == "plan.md"
