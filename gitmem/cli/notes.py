@@ -58,10 +58,14 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
              force: bool, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
-    Routing: contacts (phone, email, address) -> reference/contacts.md,
-    preferences -> reference/preferences.md, todos -> lists/todos.md, shopping
-    -> lists/shopping.md, anything else -> knowledge/facts.md (flat layout:
-    sections of MEMORY.md). A fact the notebook already holds is not stored twice.
+    Routing, first match wins: shopping (buy, out of, pick up) ->
+    lists/shopping.md; todos (need to, remember to, due, or a task verb
+    first: call, book, renew...) -> lists/todos.md; contacts (phone, e-mail,
+    address, birthday) -> reference/contacts.md; preferences (likes,
+    prefers, allergic, how to answer you) -> reference/preferences.md;
+    anything else -> knowledge/facts.md (flat layout: sections of
+    MEMORY.md). --category or --to overrides it. A fact the notebook
+    already holds is not stored twice.
     Secrets and instruction-like text are refused, with the reason.
 
     \b
