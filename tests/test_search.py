@@ -2,10 +2,7 @@
 
 import itertools
 import json
-import os
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -127,17 +124,17 @@ def test_no_model_keyword_still_answers_and_says_so(corpus: Mem, no_model) -> No
 
 
 @pytest.mark.parametrize("model", ["nonexistent/model", "BAAI/bge-small-en-v1.5"])
-def test_unreachable_model_never_waits(corpus: Mem, model: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "GITMEM_MODEL_DIR"}
-    env.update(GITMEM_MODEL=model, HF_ENDPOINT="http://10.255.255.1")  # a blackhole address
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "gitmem", "recall", "--json", "tyres"], cwd=corpus.path,
-                          env=env, capture_output=True, text=True, timeout=60)
-    elapsed = time.monotonic() - started
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+def test_unreachable_model_never_waits(corpus: Mem, model: str, monkeypatch, network: list) -> None:
+    """A model that is not on this machine: recall answers by keyword without trying the network
+    (no connection, no download), so it never waits on it. The behaviour, not a wall-clock limit
+    (2 s failed at load 8); what it costs is in benchmarks/coldstart.py."""
+    monkeypatch.delenv("GITMEM_MODEL_DIR")
+    monkeypatch.setenv("GITMEM_MODEL", model)
+    monkeypatch.setenv("HF_ENDPOINT", "http://10.255.255.1")  # a blackhole address, if anything tried it
+    out = corpus.json("recall", "tyres")
     assert out["semantic"] is False and paths(out) == ["knowledge/car.md"]
-    assert elapsed < 2.0, f"recall took {elapsed:.2f}s"
+    assert out["notes"][0].startswith("semantic search is off")
+    assert network == []
 
 
 def test_snippet_centres_on_the_query_word() -> None:
