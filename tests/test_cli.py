@@ -167,3 +167,34 @@ def test_a_notebook_in_a_subfolder_reads_paths_from_the_repository_top(tmp_path,
     top("write", ":/plan.md", "the plan")
     assert top.json("get", "memory/plan.md")["path"] == "plan.md"
     assert top.json("get", "plan.md")["path"] == "plan.md"
+
+
+@pytest.mark.skipif(not __import__("shutil").which("man"), reason="needs man(1)")
+def test_git_mem_help_finds_the_man_page_after_an_editable_install(tmp_path) -> None:
+    """Paper cut 3: after `pip install -e .` (no data files installed), `git mem --help` said
+    "No manual entry for git-mem". Any git mem command now puts the page beside the bin folder
+    git finds git-mem in, where man looks."""
+    import os
+    import shutil
+
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    script = prefix / "bin" / "git-mem"
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m gitmem \"$@\"\n")
+    script.chmod(0o755)
+    system = os.pathsep.join(sorted({os.path.dirname(shutil.which(t) or "/usr/bin") for t in ("git", "man")}))
+    env = {**os.environ, "PATH": f"{prefix / 'bin'}{os.pathsep}{system}", "MANPAGER": "cat",
+           "PAGER": "cat", "MANWIDTH": "80", "GIT_PAGER": "cat"}
+    env.pop("MANPATH", None)
+    page = prefix / "share" / "man" / "man1" / "git-mem.1"
+    assert not page.exists()
+    before = subprocess.run(["git", "mem", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert "No manual entry for git-mem" in before.stdout + before.stderr  # the paper cut, reproduced
+    assert subprocess.run(["git", "mem", "-h"], cwd=tmp_path, env=env, capture_output=True).returncode == 0
+    from gitmem.cli.main import render_manpage
+
+    assert page.read_text() == render_manpage()
+    after = subprocess.run(["git", "mem", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert after.returncode == 0, after.stderr
+    assert "long-term memory for agents" in " ".join(after.stdout.split()) and "git mem recall" in after.stdout
+    shutil.rmtree(prefix / "share")
