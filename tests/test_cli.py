@@ -198,3 +198,33 @@ def test_git_mem_help_finds_the_man_page_after_an_editable_install(tmp_path) -> 
     assert after.returncode == 0, after.stderr
     assert "long-term memory for agents" in " ".join(after.stdout.split()) and "git mem recall" in after.stdout
     shutil.rmtree(prefix / "share")
+
+
+def test_progress_shows_only_once_the_work_takes_a_second(monkeypatch, capsys) -> None:
+    """Paper cut 1: on a terminal, a catch-up that takes more than about a second shows a bar."""
+    import io
+    import time
+
+    from gitmem.cli import common
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    quick = common.progress("embedding")
+    assert quick is not None
+    quick(256, 512)
+    quick(512, 512)
+    assert err.getvalue() == ""  # done within the second: nothing shown
+    slow = common.progress("embedding")
+    slow(256, 1024)
+    clock[0] += 1.5
+    slow(512, 1024)
+    slow(1024, 1024)
+    assert "embedding" in err.getvalue() and "100%" in err.getvalue()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal: no bar at all
+    assert common.progress("embedding") is None

@@ -165,3 +165,55 @@ def test_fusion_setting_switches_the_notebook_to_rank_fusion(corpus: Mem) -> Non
     assert scores[0] == ranks[0] == 1.0  # knowledge/car.md: first in both lists either way
     # rank fusion: second place in both lists is (1/62 + 1/62) / (2/61), whatever the scores were
     assert ranks[1] == round(61 / 62, 4) and scores[1] != ranks[1]
+
+
+def few_embedded_on_read(mem: Mem, limit: int) -> None:
+    config = mem.path / ".gitmem.toml"
+    text = config.read_text()
+    assert "embed_on_read" not in text
+    config.write_text(text.replace("[search]", f"[search]\nembed_on_read = {limit}", 1) if "[search]" in text
+                      else text + f"\n[search]\nembed_on_read = {limit}\n")
+    mem.commit("a low embed_on_read")
+
+
+def test_a_big_catch_up_answers_by_keyword_at_once_and_embeds_in_the_background(corpus: Mem, monkeypatch) -> None:
+    """Paper cut 1: the first recall after cloning a big notebook embedded everything first (two
+    minutes of nothing). With more new texts than embed_on_read it answers by keyword at once,
+    says semantic results are still being prepared, and starts the background worker."""
+    from gitmem.gitops import hookrun
+
+    started: list = []
+    monkeypatch.setattr(hookrun, "spawn", lambda top: started.append(top) or True)
+    few_embedded_on_read(corpus, 2)
+    out = corpus.json("recall", "tyres")
+    assert (out["mode"], out["semantic"]) == ("keyword", False)
+    assert paths(out) == ["knowledge/car.md"]
+    assert out["notes"][-1].startswith("semantic results are still being prepared: ")
+    assert " passages are being embedded in the background, so this answer is by keyword only" in out["notes"][-1]
+    assert started == [corpus.path]
+    assert corpus.json("status", "--no-model")["counts"]["embedded"] == 0  # nothing was embedded in the read
+
+
+def test_a_small_catch_up_is_embedded_by_the_read_itself(corpus: Mem, monkeypatch) -> None:
+    from gitmem.gitops import hookrun
+
+    monkeypatch.setattr(hookrun, "spawn", lambda top: pytest.fail("no background worker for a few texts"))
+    out = corpus.json("recall", "tyres")
+    assert out["semantic"] is True and not any("prepared" in n for n in out["notes"])
+
+
+def test_the_background_worker_embeds_and_the_next_recall_is_semantic(corpus: Mem) -> None:
+    """The real worker (git mem hooks run background), even with hooks switched off (GITMEM_HOOKS=0
+    in every test): it is what a read asked for, not a hook."""
+    import time
+
+    few_embedded_on_read(corpus, 2)
+    first = corpus.json("recall", "tyres")
+    assert first["semantic"] is False
+    deadline = time.monotonic() + 300  # a timeout for a loaded machine, not a measurement
+    while corpus.json("status", "--no-model")["counts"]["pending_embeddings"]:
+        assert time.monotonic() < deadline, (corpus.path / ".git/gitmem/hooks.log").read_text()
+        time.sleep(0.5)
+    later = corpus.json("recall", "what needs replacing on the vehicle")
+    assert later["semantic"] is True and not any("prepared" in n for n in later["notes"])
+    assert "background: indexed" in (corpus.path / ".git/gitmem/hooks.log").read_text()

@@ -111,15 +111,20 @@ def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def progress(label: str) -> Callable[[int, int], None] | None:
-    """A progress bar on stderr when a person is watching, else nothing."""
+def progress(label: str, delay: float = 1.0) -> Callable[[int, int], None] | None:
+    """A progress bar on stderr when a person is watching, else nothing. It appears only once
+    the work has taken `delay` seconds, so a quick catch-up prints nothing."""
     if not sys.stderr.isatty():
         return None
-    state: dict[str, Any] = {}
+    import time
+
+    state: dict[str, Any] = {"started": time.monotonic()}
 
     def update(done: int, total: int) -> None:
         bar = state.get("bar")
         if bar is None:
+            if done >= total or time.monotonic() - state["started"] < delay:
+                return
             bar = state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
             bar.__enter__()
         bar.update(done - bar.pos)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .common import json_option, notebook, page_path, search_options, show
+from .common import json_option, notebook, page_path, progress, search_options, show
 from ..config import GROUPS
 
 
@@ -20,7 +20,7 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, 
 
     since, until = dates.date_range(since, start, end, day)
     query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by)
-    show(search.run(notebook(), query), as_json, output.results)
+    show(search.run(notebook(), query, progress=progress("embedding new text")), as_json, output.results)
 
 
 @click.command()

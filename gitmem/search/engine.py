@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import candidates, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
 from ..index import embed
+from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..index.indexer import Index, recovering
@@ -44,8 +45,11 @@ class Query:
     by: str = "auto"
 
 
+Progress = Callable[[int, int], None]
+
+
 @recovering
-def run(nb: Notebook, query: Query) -> Results:
+def run(nb: Notebook, query: Query, progress: Progress | None = None) -> Results:
     """Answer a query against the notebook as it is now (HEAD + work tree)."""
     started = time.monotonic()
     if not query.text or not query.text.strip():
@@ -68,7 +72,12 @@ def run(nb: Notebook, query: Query) -> Results:
             if note:
                 notes.append(note)
             else:
-                notes.extend(_embed(index, embedder, view))
+                deferred = _defer(index, embedder, view)
+                if deferred:
+                    embedder = None
+                    notes.append(deferred)
+                else:
+                    notes.extend(_embed(index, embedder, view, progress))
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         hits = rank(index, query, embedder, view)
@@ -87,7 +96,27 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
         return None, exc.off_note()
 
 
-def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
+def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | None:
+    """When the view has more new texts than a read should embed itself (a fresh clone of a big
+    notebook: minutes), or a background worker is embedding right now: a note saying semantic
+    results are still being prepared, after starting that worker if none runs; else None."""
+    if view.kind != "live":
+        return None
+    changed_model = index.meta("model") not in (None, embedder.key)
+    waiting = views.pending(index, view) if not changed_model else views.total(index, view)
+    if not waiting:
+        return None
+    busy = hookrun.busy(index.nb.state_dir)
+    if waiting <= index.nb.settings.embed_on_read and not busy:
+        return None
+    if not busy and not hookrun.spawn(index.nb.top):
+        return None  # no worker: embed here after all
+    return (f"semantic results are still being prepared: {waiting} passages are being embedded in the "
+            "background, so this answer is by keyword only; ask again in a while, or run 'git mem index' "
+            "to wait for it with a progress bar")
+
+
+def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: Progress | None = None) -> list[str]:
     """Embed the view's new texts; a past view with many (history not yet
     embedded by 'git mem index') answers semantically from what is embedded."""
     if view.kind != "live":
@@ -95,7 +124,7 @@ def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str
         if waiting > EMBED_ON_READ:
             return [f"{waiting} texts of this view have no embedding yet, so meaning-based results may miss "
                     "them; run 'git mem index' once to embed the whole history"]
-    return index.embed(embedder, view=view.sql).notes
+    return index.embed(embedder, view=view.sql, progress=progress).notes
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
