@@ -1,6 +1,6 @@
 """What a hook starts: the index catch-up, in the background, never failing.
 
-The hook script (hook.sh) starts `git mem hooks run NAME ARGS` in the
+The hook script (hooks/post-hook.sh) starts `git mem hooks run NAME ARGS` in the
 background and returns; mid-rebase it starts nothing at all. `start()` then
 forks twice, and the worker runs in its own session, at low priority, with
 stdin/stdout/stderr on /dev/null and every other file descriptor closed, so
@@ -149,7 +149,7 @@ def start(name: str | None, args: list[str], catch_up: CatchUp) -> None:
     """The hook's entry: detach and return; the worker catches up and exits 0.
 
     Before forking it checks, without GitPython, for a file checkout or a
-    rebase under way (hook.sh already did; the pre-commit framework's hook
+    rebase under way (post-hook.sh already did; the pre-commit framework's hook
     did not), so such a firing costs one short-lived process, not two."""
     name, args = hook_name(name, args, dict(os.environ))
     if env_off() and name != BACKGROUND:
