@@ -189,6 +189,7 @@ limit = {settings.limit}
 min_score = {settings.min_score}
 fusion = "{settings.fusion}"   # hybrid: scores (mean of each ranker's scores relative to its best) | rrf
 rrf_k = {settings.rrf_k}        # used by fusion = "rrf"
+embed_on_read = {settings.embed_on_read}  # a read embeds this many new texts itself; more: keyword now, the rest in the background
 
 [context]
 always_on = {lst(settings.always_on)}

@@ -170,9 +170,8 @@ def test_fusion_setting_switches_the_notebook_to_rank_fusion(corpus: Mem) -> Non
 def few_embedded_on_read(mem: Mem, limit: int) -> None:
     config = mem.path / ".gitmem.toml"
     text = config.read_text()
-    assert "embed_on_read" not in text
-    config.write_text(text.replace("[search]", f"[search]\nembed_on_read = {limit}", 1) if "[search]" in text
-                      else text + f"\n[search]\nembed_on_read = {limit}\n")
+    assert "\nembed_on_read = 100 " in text  # what git mem init wrote
+    config.write_text(text.replace("\nembed_on_read = 100 ", f"\nembed_on_read = {limit} "))
     mem.commit("a low embed_on_read")
 
 
