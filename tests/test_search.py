@@ -216,3 +216,19 @@ def test_the_background_worker_embeds_and_the_next_recall_is_semantic(corpus: Me
     later = corpus.json("recall", "what needs replacing on the vehicle")
     assert later["semantic"] is True and not any("prepared" in n for n in later["notes"])
     assert "background: indexed" in (corpus.path / ".git/gitmem/hooks.log").read_text()
+
+
+def test_a_read_reports_how_its_catch_up_goes(mem: Mem) -> None:
+    """Paper cut 1: what the progress bar shows on a terminal: commits indexed, then texts embedded."""
+    from gitmem.gitops.git import open_notebook
+    from gitmem.search import engine as search
+
+    for i in range(3):
+        mem.write(f"knowledge/n{i}.md", f"# Note {i}\n\nfact number {i} about gardening\n")
+        mem.commit(f"note {i}")
+    commits: list = []
+    texts: list = []
+    search.run(open_notebook(mem.path), search.Query("gardening"), progress=lambda d, t: texts.append((d, t)),
+               indexing=lambda d, t: commits.append((d, t)))
+    assert commits == [(1, 4), (2, 4), (3, 4), (4, 4)]  # init's commit and the three notes
+    assert texts and texts[-1][0] == texts[-1][1] >= 3

@@ -49,8 +49,9 @@ Progress = Callable[[int, int], None]
 
 
 @recovering
-def run(nb: Notebook, query: Query, progress: Progress | None = None) -> Results:
-    """Answer a query against the notebook as it is now (HEAD + work tree)."""
+def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
+    """Answer a query against the notebook as it is now (HEAD + work tree). `indexing` and
+    `progress` hear how the catch-up of commits and the embedding of new text go."""
     started = time.monotonic()
     if not query.text or not query.text.strip():
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
@@ -62,7 +63,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None) -> Results
     index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
-        report = index.sync()
+        report = index.sync(progress=indexing)
         view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
         notes = list(report.notes) + view.notes
