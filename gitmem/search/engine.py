@@ -99,18 +99,17 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
 
 def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | None:
     """When the view has more new texts than a read should embed itself (a fresh clone of a big
-    notebook: minutes), or a background worker is embedding right now: a note saying semantic
-    results are still being prepared, after starting that worker if none runs; else None."""
+    notebook: minutes): a note saying semantic results are still being prepared, after starting
+    the background worker unless one runs already; else None."""
     if view.kind != "live":
         return None
     changed_model = index.meta("model") not in (None, embedder.key)
     waiting = views.pending(index, view) if not changed_model else views.total(index, view)
     if not waiting:
         return None
-    busy = hookrun.busy(index.nb.state_dir)
-    if waiting <= index.nb.settings.embed_on_read and not busy:
-        return None
-    if not busy and not hookrun.spawn(index.nb.top):
+    if waiting <= index.nb.settings.embed_on_read:
+        return None  # a few seconds at most, waiting for a hook's worker included: embed them here
+    if not hookrun.busy(index.nb.state_dir) and not hookrun.spawn(index.nb.top):
         return None  # no worker: embed here after all
     return (f"semantic results are still being prepared: {waiting} passages are being embedded in the "
             "background, so this answer is by keyword only; ask again in a while, or run 'git mem index' "
