@@ -56,7 +56,7 @@ class Guard:
         self.app, self.hosts, self.csrf, self.token = app, {h.lower() for h in hosts}, csrf, token
         self.headers = [(b"content-security-policy", csp(remote_images).encode()),
                         (b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
-                        (b"referrer-policy", b"no-referrer"), (b"cross-origin-opener-policy", b"same-origin"),
+                        (b"referrer-policy", b"same-origin"), (b"cross-origin-opener-policy", b"same-origin"),
                         (b"cross-origin-resource-policy", b"same-origin")]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
