@@ -28,6 +28,12 @@ def csrf(c: TestClient) -> str:
     return found.group(1)
 
 
+def packed(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
 def head(mem: Mem) -> str:
     return mem.git("rev-parse", "HEAD").strip()
 
@@ -133,12 +139,24 @@ def test_edit_saves_one_commit_through_the_write_path(notes: Mem) -> None:
     before = head(notes)
     new = original.replace("Ship on Friday", "Ship on Monday")
     response = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": new.replace("\n", "\r\n"),
-                                                       "original": original, "do": "save"})
+                                                       "original": packed(original), "do": "save"})
     assert response.status_code == 303 and response.headers["location"].startswith("/page/knowledge/plan.md")
     assert (notes.path / "knowledge/plan.md").read_text() == new
     assert notes.git("rev-parse", "HEAD~1").strip() == before
     assert notes.git("log", "-1", "--format=%s").strip() == "mem: replace knowledge/plan.md"
     assert notes.git("show", "--stat", "--format=", "HEAD").strip().startswith("knowledge/plan.md")
+
+
+def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict(mem: Mem) -> None:
+    (mem.path / "win.md").write_bytes(b"# Win\r\n\r\nold line\r\n")
+    mem.commit("crlf page")
+    c = client(mem)
+    form = c.get("/edit/win.md").text
+    original = re.search(r'name="original" value="([^"]+)"', form).group(1)  # as the browser sends it back
+    response = c.post("/edit/win.md", data={"csrf": csrf(c), "original": original, "do": "save",
+                                            "text": "# Win\r\n\r\nnew line\r\n"})
+    assert response.status_code == 303, response.text
+    assert (mem.path / "win.md").read_bytes() == b"# Win\n\nnew line\n"
 
 
 def test_edit_of_a_page_changed_since_opened_is_refused_with_the_difference(notes: Mem) -> None:
@@ -147,7 +165,7 @@ def test_edit_of_a_page_changed_since_opened_is_refused_with_the_difference(note
     notes("write", "knowledge/plan.md", "Agent added this meanwhile")
     before = head(notes)
     response = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": "# Plan\n\nmine\n",
-                                                       "original": original, "do": "save"})
+                                                       "original": packed(original), "do": "save"})
     assert response.status_code == 409
     assert "changed since you opened it" in response.text
     assert '<span class="add">+Agent added this meanwhile</span>' in response.text
@@ -159,7 +177,7 @@ def test_edit_goes_through_the_guard(notes: Mem) -> None:
     c = client(notes)
     original = (notes.path / "knowledge/plan.md").read_text()
     before = head(notes)
-    response = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": original, "do": "save",
+    response = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(original), "do": "save",
                                                        "text": original + "my aws key is AKIAIOSFODNN7EXAMPLE\n"})
     assert response.status_code == 422 and "AKIA" not in (notes.path / "knowledge/plan.md").read_text()
     assert head(notes) == before
@@ -170,7 +188,7 @@ def test_preview_renders_without_saving(notes: Mem) -> None:
     response = c.post("/preview", data={"csrf": csrf(c), "text": "# Hi\n<script>x()</script>", "path": "a.md"})
     assert "<h1>Hi</h1>" in response.text and "<script>" not in response.text
     original = (notes.path / "knowledge/plan.md").read_text()
-    page = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": "# Other\n", "original": original,
+    page = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": "# Other\n", "original": packed(original),
                                                    "do": "preview"})
     assert "<h1>Other</h1>" in page.text and (notes.path / "knowledge/plan.md").read_text() == original
 
@@ -186,7 +204,7 @@ def test_new_page_and_delete_page_are_a_commit_each(notes: Mem) -> None:
     assert (notes.path / "ideas/garden.md").read_text() == "# Garden\n\nTomatoes\n"
     form = c.get("/delete/ideas/garden.md").text
     assert "Delete the page" in form
-    gone = c.post("/delete/ideas/garden.md", data={"csrf": csrf(c), "original": "# Garden\n\nTomatoes\n"})
+    gone = c.post("/delete/ideas/garden.md", data={"csrf": csrf(c), "original": packed("# Garden\n\nTomatoes\n")})
     assert gone.status_code == 303 and not (notes.path / "ideas/garden.md").exists()
     assert notes.git("log", "-1", "--format=%s").strip() == "mem: delete ideas/garden.md"
     assert notes.git("status", "--porcelain").strip() == ""
@@ -238,9 +256,9 @@ def test_state_changes_without_csrf_proof_are_refused(notes: Mem) -> None:
     c = client(notes)
     original = (notes.path / "knowledge/plan.md").read_text()
     before = head(notes)
-    forged = c.post("/edit/knowledge/plan.md", data={"text": "pwned", "original": original, "do": "save"})
+    forged = c.post("/edit/knowledge/plan.md", data={"text": "pwned", "original": packed(original), "do": "save"})
     assert forged.status_code == 403
-    wrong = c.post("/edit/knowledge/plan.md", data={"csrf": "guess", "text": "pwned", "original": original})
+    wrong = c.post("/edit/knowledge/plan.md", data={"csrf": "guess", "text": "pwned", "original": packed(original)})
     assert wrong.status_code == 403
     api = c.post("/api/remember", json={"text": "pwned"})
     assert api.status_code == 403 and "X-Gitmem" in api.json()["error"]
@@ -290,6 +308,8 @@ def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
     assert c.get("/api/debug/memory/search?q=x&sources=mail").status_code == 400
     assert c.get("/api/search?q=").status_code == 400
     assert c.get("/api/get?path=nope.md").status_code == 404
+    damaged = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": "%%%", "text": "x"})
+    assert damaged.status_code == 400 and "damaged" in damaged.text
 
 
 # -- the JSON API ----------------------------------------------------------------

@@ -7,6 +7,7 @@ the save is refused and the difference shown, never overwritten."""
 
 from __future__ import annotations
 
+import base64
 import difflib
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import GitmemError
+from ..errors import GitmemError, UsageError
 from ..notebook import Notebook
 from .render import render
 
@@ -39,7 +40,7 @@ def routes(web: "Web") -> list[Route]:
         from ..notes import memory
 
         form = await request.form()
-        path, text, original = request.path_params["path"], _text(form, "text"), _text(form, "original")
+        path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
         if form.get("do") == "preview":
             return _editor(web, request, path, text, original)
         try:
@@ -78,14 +79,14 @@ def routes(web: "Web") -> list[Route]:
         from ..notes import memory
 
         page = await web.call(memory.get, request.path_params["path"])
-        return web.page(request, "delete.html", path=page.path, original=page.text, nav="browse",
+        return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
                         rendered=render(page.text, page.path, web.remote_images), title=f"Delete {page.path}")
 
     async def delete(request: Request) -> Response:
         from ..notes import removal
 
         form = await request.form()
-        written = await web.call(removal.remove, request.path_params["path"], expected=_text(form, "original"))
+        written = await web.call(removal.remove, request.path_params["path"], expected=_original(form))
         return RedirectResponse(f"/browse?flash={quote('deleted ' + written.path)}", status_code=303)
 
     async def forget_form(request: Request) -> Response:
@@ -129,6 +130,19 @@ def routes(web: "Web") -> list[Route]:
             Route("/rebuild", rebuild, methods=["POST"])]
 
 
+def _original(form: Any) -> str:
+    """The page as the form was opened: base64 in the form, so that its exact bytes survive the
+    browser (which turns every line end in a form field into CRLF)."""
+    try:
+        return base64.b64decode(str(form.get("original", "")), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError("the form's copy of the page is damaged", "open the page again and redo the change") from exc
+
+
+def packed(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+
+
 def _text(form: Any, name: str) -> str:
     """A form field as the page text it stands for: browsers send CRLF line ends."""
     return str(form.get(name, "")).replace("\r\n", "\n")
@@ -140,7 +154,7 @@ def _preview(web: "Web", text: str, path: str) -> str:
 
 def _editor(web: "Web", request: Request, path: str, text: str, original: str, code: int = 200,
             **extra: Any) -> Response:
-    return web.page(request, "edit.html", code, nav="browse", path=path, text=text, original=original,
+    return web.page(request, "edit.html", code, nav="browse", path=path, text=text, original=packed(original),
                     preview=_preview(web, text, path), title=f"Edit {path}", **extra)
 
 
