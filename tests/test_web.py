@@ -22,7 +22,7 @@ def client(mem: Mem, **options: Any) -> TestClient:
     return TestClient(create_app(mem.path, {"testserver"}, **options), follow_redirects=False)
 
 
-def csrf(c: TestClient) -> str:
+def csrf(c: TestClient) -> str:  # the per-server secret every form carries
     found = re.search(r'name="csrf" value="([^"]+)"', c.get("/forget").text)
     assert found
     return found.group(1)
@@ -335,6 +335,18 @@ def test_api_debug_search_files_and_compaction(notes: Mem) -> None:
     assert listing["groups"] == {"notebook": 2, "daily": 1}
     reminder = c.post("/api/debug/memory/simulate-compaction", headers=API).json()
     assert reminder["kind"] == "flush" and "Session nearing compaction" in reminder["text"]
+
+
+def test_export_is_every_page_as_json(notes: Mem) -> None:
+    response = client(notes).get("/api/export")
+    assert response.headers["content-disposition"] == 'attachment; filename="notebook.json"'
+    data = response.json()
+    assert data["head"] == head(notes)
+    pages = {p["path"]: p for p in data["pages"]}
+    assert pages["knowledge/plan.md"]["text"] == (notes.path / "knowledge/plan.md").read_text()
+    assert pages["knowledge/plan.md"]["commit"] == head(notes) and not pages["knowledge/plan.md"]["private"]
+    assert set(pages) == {"knowledge/plan.md", "reference/contacts.md", next(
+        p for p in pages if p.startswith("daily/"))}
 
 
 def test_api_notebook_page_crud(notes: Mem) -> None:

@@ -86,6 +86,10 @@ def routes(web: "Web") -> list[Route]:
     async def listing(request: Request) -> Response:
         return answer(await web.call(files.listing))
 
+    async def export(request: Request) -> Response:
+        data = await web.call(files.export)
+        return JSONResponse(data, headers={"content-disposition": 'attachment; filename="notebook.json"'})
+
     async def sessions(request: Request) -> Response:
         return answer({"sessions": [jsonable(s) for s in await web.call(files.sessions)]})
 
@@ -152,7 +156,7 @@ def routes(web: "Web") -> list[Route]:
         return answer(written, 201 if written.action != "unchanged" else 200)
 
     return [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
-            Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing),
+            Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
             Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
             Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
             Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import posixpath
 from dataclasses import dataclass, field
 
@@ -97,3 +98,18 @@ def sessions(nb: Notebook) -> list[Session]:
         found.append(Session(f.path, fields.get("chat"), fields.get("agent"), fields.get("time"),
                              bool(parse(text.encode("utf-8", "surrogatepass")).private)))
     return sorted(found, key=lambda s: s.path, reverse=True)
+
+
+def export(nb: Notebook) -> dict[str, object]:
+    """Every page with its text and last commit, as one JSON document (the notebook's own
+    copy is git: this is for reading it elsewhere)."""
+    from ..index.blobs import parse
+
+    found = listing(nb)
+    pages = []
+    for f in found.files:
+        text = nb.read(f.path)
+        pages.append({"path": f.path, "group": f.group, "commit": f.commit, "date": f.date,
+                      "uncommitted": f.uncommitted,
+                      "private": bool(parse(text.encode("utf-8", "surrogatepass")).private), "text": text})
+    return {"notebook": found.notebook, "head": nb.git.head(), "exported": iso(time.time()), "pages": pages}
