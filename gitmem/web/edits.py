@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import GitmemError, UsageError
+from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from .render import render
 
@@ -44,11 +44,12 @@ def routes(web: "Web") -> list[Route]:
         if form.get("do") == "preview":
             return _editor(web, request, path, text, original)
         try:
-            written = await web.call(memory.write, path, text, replace=True, expected=original)
+            written = await web.call(memory.write, path, text, replace=True, expected=original,
+                                     allow=form.get("allow") == "1")
         except memory.PageChanged as exc:
             return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current))
         except GitmemError as exc:
-            return _editor(web, request, path, text, original, 422, error=exc.line())
+            return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused))
         return _saved(written)
 
     async def new_form(request: Request) -> Response:
