@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import GitFailed, PageNotFound
+from ..errors import GitFailed
 from ..notebook import Notebook
 from .memory import PageChanged, Written, committable, write_lock
 
@@ -16,18 +16,21 @@ def remove(nb: Notebook, page: str, expected: str | None = None) -> Written:
         current = nb.read(rel)
         if expected is not None and current != expected:
             raise PageChanged(rel, expected, current)
-        if not nb.file(rel).is_file():
-            raise PageNotFound(f"no page {rel} in the notebook", "it was deleted meanwhile")
-        repo_path = nb.repo_path(rel)
-        tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
-        nb.file(rel).unlink()
         message = f"mem: delete {rel}"
-        commit = None
-        if tracked:
-            try:
-                commit, _ = nb.git.commit([repo_path], message)
-            except GitFailed as exc:
-                raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
-                                f"git history still has it; fix the cause, then run: git commit -- {repo_path}") from exc
-    lines = current.count("\n")
-    return Written("delete", rel, {"start": 1, "end": lines}, commit, message)
+        commit = delete(nb, rel, message)
+    return Written("delete", rel, {"start": 1, "end": current.count("\n")}, commit, message)
+
+
+def delete(nb: Notebook, rel: str, message: str) -> str | None:
+    """Unlink a page and commit that (None: it was never committed, so there is nothing to commit).
+    The caller holds the write lock."""
+    repo_path = nb.repo_path(rel)
+    tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
+    nb.file(rel).unlink()
+    if not tracked:
+        return None
+    try:
+        return nb.git.commit([repo_path], message)[0]
+    except GitFailed as exc:
+        raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
+                        f"git history still has it; fix the cause, then run: git commit -- {repo_path}") from exc
