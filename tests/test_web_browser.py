@@ -175,3 +175,34 @@ def test_keyboard_focus_and_phone_width(served: Served, page) -> None:
         page.goto(served.url + path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)
+
+
+def test_reading_searching_and_saving_work_with_javascript_off(served: Served) -> None:
+    from playwright.sync_api import sync_playwright
+
+    mem = served.mem
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_context(java_script_enabled=False).new_page()
+            page.goto(served.url + "search?q=Sarah+phone&mode=keyword")
+            assert page.locator(".hit a").first.inner_text().startswith("reference/contacts.md")
+            page.goto(served.url + "edit/knowledge/plan.md")
+            page.get_by_label("Markdown").fill("# Plan\n\nShip *soon*\n")
+            page.get_by_role("button", name="Preview").click()  # a plain form post without htmx
+            assert page.locator("#preview em").inner_text() == "soon"
+            assert "Ship on Friday" in (mem.path / "knowledge/plan.md").read_text()  # preview saves nothing
+            page.get_by_role("button", name="Save (one commit)").click()
+            assert page.locator("article em").inner_text() == "soon"
+            assert (mem.path / "knowledge/plan.md").read_text() == "# Plan\n\nShip *soon*\n"
+        finally:
+            browser.close()
+
+
+def test_rebuild_from_the_status_page_reports_progress_until_done(served: Served, page) -> None:
+    page.goto(served.url + "status")
+    page.get_by_role("button", name="Rebuild").click()
+    status = page.locator("#rebuild")
+    status.get_by_text("Rebuilt at").wait_for(timeout=120_000)  # htmx polls /rebuild every second
+    assert re.search(r"\d+ commits, \d+ chunks", status.inner_text())
+    assert page.url.endswith("/status")  # updated in place, no page load
