@@ -122,7 +122,11 @@ def test_timeline_lists_commits_newest_first(notes: Mem) -> None:
 def test_search_groups_results_like_the_cli(notes: Mem) -> None:
     page = client(notes).get("/search?q=Sarah&mode=keyword").text
     assert page.index("NOTEBOOK (1)") < page.index("DAILY (1)")
-    assert 'href="/page/reference/contacts.md"' in page
+    link = re.search(r'href="(/page/reference/contacts.md\?lines=(\d+)-(\d+))"', page)
+    assert link
+    shown = client(notes).get(link.group(1).replace("&amp;", "&")).text
+    excerpt = shown.split('<section class="excerpt"', 1)[1].split("</section>", 1)[0]
+    assert f"Lines {link.group(2)}-{link.group(3)} of " in excerpt and "- Sarah&#39;s phone is 555-1234" in excerpt
     none = client(notes).get("/search?q=zebra&mode=keyword").text
     assert "No good match for “zebra”" in none
     tagged = client(notes).get("/search?q=Friday+Sarah&mode=keyword&tag=project").text

@@ -41,8 +41,9 @@ def routes(web: "Web") -> list[Route]:
 
     async def page(request: Request) -> Response:
         at = request.query_params.get("at") or None
-        return web.page(request, "page.html", nav="browse", **await web.call(_page, request.path_params["path"],
-                                                                            at, web.remote_images))
+        data = await web.call(_page, request.path_params["path"], at, web.remote_images,
+                              request.query_params.get("lines") or None)
+        return web.page(request, "page.html", nav="browse", **data)
 
     async def history(request: Request) -> Response:
         from ..search import timeline
@@ -92,12 +93,14 @@ def routes(web: "Web") -> list[Route]:
             Route("/sessions", sessions)]
 
 
-def _page(nb: Notebook, path: str, at: str | None, remote_images: bool) -> dict[str, Any]:
+def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
     from ..notes import memory
 
     found = memory.get(nb, path, at)
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
                             "rendered": render(found.text, found.path, remote_images)}
+    if lines:  # a search hit: its lines, as text, above the page
+        data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
     if found.revision:
         data["described"] = commit_info(nb, found.revision)
         return data
