@@ -1,10 +1,12 @@
 """A page's markdown as HTML a browser can show safely.
 
 Notes come from agents and from pulls, so they are untrusted. markdown-it-py
-renders them with raw HTML switched off (a `<script>` in a note is shown as
-text), and nh3 (the Rust `ammonia` sanitiser) then keeps only an allow-list
-of tags and attributes, so no script, no event handler and no `javascript:`
-URL can reach the page whatever the renderer does. Remote images are not
+renders them (CommonMark, with tables and strikethrough; inline HTML passes
+through, so the `<!-- gitmem: ... -->` comments that carry a fact's source
+stay hidden as in any markdown viewer), and nh3 (the Rust `ammonia`
+sanitiser) then keeps only an allow-list of tags and attributes: a script
+and its content, event handlers, `javascript:` and `data:` links, SVG,
+iframes and forms are removed whatever the note says. Remote images are not
 loaded unless the server was started with --remote-images: the image keeps
 its alt text and loses its address, so reading a note never tells a third
 party that you did.
@@ -24,7 +26,7 @@ from ..markdown import body_offset
 
 TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
         "i", "img", "input", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody", "td",
-        "th", "thead", "tr", "ul", "span"}
+        "th", "thead", "tr", "ul", "span", "details", "summary", "kbd", "mark", "dl", "dt", "dd"}
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"},
               "ol": {"start"}, "code": {"class"}, "span": {"class"}}
 SCHEMES = {"http", "https", "mailto"}
@@ -38,7 +40,7 @@ class Rendered:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    return MarkdownIt("commonmark", {"html": True, "linkify": False}).enable(["table", "strikethrough"])
 
 
 def render(text: str, rel: str = "", remote_images: bool = False) -> Rendered:
