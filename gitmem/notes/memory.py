@@ -149,7 +149,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
-    guard.check(text, allow, rel)
+    guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
     with write_lock(nb):
         current = nb.read(rel)
@@ -240,7 +240,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
-    guard.check(content, allow, rel)
+    guard.check(content, allow, rel, section)
     with write_lock(nb):
         current = nb.read(rel)
         if expected is not None and current != expected:
