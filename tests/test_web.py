@@ -234,6 +234,19 @@ def test_forget_asks_first_then_forgets(notes: Mem) -> None:
     assert client(notes).get("/api/recall?q=555-1234&mode=keyword").json()["results"] == []
 
 
+def test_a_broad_forget_is_listed_then_done_on_confirmation(mem: Mem) -> None:
+    mem.write("knowledge/nightingale.md", "# N\n\n" + "".join(f"- Project Nightingale item {i}\n" for i in range(5)))
+    mem.commit("nightingale")
+    c = client(mem)
+    ask = c.post("/forget", data={"csrf": csrf(c), "target": "Project Nightingale", "all": "1"})
+    assert "Forget 5 lines?" in ask.text
+    api = c.post("/api/forget", json={"target": "Project Nightingale", "all": True}, headers=API)
+    assert api.status_code == 422 and "Nightingale" in (mem.path / "knowledge/nightingale.md").read_text()
+    done = c.post("/forget", data={"csrf": csrf(c), "target": "Project Nightingale", "all": "1", "confirm": "yes"})
+    assert "Forgot 5 spans" in done.text
+    assert "Nightingale" not in (mem.path / "knowledge/nightingale.md").read_text()
+
+
 def test_sessions_list_with_private_badge_and_delete(notes: Mem) -> None:
     notes("session", "save", "--chat", "42", "--agent", "helper", "-", input="user: hi\nassistant: hello\n")
     rel = next(p for p in (notes.path / "sessions").iterdir()).relative_to(notes.path).as_posix()

@@ -123,7 +123,8 @@ def routes(web: "Web") -> list[Route]:
         from ..notes import forget as forgetting
 
         d = await body(request)
-        return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool))))
+        return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool)),
+                                     broad=bool(field(d, "yes", bool))))
 
     async def rebuild(request: Request) -> Response:
         if request.method == "POST":

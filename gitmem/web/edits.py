@@ -101,7 +101,8 @@ def routes(web: "Web") -> list[Route]:
         data: dict[str, Any] = {"nav": "forget", "target": target, "every": every, "title": "Forget"}
         try:
             if form.get("confirm") == "yes":
-                data["done"] = await web.call(forgetting.forget, target, every)
+                # the person saw the list on the confirmation page: that is the CLI's --yes
+                data["done"] = await web.call(forgetting.forget, target, every, broad=True)
             else:
                 data["spots"] = await web.call(_spots, target, every)
         except GitmemError as exc:
