@@ -84,7 +84,7 @@ def test_click_is_only_imported_by_the_cli() -> None:
 
     package = Path(__file__).resolve().parent.parent / "gitmem"
     users = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py") if "import click" in p.read_text())
-    assert users == ["cli/agent.py", "cli/common.py", "cli/find.py", "cli/indexing.py", "cli/main.py", "cli/notes.py"]
+    assert users == ["cli/agent.py", "cli/common.py", "cli/find.py", "cli/indexing.py", "cli/main.py", "cli/notes.py", "cli/web.py"]
     assert isinstance(cli, click.Group)
 
 

@@ -161,3 +161,22 @@ def test_a_dotted_page_name_is_still_a_note(mem: Mem) -> None:
     assert out["path"] == "people/j.smith.md"
     hits = mem.json("recall", "--mode", "keyword", "bassoon")["results"]
     assert [h["path"] for h in hits] == ["people/j.smith.md"]
+
+
+def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
+    from gitmem.gitops.git import open_notebook
+    from gitmem.notes.memory import PageChanged, write
+
+    mem("write", "plan.md", "Ship Friday")
+    seen = (mem.path / "plan.md").read_text()
+    mem("write", "plan.md", "Agent: slipped")
+    before = mem.git("rev-parse", "HEAD").strip()
+    with pytest.raises(PageChanged) as caught:
+        write(open_notebook(mem.path), "plan.md", "# Plan\n\nMine\n", replace=True, expected=seen)
+    assert caught.value.current == (mem.path / "plan.md").read_text() and "Agent: slipped" in caught.value.current
+    assert mem.git("rev-parse", "HEAD").strip() == before
+    done = write(open_notebook(mem.path), "plan.md", "# Plan\n\nMine\n", replace=True,
+                 expected=caught.value.current)
+    assert done.commit and (mem.path / "plan.md").read_text() == "# Plan\n\nMine\n"
+    with pytest.raises(PageChanged):  # '' : the page must not exist yet
+        write(open_notebook(mem.path), "plan.md", "new", expected="")

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import agent, find, indexing, notes
+from . import agent, find, indexing, notes, web
 from .output import terminal_safe
 from ..errors import GitmemError, log_bug
 
@@ -145,7 +145,7 @@ def cli() -> None:
     """
 
 
-for _module in (notes, find, indexing, agent):
+for _module in (notes, find, indexing, agent, web):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -209,15 +209,28 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
         return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
 
 
+class PageChanged(GitmemError):
+    """The page is no longer what the writer saw: `current` is what it holds now."""
+
+    def __init__(self, rel: str, seen: str, current: str) -> None:
+        super().__init__(f"{rel} changed since it was opened; nothing was written",
+                         "look at the difference, then edit the page as it is now")
+        self.path, self.seen, self.current = rel, seen, current
+
+
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
-          allow: bool = False) -> Written:
-    """Write or append to a page or one H2 section (one commit)."""
+          allow: bool = False, expected: str | None = None) -> Written:
+    """Write or append to a page or one H2 section (one commit). With `expected`
+    (the page as the writer saw it; '' for a page that must not exist yet), a page
+    that differs from it is refused with PageChanged, never overwritten."""
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
     guard.check(content, allow, rel, section)
     with write_lock(nb):
         current = nb.read(rel)
+        if expected is not None and current != expected:
+            raise PageChanged(rel, expected, current)
         if not current.strip() and not section:
             new = content if replace else pages.new_page(rel, content)
             edit = pages.Edit(new if new.endswith("\n") else new + "\n", 1, max(1, new.rstrip("\n").count("\n") + 1))
