@@ -92,6 +92,7 @@ SEARCH_PARAMS: dict[str, Schema] = {
 
 
 def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any]:
+    """A search tool over `groups` (empty: the notebook's search.recall) unless the call names others."""
     def run(nb: Notebook, a: dict[str, Any]) -> Any:
         chosen = tuple(a.get("in") or groups)
         since, until = dates.date_range(a.get("since"), a.get("from"), a.get("to"), a.get("date"))
@@ -133,12 +134,13 @@ TOOLS: list[Tool] = [
          lambda nb, a: memory.write(nb, a["page"], a["content"], a.get("section"), a.get("replace", False)),
          REWRITES),
     Tool("get", "Read a page, or a range of its lines, as it is now or as it was at a revision.",
-         {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6."),
+         {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6; a PDF page as "
+                         "PATH#pN[:START-END], e.g. manuals/boiler.pdf#p12, as search results name it."),
           "at": string("Read it as it was at a commit, branch, tag, date or period (7d).")},
          ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at")), READ_ONLY),
-    Tool("recall", "Find memories by meaning and keyword in the notebook pages and daily logs (not sessions), "
-         "best first. " + DATA_NOTE,
-         SEARCH_PARAMS, ("query",), _search(("notebook", "daily")), READ_ONLY),
+    Tool("recall", "Find memories by meaning and keyword in the notebook pages, daily logs and documents "
+         "(PDF, DOCX, HTML, text; not sessions), best first. " + DATA_NOTE,
+         SEARCH_PARAMS, ("query",), _search(()), READ_ONLY),
     Tool("search", "The same engine as recall over every group, saved chat sessions included; in=['sessions'] "
          "searches past conversations. " + DATA_NOTE,
          {**SEARCH_PARAMS, "in": {"type": "array", "items": {"enum": list(GROUPS)},
