@@ -208,9 +208,7 @@ def test_a_failed_commit_leaves_the_page_written_and_staged(mem: Mem) -> None:
 
 
 def test_git_index_lock_held_by_someone_else_is_waited_for(mem: Mem) -> None:
-    lock = mem.path / ".git" / "index.lock"
-    lock.write_text("")
-    releaser = subprocess.Popen([sys.executable, "-c", f"import time, os; time.sleep(0.6); os.unlink({str(lock)!r})"])
+    releaser = live_git_holding_index_lock(mem.path, 0.6)
     try:
         out = mem.json("remember", "Retry me until the lock is gone")
     finally:

@@ -1,13 +1,13 @@
 import os
-import threading
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
 from gitmem.errors import NotARepo
-from gitmem.gitops.git import Git, blob_id
-from tests.conftest import git
+from gitmem.gitops.git import Git, IndexLocked, blob_id
+from tests.conftest import git, live_git_holding_index_lock
 
 ODD = ["with space.md", "new\nline.md", "-leading-dash.md", "glob*[x]?.md", "ünï/页.md", ":(top)magic.md"]
 
@@ -68,15 +68,34 @@ def test_leaky_hook_variables_are_stripped(repo: Path, monkeypatch: pytest.Monke
 
 
 def test_index_lock_contention_is_retried(repo: Path) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     g = Git.find(repo)
+    person = live_git_holding_index_lock(repo, 0.6)  # a running git holds the lock: wait for it
+    (repo / "a.md").write_text("a")
+    try:
+        g.commit(["a.md"], "after the lock")
+    finally:
+        person.wait()
+    assert git(repo, "log", "--format=%s") == "after the lock\na person's commit\na person's file\nstart\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_stale_index_lock_is_named_at_once(repo: Path) -> None:
+    """A lock no running git holds (a killed git left it) is said at once, with a fix that works."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     lock = repo / ".git" / "index.lock"
     lock.write_text("")
-    threading.Timer(0.5, lock.unlink).start()
     (repo / "a.md").write_text("a")
+    g = Git.find(repo)
     started = time.monotonic()
-    g.commit(["a.md"], "after the lock")
-    assert time.monotonic() - started >= 0.4
-    assert git(repo, "log", "--format=%s") == "after the lock\n"
+    with pytest.raises(IndexLocked) as err:
+        g.commit(["a.md"], "blocked")
+    assert time.monotonic() - started < 5  # not the 14 s of retries
+    assert "is left over from a git that stopped" in err.value.message
+    assert err.value.hint == f"remove it, then run the command again: rm -f {lock}"
+    subprocess.run(["sh", "-c", err.value.hint.split(": ", 1)[1]], cwd=repo, check=True)  # the fix works
+    g.commit(["a.md"], "after the fix")
+    assert git(repo, "log", "-1", "--format=%s") == "after the fix\n"
 
 
 def test_not_a_repo(tmp_path: Path) -> None:

@@ -13,12 +13,15 @@ import hashlib
 import os
 import random
 import re
+import shlex
 import time
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 from typing import Callable, Iterator
 
 import git as gitpython
+from gitdb.base import IStream
 
 from .. import config
 from ..errors import GitFailed, NoNotebook, NotARepo
@@ -41,6 +44,12 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ZERO = "0" * 40
 REGULAR_MODES = ("100644", "100755")
 LOG_FORMAT = "%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s"
+ROLES = ("AUTHOR", "COMMITTER")
+LOCK_WAIT = 15.0  # seconds to wait for a git that is running and holds .git/index.lock
+
+
+class IndexLocked(GitFailed):
+    """.git/index.lock is there: left by a git that was killed, or held by one at work."""
 
 
 @dataclass(frozen=True)
@@ -301,18 +310,87 @@ class Git:
             return name, email
         return None
 
+    def identity_env(self) -> tuple[dict[str, str] | None, bool]:
+        """The environment for a commit, and whether gitmem's fallback identity is in it.
+
+        git decides who signs (GIT_AUTHOR_* / GIT_COMMITTER_* in the environment, then
+        user.name/user.email, then what it can guess); `git var` asks it. Only a role git
+        cannot name gets the fallback, and only for the parts git lacks."""
+        env: dict[str, str] | None = None
+        for role in ROLES:
+            try:
+                self.run("var", f"GIT_{role}_IDENT")
+                continue
+            except GitFailed:
+                pass
+            env = env or dict(os.environ)
+            for part, key, fallback in (("NAME", "name", FALLBACK_NAME), ("EMAIL", "email", FALLBACK_EMAIL)):
+                if not env.get(f"GIT_{role}_{part}"):
+                    env[f"GIT_{role}_{part}"] = (self.config_get(f"{role.lower()}.{key}")
+                                                 or self.config_get(f"user.{key}") or fallback)
+        return env, env is not None
+
+    def detached(self) -> bool:
+        """Whether HEAD points at a commit rather than a branch (a bisect, a checked-out tag)."""
+        return self.repo.head.is_detached
+
+    def bisecting(self) -> bool:
+        return (self.git_dir / "BISECT_LOG").exists()
+
+    def index_entry(self, path: str) -> tuple[str, str, str] | None:
+        """(tag, mode, blob id) of `path` in git's index (tag S: skip-worktree, i.e. left out of
+        a sparse checkout), or None if the index does not track it."""
+        raw = self.run("ls-files", "-s", "-v", "-z", "--", path)
+        for item in raw.split(b"\0"):
+            meta, _, name = item.partition(b"\t")
+            if meta and _dec(name) == path:
+                tag, mode, oid, _stage = meta.decode().split()
+                return tag, mode, oid
+        return None
+
+    def locked_index(self) -> Path | None:
+        """git's index.lock for this worktree, if it is there."""
+        lock = self.git_dir / "index.lock"
+        return lock if lock.exists() else None
+
+    def index_lock_holders(self) -> list[str] | None:
+        """The git processes working in this repository ("pid: command"), which may hold
+        index.lock; None where the process table cannot be read (then assume one does)."""
+        proc = Path("/proc")
+        if not (proc / "self" / "cwd").exists():
+            return None
+        top = os.path.realpath(self.top or self.git_dir)
+        found = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                # cat-file (GitPython's object readers, ours and other processes') never locks the index
+                if os.path.basename(argv[0]) != b"git" or b"cat-file" in argv:
+                    continue
+                cwd = os.path.realpath(entry / "cwd")
+            except OSError:
+                continue
+            if cwd == top or cwd.startswith(top + os.sep):
+                found.append(f"{entry.name}: {' '.join(_dec(a) for a in argv if a)}")
+        return found
+
+    def check_index_lock(self) -> None:
+        """IndexLocked at once if .git/index.lock was left by a git that is no longer running."""
+        lock = self.locked_index()
+        if lock is None or self.index_lock_holders() != []:
+            return
+        age = max(0, int(time.time() - lock.stat().st_mtime)) if lock.exists() else 0
+        raise IndexLocked(f"{lock} is left over from a git that stopped {_ago(age)} (no git is running in this "
+                          "repository), so neither gitmem nor git can commit",
+                          f"remove it, then run the command again: rm -f {shlex.quote(str(lock))}")
+
     # -- writing ---------------------------------------------------------
     def commit(self, paths: list[str], message: str) -> tuple[str, bool]:
-        """Stage and commit exactly `paths` (other staged work is left alone).
-
-        Returns the new commit id and whether the fallback identity was used.
-        git's index.lock contention (another git process at work) is retried.
-        """
-        env = None
-        fallback = self.identity() is None
-        if fallback:
-            env = {**os.environ, "GIT_AUTHOR_NAME": FALLBACK_NAME, "GIT_AUTHOR_EMAIL": FALLBACK_EMAIL,
-                   "GIT_COMMITTER_NAME": FALLBACK_NAME, "GIT_COMMITTER_EMAIL": FALLBACK_EMAIL}
+        """Stage and commit exactly `paths` as they are in the work tree (other staged work is
+        left alone). Returns the new commit id and whether the fallback identity was used."""
+        env, fallback = self.identity_env()
         self._retry(lambda: self.run("add", "-A", "--", *paths, env=env))
         self._retry(lambda: self.run("commit", "-q", "--no-edit", "-m", message, "--only", "--", *paths,
                                      env=env))
@@ -320,15 +398,104 @@ class Git:
         assert head is not None
         return head, fallback
 
-    def _retry(self, action: Callable[[], bytes], attempts: int = 40) -> bytes:
-        for attempt in range(attempts):
+    def commit_files(self, files: dict[str, bytes], message: str,
+                     staged: dict[str, bytes] | None = None) -> tuple[str | None, bool]:
+        """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
+        else: not the work tree, not what is staged. Returns (new commit or None if the tree
+        would not change, whether the fallback identity signed it).
+
+        The commit is made through a temporary index (hooks run as for any commit). Then git's
+        own index takes the new contents for each path it had at HEAD's version, so `git status`
+        shows only what a person changed (if the commit fails, they stay staged there); a path a
+        person staged their own version of gets `staged[path]` (theirs with the same change)."""
+        env, fallback = self.identity_env()
+        head = self.head()
+        scratch = self.git_dir / "gitmem" / f"commit-index.{os.getpid()}"
+        scratch.parent.mkdir(parents=True, exist_ok=True)
+        temp = {**(env or os.environ), "GIT_INDEX_FILE": str(scratch)}
+        # a git at work holds index.lock (a person's commit, say): let it finish first, or its
+        # update of HEAD would fail on ours
+        self._retry(self._index_free)
+        try:
+            self.run("read-tree", *([head] if head else ["--empty"]), env=temp)
+            oids = {path: self._store(data) for path, data in files.items()}
+            for path, oid in oids.items():
+                self.run("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=temp)
+            tree = self.run("write-tree", env=temp).decode().strip()
+            if head and tree == self.resolve_tree(head):
+                return None, False
+            try:
+                self.run("commit", "-q", "--no-edit", "-m", message, env=temp)
+            except GitFailed:
+                try:  # the change stays staged, as `git add` would have left it
+                    self._restage(head, oids, staged or {})
+                except GitFailed:
+                    pass
+                raise
+            self._restage(head, oids, staged or {})
+        finally:
+            for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
+                leftover.unlink(missing_ok=True)
+        new = self.head()
+        assert new is not None
+        return new, fallback
+
+    def _index_free(self) -> bytes:
+        if self.locked_index():
+            raise GitFailed(f"{self.git_dir / 'index.lock'} exists: another git process is at work")
+        return b""
+
+    def resolve_tree(self, rev: str) -> str:
+        return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").decode().strip()
+
+    def _store(self, data: bytes) -> str:
+        try:
+            return self.repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha.decode()
+        except OSError as exc:
+            raise GitFailed(f"git could not store the page: {exc.strerror or exc}") from exc
+
+    def _restage(self, head: str | None, oids: dict[str, str], staged: dict[str, bytes]) -> None:
+        """Point git's index at the new blobs for the paths where it held HEAD's version (or nothing,
+        where HEAD had nothing); where a person staged their own version, at `staged[path]`."""
+        for path, oid in oids.items():
+            entry = self.index_entry(path)
+            at_head = self.tree(head, path) if head else []
+            was = next((e.oid for e in at_head if e.path == path), None)
+            if (entry[2] if entry else None) != was:
+                if path not in staged:
+                    continue
+                oid = self._store(staged[path])
+            info = f"100644,{oid},{path}"
+            self._retry(lambda: self.run("update-index", "--add", "--cacheinfo", info))
+
+    def _retry(self, action: Callable[[], bytes], wait: float = LOCK_WAIT) -> bytes:
+        """Run `action`; while a running git holds index.lock, try again (up to `wait` s).
+        A lock no running git holds is stale: said at once, with the fix."""
+        deadline = time.monotonic() + wait
+        attempt = 0
+        while True:
             try:
                 return action()
             except GitFailed as exc:
-                if "index.lock" not in exc.message or attempt == attempts - 1:
+                if "index.lock" not in exc.message:
                     raise
-                time.sleep(0.05 + random.random() * 0.1 * (1 + attempt / 4))
-        raise AssertionError("unreachable")
+                self.check_index_lock()
+                if time.monotonic() >= deadline:
+                    holders = self.index_lock_holders() or []
+                    who = f" ({holders[0]})" if holders else ""
+                    raise IndexLocked(f"another git process{who} kept {self.git_dir / 'index.lock'} for "
+                                      f"{wait:.0f} s: {exc.message}",
+                                      "wait for it to finish, then run the command again") from exc
+                attempt += 1
+                time.sleep(0.05 + random.random() * 0.1 * (1 + min(attempt, 20) / 4))
+
+
+def _ago(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
 
 
 def _words(output: object) -> str:

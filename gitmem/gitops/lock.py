@@ -86,6 +86,30 @@ class FileLock:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never half."""
+    atomic_write_all([(path, data)])
+
+
+def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Replace several files, in order, each atomically. Every new file is written and synced
+    beside its target first (where a full or read-only disk fails, with nothing replaced);
+    only then are they renamed into place."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            staged.append((_stage(path, data), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        raise
+
+
+def _stage(path: Path, data: bytes) -> str:
+    """A synced temporary file beside `path` holding `data`, with the mode `path` has."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
@@ -97,10 +121,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
             os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.unlink(tmp)
         raise
+    return tmp

@@ -111,10 +111,14 @@ class Record:
             self.entries.add((len(found), _digest(self.salt, found)))
         return len(self.entries) - before
 
-    def save(self) -> None:
+    def data(self) -> bytes:
+        """The record file's bytes."""
         body = [HEADER, f"salt {self.salt}"] + [f"{'line' if k < 0 else 'phrase'} {abs(k)} {h}"
                                                 for k, h in sorted(self.entries)]
-        atomic_write(self.path, ("\n".join(body) + "\n").encode("ascii"))
+        return ("\n".join(body) + "\n").encode("ascii")
+
+    def save(self) -> None:
+        atomic_write(self.path, self.data())
 
     def matcher(self) -> "Matcher":
         return Matcher(self.salt, self.entries)
