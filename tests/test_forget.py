@@ -374,3 +374,35 @@ def test_get_at_a_revision_blanks_forgotten_lines(mem: Mem) -> None:
     page = mem.json("get", "knowledge/facts.md", "--at", before)
     assert "tango" not in page["text"] and "gate code is kept by Dana" in page["text"]
     assert page["text"].count("\n") == mem.git("show", f"{before}:knowledge/facts.md").count("\n")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_forget_whose_page_write_fails_hides_nothing(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record of forgotten text and the page change succeed or fail together: a page that
+    cannot be written (disk full) leaves the record as it was, so the fact is not hidden."""
+    import errno
+    import os
+
+    seeded(mem)
+    record = mem.path / ".git" / "gitmem" / "forgotten"
+    before = record.read_bytes() if record.exists() else None
+    real_replace = os.replace
+
+    def replace(src: str, dst: str | Path) -> None:
+        if str(dst).endswith(".md"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("forget", "zanzibarquux", "--all", code=1)
+    assert result.stderr.startswith("error: could not write knowledge/facts.md, knowledge/trip.md: No space left on "
+                                    "device; nothing was changed (")
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert (record.read_bytes() if record.exists() else None) == before
+    assert mem.git("rev-parse", "HEAD") == head and SECRET in (mem.path / "knowledge/facts.md").read_text()
+    found = mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"]
+    assert {r["path"] for r in found} == {"knowledge/facts.md", "knowledge/trip.md"}  # not hidden
+    assert not list((mem.path / "knowledge").glob(".*.tmp")) and not list(record.parent.glob(".*.tmp"))
+    mem("forget", "zanzibarquux", "--all")  # and once the disk has room, it is forgotten
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []

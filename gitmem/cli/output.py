@@ -110,11 +110,7 @@ def forgot(f: Any) -> str:
                    f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "
                    "FTS optimized, WAL checkpointed")
     out.extend(f"note: {n}" for n in f.notes)
-    out.append(f"note: {f.history}")
-    if f.identity:
-        from ..gitops.git import FALLBACK_HINT
-
-        out.append(f"note: {FALLBACK_HINT}")
+    out.append(f"note: {f.history}")  # the fallback identity's note, once, is among f.notes
     return "\n".join(out)
 
 

@@ -467,6 +467,10 @@ class Git:
                 oid = self._store(staged[path])
             info = f"100644,{oid},{path}"
             self._retry(lambda: self.run("update-index", "--add", "--cacheinfo", info))
+        try:  # record the files' stat data, as `git add` would (else git sees them as not up to date)
+            self.run("update-index", "-q", "--refresh")
+        except GitFailed:
+            pass
 
     def _retry(self, action: Callable[[], bytes], wait: float = LOCK_WAIT) -> bytes:
         """Run `action`; while a running git holds index.lock, try again (up to `wait` s).

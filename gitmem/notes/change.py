@@ -128,7 +128,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str,
         return Applied(edits, None)
     staged = _staged(nb, changes)
     commit, fallback = nb.git.commit_files(committed, message, staged)
-    return Applied(edits, commit, fallback, fallback and _first_note(nb))
+    return Applied(edits, commit, fallback, fallback and first_note(nb))
 
 
 def _to_commit(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
@@ -164,7 +164,7 @@ def _staged(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
     return out
 
 
-def _first_note(nb: Notebook) -> bool:
+def first_note(nb: Notebook) -> bool:
     """True the first time the fallback identity signs a commit in this clone (its note is shown once)."""
     marker = nb.shared_dir / NOTED
     if marker.exists():

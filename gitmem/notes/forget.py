@@ -21,7 +21,7 @@ from typing import Any
 from ..index import forgotten
 from . import pages
 from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
-from ..gitops.git import FALLBACK_IDENTITY
+from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
 from . import change
 from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock
@@ -65,7 +65,7 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
         committable(nb)
         spots, phrase = locate(nb, target, every)
         past = [] if spots else _in_history(nb, target, every)
-        commit, fallback = _take(nb, spots, phrase, past)
+        commit, fallback, note = _take(nb, spots, phrase, past)
     purged, notes = purge(nb)
     if past:
         notes.insert(0, f"no page holds it now; {len(past)} line{'s' if len(past) != 1 else ''} of the "
@@ -74,6 +74,8 @@ def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
                     purged, notes=notes)
     if fallback:
         forgot.identity = FALLBACK_IDENTITY
+    if note:
+        forgot.notes.append(FALLBACK_HINT)
     return forgot
 
 
@@ -153,10 +155,12 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
     return spots
 
 
-def _take(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) -> tuple[str | None, bool]:
+def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
+          past: list[str]) -> tuple[str | None, bool, bool]:
     """Take the lines off their pages and add them to the record, together (change.apply writes
     both or neither): the lines (on pages, or only in history), the searched-for phrase, and how
-    commit subjects quote each fact. Then commit the pages git tracks."""
+    commit subjects quote each fact. Then commit the pages git tracks. Returns (commit, whether
+    the fallback identity signed it, whether to say so)."""
     lines: list[str] = list(past)
     facts: list[str] = list(past)
     blocks: dict[str, list[list[str]]] = {}
@@ -170,7 +174,7 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) 
         extra = [(record.path, record.data())] if record.add(lines, phrase, facts) else []
         if not spots:
             change.apply(nb, {}, "", extra)
-            return None, False
+            return None, False, False
         tracked = set(nb.git.files(nb.prefix, untracked=False))
         count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
         paths = sorted({nb.repo_path(s.path) for s in spots} & tracked)
@@ -183,8 +187,8 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) 
                             f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && "
                             "git commit") from exc
     if done is None:
-        return None, False
-    return done.commit, done.fallback
+        return None, False, False
+    return done.commit, done.fallback, done.note_identity
 
 
 def _without(blocks: list[list[str]]) -> change.Change:
