@@ -406,3 +406,42 @@ def test_a_forget_whose_page_write_fails_hides_nothing(mem: Mem, monkeypatch: py
     assert not list((mem.path / "knowledge").glob(".*.tmp")) and not list(record.parent.glob(".*.tmp"))
     mem("forget", "zanzibarquux", "--all")  # and once the disk has room, it is forgotten
     assert mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"] == []
+
+
+def _split_shapes() -> tuple[str, str, str]:
+    """A page with a list longer than a chunk whose secret bullet straddles a chunk border, and a
+    single line longer than a chunk; returns (page, the bullet, the long line)."""
+    filler = [f"- item {i} of the packing list for the long trip north" for i in range(40)]
+    bullet = "- the lockerquux combination is " + " ".join(["lockerquux"] * 12) + " then turn twice"
+    filler.insert(27, bullet)
+    long_line = "- diaryquux " + " ".join(f"entry{i} diaryquux" for i in range(160)) + " diaryquux end"
+    return "# Trip\n\n" + "\n".join(filler) + "\n\n" + long_line + "\n", bullet, long_line
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_purges_text_that_chunk_borders_split(mem: Mem) -> None:
+    """A list item cut by a chunk border and a line longer than a chunk: no chunk holds the whole
+    line, yet forgetting it (by PATH:LINE, no phrase to match) purges every part, history included."""
+    from gitmem.index.chunker import chunk
+
+    page, bullet, long_line = _split_shapes()
+    chunks = chunk(page, 1600, 320)
+    assert not any(bullet in c.text for c in chunks) and not any(long_line in c.text for c in chunks)
+    assert sum("lockerquux" in c.text for c in chunks) >= 2 and sum("diaryquux" in c.text for c in chunks) >= 2
+    mem.write("knowledge/trip.md", page)
+    mem.commit("trip")
+    mem.write("knowledge/trip.md", page + "\n- one more thing\n")
+    mem.commit("one more")
+    mem("index")
+    lines = page.split("\n")
+    for text in (bullet, long_line):
+        assert mem.json("recall", "--mode", "keyword", "--history", text.split()[1])["results"]
+        mem("forget", f"knowledge/trip.md:{lines.index(text) + 1}")
+        lines.remove(text)
+    for word in ("lockerquux", "diaryquux", "entry80"):
+        for view in (["--history"], ["--at", "HEAD~2"], ["--at", "HEAD~3"], []):
+            assert mem.json("recall", "--mode", "keyword", *view, word)["results"] == [], (word, view)
+        assert word.encode() not in raw(mem)
+    old = mem.json("get", "knowledge/trip.md", "--at", "HEAD~2")["text"]
+    assert "lockerquux" not in old and "diaryquux" not in old and "item 39 of the packing list" in old
+    assert mem.json("recall", "--mode", "keyword", "--history", "packing list")["results"]

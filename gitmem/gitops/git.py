@@ -190,6 +190,13 @@ class Git:
         """A blob's bytes (through one long-lived `git cat-file --batch`)."""
         return self.repo.odb.stream(bytes.fromhex(oid)).read()
 
+    def blob_or_none(self, oid: str) -> bytes | None:
+        """A blob's bytes, or None if the object store lacks it (a file only the work tree had)."""
+        try:
+            return self.read_blob(oid)
+        except ValueError:  # gitdb's answer for a missing object
+            return None
+
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at `rev`, or None if it did not exist there."""
         for entry in self.tree(rev, path):

@@ -26,6 +26,7 @@ from .blobs import Parsed, parse, text_hash
 from ..errors import GitmemError, PathOutside, from_machine
 from ..gitops.git import Commit, blob_id
 from ..gitops.lock import FileLock
+from ..markdown import body_offset
 from ..notebook import Notebook
 
 if TYPE_CHECKING:
@@ -304,10 +305,13 @@ class Index:
         if parsed.private or "binary" in parsed.flags:
             return
         s = self.nb.settings
-        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
-            body = self.forgotten.redact(piece.text)
-            if body.strip():
-                yield seq, piece, body
+        # blanked in the whole text before it is cut: a forgotten line is whole here, wherever
+        # a chunk border would fall (mid-list, or inside a line longer than a chunk)
+        text = self.forgotten.redact(parsed.text)
+        body = parsed.body if text is parsed.text else body_offset(text)
+        for seq, piece in enumerate(chunker.chunk(text, s.max_chars, s.overlap_chars, body)):
+            if piece.text.strip():
+                yield seq, piece, piece.text
 
     def _text(self, body: str, report: SyncReport) -> int:
         digest = text_hash(body)
