@@ -163,6 +163,10 @@ def status(d: dict[str, Any]) -> str:
     ]
     if "hooks" in d:
         lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
+    if d.get("unparsed_frontmatter"):
+        bad = d["unparsed_frontmatter"]
+        lines.append(f"frontmatter: YAML cannot read it in {len(bad)} page(s), taken as private if it mentions "
+                     f"private: {', '.join(bad)}")
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)

@@ -123,6 +123,7 @@ class Index:
         try:
             report.waited = time.monotonic() - started > 0.05
             with db.transaction(self.conn):
+                rechunk = self.meta("chunker") not in (None, self.nb.settings.chunker_signature())
                 self._check_signature()
                 purge = forgotten.sync(self)
                 head = self.nb.git.head()
@@ -130,6 +131,8 @@ class Index:
                     self._sync_history(head, report)
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
+                if rechunk:
+                    self._drop_unused_texts()
             if purge is not None and purge.texts:
                 report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
                                  **forgotten.after_purge(self, purge)}
@@ -149,6 +152,20 @@ class Index:
 
     def _worktree_rows(self) -> dict[str, tuple[float | None, float | None]]:
         return {p: (m, r) for p, m, r in self.conn.execute("SELECT path, mtime, read_at FROM worktree")}
+
+    def _drop_unused_texts(self) -> None:
+        """After every page was chunked again (new chunking rules), drop the texts no chunk holds
+        any more, such as a page's that is private under the new rules."""
+        conn = self.conn
+        unused = conn.execute("SELECT id, body FROM texts WHERE id NOT IN (SELECT text FROM chunks)").fetchall()
+        has_vectors = db.has_table(conn, "vectors")
+        for tid, body in unused:
+            conn.execute("INSERT INTO texts_fts(texts_fts, rowid, body) VALUES('delete', ?, ?)", (tid, body))
+            if has_vectors:
+                conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
+            conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
+        if unused and has_vectors:
+            db.vectors_changed(conn)
 
     def _check_signature(self) -> None:
         """Different chunking settings: forget every chunk (texts and vectors stay).
