@@ -157,6 +157,24 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
     return conn
 
 
+def connect_as_is(path: Path) -> apsw.Connection:
+    """The index read-only and as it is on disk, for when it cannot be opened for writing (a full
+    or read-only disk: SQLite cannot make the WAL's shared-memory file). `immutable` reads the
+    main file without locks or a WAL; an index that has one (another process is mid-write) may
+    then miss its last changes, which the caller says."""
+    from urllib.parse import quote
+
+    conn = apsw.Connection(f"file:{quote(str(path))}?immutable=1",
+                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    try:
+        _load_vec(conn)
+        conn.execute("SELECT count(*) FROM meta").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def _wal(conn: apsw.Connection) -> None:
     """WAL mode (persistent, so only a new file needs it). Two processes creating the
     file at once can get SQLITE_BUSY here without the busy handler being asked, so retry."""

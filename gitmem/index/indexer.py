@@ -14,6 +14,7 @@ flock dies with its process, so a killed indexer never blocks the next one.
 from __future__ import annotations
 
 import functools
+import os
 import stat
 import time
 from dataclasses import dataclass, field
@@ -63,11 +64,15 @@ class SyncReport:
 class Index:
     """The derived SQLite index of one notebook (one worktree)."""
 
-    def __init__(self, nb: Notebook) -> None:
+    def __init__(self, nb: Notebook, as_is: bool = False) -> None:
+        """as_is: a reader that can answer from the index as it stands when the disk cannot take
+        a write (full, read-only): it then opens read-only and `sync` notes that instead of failing."""
         self.nb = nb
         self.path = nb.state_dir / "index.db"
         self.lock = FileLock(nb.state_dir / "index.lock")
-        self.conn = self._open()
+        self.as_is = as_is
+        self.stuck: str | None = None  # why the index cannot be brought up to date (as_is readers)
+        self.conn = self._open_as_is() if as_is else self._open()
         self._cache: apsw.Connection | None = None
         self.forgotten = forgotten.current(nb)  # whatever chunks a blob must blank forgotten text
 
@@ -85,6 +90,25 @@ class Index:
                 conn.close()
             discard(self.nb)
             return db.connect(self.path)
+
+    def _open_as_is(self) -> apsw.Connection:
+        try:
+            return self._open()
+        except Exception as exc:
+            machine = from_machine(exc)
+            if machine is None or "busy" in machine.message or not self.path.exists():
+                raise
+            self.stuck = self._why(machine.message)
+            return db.connect_as_is(self.path)
+
+    def _why(self, message: str) -> str:
+        """A machine failure as the user should hear it: SQLite reports a full disk as an I/O
+        error when it cannot size its shared-memory file."""
+        try:
+            st = os.statvfs(self.nb.state_dir)
+        except OSError:
+            return message
+        return "the disk is full" if st.f_bavail * st.f_frsize < 1 << 16 else message
 
     def close(self) -> None:
         self.conn.close()
@@ -112,6 +136,21 @@ class Index:
         from the index as it stands and say so (report.stale)."""
         started = time.monotonic()
         report = SyncReport()
+        if self.stuck is None:
+            try:
+                return self._sync(wait, started, report)
+            except Exception as exc:
+                machine = from_machine(exc) if self.as_is else None
+                if machine is None or "busy" in machine.message:
+                    raise
+                self.stuck = self._why(machine.message)
+        report.stale = True
+        report.notes.append(f"the index could not be brought up to date ({self.stuck}), so this answer comes from "
+                            "the index as it is and may miss recent changes; free space in the git dir (or make it "
+                            "writable), then run 'git mem index'")
+        return report
+
+    def _sync(self, wait: float | None, started: float, report: SyncReport) -> SyncReport:
         head = self.nb.git.head()
         work = self._scan_worktree()
         if self._current(head, work):

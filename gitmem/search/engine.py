@@ -55,7 +55,7 @@ def run(nb: Notebook, query: Query) -> Results:
     if query.by not in DATE_BASES:
         raise UsageError(f"unknown date basis {query.by!r}", f"use one of {', '.join(DATE_BASES)}")
     dates.window(query.since, query.until)  # a malformed date fails before any work
-    index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
+    index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
         report = index.sync()
@@ -89,7 +89,10 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
 
 def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
     """Embed the view's new texts; a past view with many (history not yet
-    embedded by 'git mem index') answers semantically from what is embedded."""
+    embedded by 'git mem index') answers semantically from what is embedded; an index that
+    cannot be written (a full disk) answers from the embeddings it has."""
+    if index.stuck:
+        return []
     if view.kind != "live":
         waiting = views.pending(index, view)
         if waiting > EMBED_ON_READ:
