@@ -96,10 +96,14 @@ class Index:
             return self._open()
         except Exception as exc:
             machine = from_machine(exc)
-            if machine is None or "busy" in machine.message or not self.path.exists():
+            if machine is None or "busy" in machine.message or not self.path.is_file():
                 raise
+            try:
+                conn = db.connect_as_is(self.path)
+            except apsw.Error:
+                raise exc from None  # not readable either: the first failure says what is wrong
             self.stuck = self._why(machine.message)
-            return db.connect_as_is(self.path)
+            return conn
 
     def _why(self, message: str) -> str:
         """A machine failure as the user should hear it: SQLite reports a full disk as an I/O
