@@ -89,6 +89,9 @@ _SECTIONS = {
 def load(top: Path) -> Settings:
     """Read .gitmem.toml at the repo top; defaults for anything it omits."""
     file = top / CONFIG_FILE
+    if file.is_symlink():  # it travels with every clone: a link could make it say anything
+        raise PathOutside(f"{CONFIG_FILE} is a symlink; gitmem reads its settings only from a plain file",
+                          f"replace the link with the file itself: git rm {CONFIG_FILE}, then git mem init")
     if not file.is_file():
         return Settings()
     try:

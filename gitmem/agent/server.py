@@ -144,10 +144,11 @@ TOOLS: list[Tool] = [
          (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
                                         a.get("limit"))),
     Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
-         "asks you to forget it. Git history still holds it; the result says so.",
+         "asks you to forget it. At most 3 lines on one page a call: name the fact's exact words or PATH:LINE. "
+         "Git history still holds it; the result says so.",
          {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
           "every": boolean("Remove every line that holds it (needed when more than one does).")},
-         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False))),
+         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False), agent=True)),
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from . import agent, find, indexing, notes
+from .output import terminal_safe
 from ..errors import GitmemError, log_bug
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -34,13 +35,13 @@ class App(click.Group):
             hint = f"see '{where} --help'"
             if isinstance(exc, click.NoSuchOption):
                 hint = f"text that starts with '-' goes after '--', e.g. {where} -- \"- item\"; {hint}"
-            click.echo(f"error: {exc.format_message()} ({hint})", err=True)
+            click.echo(terminal_safe(f"error: {exc.format_message()} ({hint})"), err=True)
             code = 2
         except click.Abort:
             click.echo("aborted", err=True)
             code = 1
-        except GitmemError as exc:
-            click.echo(f"error: {exc.line()}", err=True)
+        except GitmemError as exc:  # its message may quote a page name or a note
+            click.echo(terminal_safe(f"error: {exc.line()}"), err=True)
             code = exc.exit_code
         except Exception as exc:  # a bug: one line for the user, the traceback in a log
             from ..errors import from_machine

@@ -128,14 +128,18 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
 @click.argument("target", nargs=-1)
 @click.option("--all", "every", is_flag=True,
               help="Forget every line that holds the text (else more than one is refused).")
+@click.option("--yes", is_flag=True,
+              help="Forget more than 3 lines, or lines on more than one page (else they are listed, not removed).")
 @json_option
-def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
+def forget(target: tuple[str, ...], every: bool, yes: bool, as_json: bool) -> None:
     """Remove a fact from the notebook (one commit) and from every part of the index.
 
     TEXT removes each line that contains it (case and spacing ignored; more
     than one line needs --all); PATH:START[-END] removes those lines. The
     index forgets it too, past revisions included. Git history still holds
-    it: docs/safety.md ('Forgetting') says how to purge history. Each clone
+    it: docs/safety.md ('Forgetting') says how to purge history. More than
+    3 lines, or lines on more than one page, are listed and kept until you
+    run the command again with --yes. Each clone
     forgets for itself: text that no page holds any more but the index's
     history does (a clone that pulled the forget) leaves the index, no commit.
 
@@ -144,11 +148,17 @@ def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
       git mem forget "Sarah's old phone is 555-0000"
       git mem forget reference/contacts.md:7
       git mem forget --all "Project Nightingale"
+      git mem forget --all --yes "Project Nightingale"
     """
     from ..notes import forget as forgetting
     from . import output
 
-    show(forgetting.forget(notebook(), read_text(target, "fact"), every), as_json, output.forgot)
+    try:
+        result = forgetting.forget(notebook(), read_text(target, "fact"), every, broad=yes)
+    except forgetting.TooBroad as exc:
+        show(exc.preview, as_json, output.forget_preview, err=not as_json)  # what would go, then the error
+        raise
+    show(result, as_json, output.forgot)
 
 
 @click.command()

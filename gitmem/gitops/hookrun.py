@@ -191,7 +191,7 @@ def _detach() -> bool:
 
 
 def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
-    from ..errors import NoNotebook
+    from ..errors import NoNotebook, PathOutside
     from .git import Git
     from ..gitops.git import open_notebook
 
@@ -206,6 +206,9 @@ def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
         nb = open_notebook(git.top or ".")
     except NoNotebook:
         log.write(f"{name}: skipped, no notebook here")
+        return
+    except PathOutside as exc:  # a pulled .gitmem.toml naming a folder through a link: never index there
+        log.write(f"{name}: skipped, {exc.line()}")
         return
     settled = settle(git, state_dir(git))
     if settled is None:

@@ -85,7 +85,9 @@ class FileLock:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old or the new file, never half."""
+    """Replace `path` with `data` so readers see the old or the new file, never half.
+    The old file's permissions are kept, bar the executable bits: whatever gitmem writes is
+    text, and a mode carried over from a replaced script would let git (a hook) run it."""
     atomic_write_all([(path, data)])
 
 
@@ -109,7 +111,8 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
 
 
 def _stage(path: Path, data: bytes) -> str:
-    """A synced temporary file beside `path` holding `data`, with the mode `path` has."""
+    """A synced temporary file beside `path` holding `data`, with the mode `path` has
+    (bar the executable bits)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
@@ -118,7 +121,7 @@ def _stage(path: Path, data: bytes) -> str:
             out.flush()
             os.fsync(out.fileno())
         if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
+            os.chmod(tmp, path.stat().st_mode & 0o666)
         else:
             os.chmod(tmp, 0o644)
     except BaseException:

@@ -129,7 +129,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
-    guard.check(text, allow, rel)
+    guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
 
     def add(page: str) -> pages.Edit:
@@ -211,7 +211,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
-    guard.check(content, allow, rel)
+    guard.check(content, allow, rel, section)
 
     def edit(current: str) -> pages.Edit:
         if not current.strip() and not section:
