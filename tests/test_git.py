@@ -174,3 +174,22 @@ def test_identity_follows_git(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_p
     assert used == used_too == fallback
     for rev in ("HEAD", "HEAD~1"):
         assert git(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", rev) == f"{author}|{committer}\n"
+
+
+def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.errors import GitFailed
+    from gitmem.gitops.git import IndexNotUpdated
+
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    g = Git.find(repo)
+
+    def fail(*args: object) -> None:
+        raise GitFailed("git update-index failed: index.lock held")
+
+    monkeypatch.setattr(Git, "_restage", fail)
+    with pytest.raises(IndexNotUpdated) as err:
+        g.commit_files({"a.md": b"a\n"}, "mem: a")
+    head = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    assert err.value.message.startswith(f"committed {head}, but git's index could not be updated")
+    assert err.value.hint.endswith("run: git reset -q -- a.md")
+    assert git(repo, "log", "-1", "--format=%s") == "mem: a\n"

@@ -24,7 +24,7 @@ import git as gitpython
 from gitdb.base import IStream
 
 from .. import config
-from ..errors import GitFailed, NoNotebook, NotARepo
+from ..errors import GitFailed, GitmemError, NoNotebook, NotARepo
 from ..notebook import Notebook
 
 # Set by git for hooks and some commands; they would point our own git
@@ -46,6 +46,10 @@ REGULAR_MODES = ("100644", "100755")
 LOG_FORMAT = "%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s"
 ROLES = ("AUTHOR", "COMMITTER")
 LOCK_WAIT = 15.0  # seconds to wait for a git that is running and holds .git/index.lock
+
+
+class IndexNotUpdated(GitmemError):
+    """gitmem's commit is made, but git's own index still has the page as it was."""
 
 
 class IndexLocked(GitFailed):
@@ -439,7 +443,13 @@ class Git:
                 except GitFailed:
                     pass
                 raise
-            self._restage(head, oids, staged or {})
+            try:
+                self._restage(head, oids, staged or {})
+            except GitFailed as exc:
+                new = self.head() or ""
+                raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
+                                      "so that git status does not show the commit undone, run: git reset -q -- "
+                                      + " ".join(shlex.quote(p) for p in oids)) from exc
         finally:
             for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
                 leftover.unlink(missing_ok=True)
