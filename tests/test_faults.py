@@ -23,7 +23,7 @@ import pytest
 
 from gitmem.index.db import connect
 from gitmem.gitops.lock import FileLock
-from tests.conftest import Mem
+from tests.conftest import Mem, live_git_holding_index_lock
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
 STATE = Path(".git") / "gitmem"
@@ -204,7 +204,11 @@ def test_a_failed_commit_leaves_the_page_written_and_staged(mem: Mem) -> None:
     assert mem.json("recall", "--mode", "keyword", "gate code")["results"][0]["commit"] is None  # still found
     hook.unlink()
     mem("remember", "The bins go out on Tuesday")
-    assert "2580" in mem.git("show", "HEAD:knowledge/facts.md")  # the next write commits the page it left
+    # gitmem's next commit holds only its own change; the one it could not commit stays staged
+    assert "2580" not in mem.git("show", "HEAD:knowledge/facts.md")
+    assert "2580" in mem.git("show", ":knowledge/facts.md") and "Tuesday" in mem.git("show", ":knowledge/facts.md")
+    mem.git("commit", "-q", "-m", "the gate code")  # commit the staged change, as the error said
+    assert "2580" in mem.git("show", "HEAD:knowledge/facts.md")
 
 
 def test_git_index_lock_held_by_someone_else_is_waited_for(mem: Mem) -> None:
