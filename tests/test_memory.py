@@ -101,7 +101,8 @@ def test_get_pages_and_ranges(mem: Mem) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (("get", "a.md:9"), "error: line 9 is outside a.md, which has 3 lines"),
-    (("get", "a.md:3-2"), "error: lines 3-2 are outside a.md"),
+    (("get", "a.md:3-2"), "error: the range 3-2 of a.md is reversed (it ends before it starts) "
+                          "(put the first line first: a.md:2-3)"),
     (("get", "missing.md"), "error: no page missing.md in the notebook"),
     (("get", "../../etc/passwd"), "error: '../../etc/passwd' leaves the notebook"),
     (("get", "/etc/passwd"), "error: '/etc/passwd' is outside the notebook"),

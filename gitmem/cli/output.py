@@ -136,9 +136,7 @@ def forgot(f: Any) -> str:
     out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
            if f.removed else "forgot 0 lines: no page holds it (no commit)"]
     if f.index:
-        out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
-                   f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "
-                   "FTS optimized, WAL checkpointed")
+        out.append(forgot_index(f.index))
     out.extend(f"note: {n}" for n in f.notes)
     out.append(f"note: {f.history}")
     if f.identity:
@@ -146,6 +144,21 @@ def forgot(f: Any) -> str:
 
         out.append(f"note: {FALLBACK_HINT}")
     return "\n".join(out)
+
+
+def forgot_index(purged: dict[str, int]) -> str:
+    """What forget took out of the index, in the user's terms (the --json keeps the counts)."""
+    texts = purged.get("texts", 0)
+    meanings = purged.get("vectors", 0) + purged.get("cached_embeddings", 0)
+    subjects = purged.get("subjects", 0)
+    if not (texts or meanings or subjects):
+        return "search: the index held nothing of it"
+    parts = [f"{texts} passage{'s' if texts != 1 else ''}", f"{meanings} stored meaning{'s' if meanings != 1 else ''}"]
+    if subjects:
+        parts.append(f"{subjects} commit message{'s' if subjects != 1 else ''}")
+    disk = ("its files on disk keep no copy" if not purged.get("wal_busy")
+            else "a reader still has the index open, so its journal keeps a copy until the next command")
+    return f"search: recall and search no longer find it (removed {', '.join(parts)} from the index; {disk})"
 
 
 def forget_preview(preview: list[dict[str, Any]]) -> str:

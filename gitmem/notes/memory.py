@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import config
-from . import guard, pages
+from . import guard, pages, routing
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import FileLock, atomic_write
@@ -29,15 +29,6 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
     ("lists/todos.md", "Todos", True),
     ("lists/shopping.md", "Shopping", True),
 ]))
-ROUTES: list[tuple[str, re.Pattern[str]]] = [
-    # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
-    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"
-                           r"|(?<![\d-])(?!\d{4}-\d{2}-\d{2}\b)\+?\d[\d ().-]{6,}\d(?![\d-])", re.I)),
-    ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
-    ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
-    ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
-                              r"always|never|can'?t stand|enjoys?)\b", re.I)),
-]
 DUPLICATE_RATIO = 0.92
 
 
@@ -124,17 +115,12 @@ def _subject(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[:width - 1].rstrip() + "…"
 
 
-def classify(text: str) -> str:
-    """The default category of a fact (documented in docs/commands.md)."""
-    return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
-
-
 def route(nb: Notebook, text: str, to: str | None, section: str | None,
           category: str | None) -> tuple[str, str | None, str]:
     """(page, section, category) for a fact, from the hints or the defaults."""
     if category is not None and category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(CATEGORIES)}")
-    cat = category or classify(text)
+    cat = category or routing.classify(text)
     folder_page, flat_section, _ = CATEGORIES[cat]
     if to:
         return nb.page(to), section, cat
@@ -300,7 +286,10 @@ def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
     """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
     start = int(match.group("start"))
     end = int(match.group("end") or start)
-    if start < 1 or end < start or end > total:
+    if end < start:
+        raise BadRange(f"the range {start}-{end} of {rel} is reversed (it ends before it starts)",
+                       f"put the first line first: {rel}:{end}-{start}")
+    if start < 1 or end > total:
         asked = f"line {start}" if start == end else f"lines {start}-{end}"
         raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
                        f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")
