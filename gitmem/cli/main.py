@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import agent, find, indexing, notes
+from . import agent, consolidation, find, indexing, notes
 from ..errors import GitmemError, log_bug
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -79,7 +79,7 @@ def cli() -> None:
     """
 
 
-for _module in (notes, find, indexing, agent):
+for _module in (notes, find, indexing, agent, consolidation):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

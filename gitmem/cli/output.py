@@ -236,3 +236,58 @@ def guard(report: Any) -> str:
 
 def model_ready(d: dict[str, Any]) -> str:
     return f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s"
+
+
+# -- consolidation ------------------------------------------------------------
+
+def consolidated(r: Any) -> str:
+    """`git mem consolidate`: one line a session, then what it learned."""
+    where = f" via {r.model} at {r.url}" if r.model else ""
+    out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
+           + ("would be sent" if r.mode == "dry-run" else "sent")]
+    for s in r.sessions:
+        line = f"  {s.status:<11} {s.path} ({s.chars} chars"
+        line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
+        line += f", commit {s.commit[:7]})" if s.commit else ")"
+        out.append(line + (f": {s.reason}" if s.reason else ""))
+        out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
+        out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
+        out.extend(f"      = reinforced: {x['text']}" for x in s.reinforced)
+        out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
+    if r.left:
+        out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
+    if r.mode == "review" and any(s.status == "proposed" for s in r.sessions):
+        out.append("next: git mem review")
+    out.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(out)
+
+
+def proposals(p: Any) -> str:
+    """`git mem review`: each pending proposal with its diff."""
+    if not p.proposals:
+        return "no pending proposals"
+    out = []
+    for prop in p.proposals:
+        out.append(f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})")
+        out.append(prop.diff.rstrip("\n"))
+        out.append("")
+    out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
+    return "\n".join(out)
+
+
+def reviewed(r: Any) -> str:
+    if not r.proposals:
+        return "\n".join([f"{r.action} nothing", *(f"note: {n}" for n in r.notes)])
+    lines = [f"{r.action}: {p['id'][:7]} (session {p['session']})" for p in r.proposals]
+    if r.commits:
+        lines.append("commit" + ("s" if len(r.commits) > 1 else "") + ": " + ", ".join(c[:7] for c in r.commits))
+    return "\n".join(lines + [f"note: {n}" for n in r.notes])
+
+
+def pruned(p: Any) -> str:
+    verb = "would remove" if p.dry_run else "removed"
+    out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
+           + (f" (commit {p.commit[:7]})" if p.commit else "")]
+    out.extend(f"  {f['path']}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
+    out.extend(f"  {s['path']}:{s['line']} {s['text']}" for s in p.summaries)
+    return "\n".join(out)
