@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from ..config import GROUPS
 from ..records import to_json
 
 LEADER_COLUMN = 46
+LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source and confidence, shown apart
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
@@ -27,7 +29,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.append(f"    {hit.snippet}")
+            lines.append(f"    {LEARNED_NOTE.sub('', hit.snippet)}")
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -43,6 +45,8 @@ def hit_header(hit: Any) -> str:
     origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
         f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
     extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    if getattr(hit, "confidence", None) is not None:
+        extra += f", confidence {hit.confidence:.2f}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from . import candidates, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed
+from ..index import confidence, embed
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..index.indexer import Index, recovering
@@ -42,6 +42,7 @@ class Query:
     since: str | None = None
     until: str | None = None
     by: str = "auto"
+    served: bool = False  # the hits go to a person or an agent: their facts are reinforced
 
 
 @recovering
@@ -72,6 +73,7 @@ def run(nb: Notebook, query: Query) -> Results:
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         hits = rank(index, query, embedder, view)
+        _confidence(nb, hits, query.served)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
@@ -119,6 +121,17 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
 
         return history.hits(index, ranked, scores, query.text, limit)
     return _hits(index, ranked, scores, query.text, limit, view)
+
+
+def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
+    """Each current hit's effective confidence (learned facts only); a served hit's facts are reinforced
+    (after the confidence is read, so a result shows what it had when it was found)."""
+    current = [h for h in hits if h.current and h.revision is None and h.group == "notebook"
+               and "<!-- gitmem:" in h.text]
+    for hit in current:
+        hit.confidence = confidence.of_lines(nb, hit.path, hit.lines["start"], hit.lines["end"])
+    if served and current:
+        confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
 
 
 def fts_query(text: str) -> str | None:

@@ -1,0 +1,146 @@
+"""Confidence: the annotation on a fact's line, decay by source with floors,
+git blame as the last confirmation, reinforcement on use, confirm and prune."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitmem.gitops.git import open_notebook
+from gitmem.index import confidence
+from gitmem.index.confidence import Annotation
+from gitmem.notes import prune
+from tests.conftest import Mem, git
+
+WEEK = 7 * 86400
+LONG_AGO = "2026-01-01T12:00:00+00:00"
+LONG_AGO_TS = 1767268800
+
+
+def commit_at(m: Mem, when: str, message: str = "edit") -> None:
+    env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    git(m.path, "add", "-A", env=env)
+    git(m.path, "commit", "-q", "-m", message, env=env)
+
+
+@given(st.sampled_from(confidence.SOURCES), st.floats(0, 1), st.from_regex(r"[a-z][a-z ]{0,30}[a-z]", fullmatch=True),
+       st.one_of(st.none(), st.from_regex(r"sessions/[a-z0-9-]{1,20}\.md", fullmatch=True)))
+def test_annotation_round_trips(source: str, stated: float, text: str, origin: str | None) -> None:
+    line = confidence.annotate(f"- {text}", Annotation(source, stated, origin))
+    body, ann = confidence.parse(line)
+    assert body == f"- {text}" and ann is not None
+    assert (ann.source, ann.origin) == (source, origin) and abs(ann.confidence - round(stated, 2)) < 1e-9
+
+
+def test_a_line_without_annotation_parses_as_itself() -> None:
+    assert confidence.parse("- plain <!-- a comment -->") == ("- plain <!-- a comment -->", None)
+
+
+def test_decay_by_source_with_floors() -> None:
+    assert confidence.decayed(0.8, "inferred", 10) == pytest.approx(0.8 * 0.95 ** 10)
+    assert confidence.decayed(0.8, "inferred", 1000) == pytest.approx(0.0, abs=1e-9)
+    assert confidence.decayed(0.9, "explicit", 10) == pytest.approx(0.9 * 0.98 ** 10)
+    assert confidence.decayed(0.9, "explicit", 1000) == 0.5
+    assert confidence.decayed(0.9, "preference", 1000) == 0.4
+    assert confidence.decayed(0.3, "explicit", 1000) == 0.3  # stated under the floor: kept, not raised
+    assert confidence.decayed(0.7, "inferred", 0) == 0.7
+
+
+def test_effective_confidence_counts_from_the_commit_that_wrote_the_line(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 from s.md -->\n"
+                                    "- Bob is tall\n")
+    commit_at(mem, LONG_AGO)
+    nb = open_notebook(mem.path)
+    facts = confidence.facts(nb, "knowledge/facts.md", now=LONG_AGO_TS + 10 * WEEK)
+    assert [(f.line, f.source, f.stated) for f in facts] == [(3, "inferred", 0.7), (4, "explicit", 1.0)]
+    assert facts[0].effective == pytest.approx(0.7 * 0.95 ** 10, abs=1e-4)
+    assert facts[1].effective == pytest.approx(0.98 ** 10, abs=1e-4)
+    assert facts[0].confirmed_at == LONG_AGO_TS
+    # the always-on pages are exempt
+    mem.write("reference/preferences.md", "# Preferences\n\n- tea <!-- gitmem: preference 0.60 -->\n")
+    commit_at(mem, LONG_AGO)
+    pref = confidence.facts(nb, "reference/preferences.md", now=LONG_AGO_TS + 100 * WEEK)
+    assert pref[0].effective == 0.6 and pref[0].exempt
+
+
+def test_reinforced_at_most_once_an_hour(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 -->\n")
+    commit_at(mem, LONG_AGO)
+    nb = open_notebook(mem.path)
+    now = LONG_AGO_TS + 10 * WEEK
+    served = [("knowledge/facts.md", "- Bob likes jazz <!-- gitmem: inferred 0.70 -->")]
+    assert confidence.reinforce(nb, served, now) == 1
+    assert confidence.reinforce(nb, served, now + 60) == 0
+    assert confidence.reinforce(nb, served, now + 3601) == 1
+    effective = confidence.facts(nb, "knowledge/facts.md", now=now + 3700)[0].effective
+    assert effective == pytest.approx(0.7 * 0.95 ** (10 + 3700 / WEEK) + 0.10, abs=1e-4)
+    assert mem.git("status", "--porcelain") == ""  # never a commit, nothing in the work tree
+
+
+def test_recall_shows_confidence_and_reinforces(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob plays the theremin <!-- gitmem: inferred 0.70 -->\n")
+    commit_at(mem, LONG_AGO)
+    out = mem.json("recall", "theremin", "--mode", "keyword")
+    hit = out["results"][0]
+    expected = 0.7 * 0.95 ** ((time.time() - LONG_AGO_TS) / WEEK)
+    assert hit["confidence"] == pytest.approx(expected, abs=1e-3)
+    text = mem("recall", "theremin", "--mode", "keyword").stdout  # the first recall reinforced it ...
+    assert f"confidence {expected + 0.05:.2f})" in text
+    assert "- Bob plays the theremin\n" in text + "\n" and "gitmem:" not in text  # the comment is not shown
+    again = mem.json("recall", "theremin", "--mode", "keyword")["results"][0]["confidence"]
+    assert again == pytest.approx(expected + 0.05, abs=1e-3)  # ... the second, within the hour, did not
+
+
+def test_confirm_restarts_the_decay(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 -->\n- plain fact\n")
+    commit_at(mem, LONG_AGO)
+    out = mem.json("confirm", "knowledge/facts.md:3")
+    assert out["action"] == "confirm" and out["commit"]
+    today = date.today().isoformat()
+    lines = (mem.path / "knowledge/facts.md").read_text().split("\n")
+    assert lines[2] == f"- Bob likes jazz <!-- gitmem: inferred 0.70 confirmed {today} -->"
+    nb = open_notebook(mem.path)
+    assert confidence.facts(nb, "knowledge/facts.md")[0].effective == pytest.approx(0.7, abs=1e-3)
+    mem("confirm", "knowledge/facts.md:4")
+    assert (mem.path / "knowledge/facts.md").read_text().split("\n")[3] == \
+        f"- plain fact <!-- gitmem: explicit 1.00 confirmed {today} -->"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_confirm_bad_lines(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit()
+    assert "not a fact" in mem("confirm", "knowledge/facts.md:1", code=2).stderr
+    assert "outside" in mem("confirm", "knowledge/facts.md:9", code=1).stderr
+    assert "not PATH:LINE" in mem("confirm", "knowledge/facts.md", code=2).stderr
+
+
+def test_prune_removes_faded_facts_and_old_summaries_in_one_commit(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 -->\n"
+                                    "- Bob is tall <!-- gitmem: explicit 0.90 -->\n- a person's own line\n")
+    mem.write("reference/preferences.md", "# Preferences\n\n- tea <!-- gitmem: inferred 0.30 -->\n")
+    mem.write("daily/2026-01-01.md", "# Daily Log — 2026-01-01\n\n## 09:00 — Session summary (sessions/x.md)\n\n"
+                                     "They talked.\n\nTopics: a\n\n## 10:00 — lunch with Bob\n")
+    commit_at(mem, LONG_AGO)
+    dry = mem.json("prune", "--dry-run")
+    assert [(f["path"], f["line"]) for f in dry["facts"]] == [("knowledge/facts.md", 3)]
+    assert [(s["path"], s["line"]) for s in dry["summaries"]] == [("daily/2026-01-01.md", 3)]
+    assert dry["commit"] is None and mem.git("status", "--porcelain") == ""
+    before = mem.git("rev-parse", "HEAD").strip()
+    out = mem.json("prune")
+    assert mem.git("rev-parse", "HEAD~1").strip() == before
+    facts = (mem.path / "knowledge/facts.md").read_text()
+    assert "jazz" not in facts and "Bob is tall" in facts and "a person's own line" in facts
+    assert "tea" in (mem.path / "reference/preferences.md").read_text()  # always-on: never pruned
+    assert (mem.path / "daily/2026-01-01.md").read_text() == "# Daily Log — 2026-01-01\n\n## 10:00 — lunch with Bob\n"
+    message = mem.git("log", "-1", "--format=%B")
+    assert "knowledge/facts.md:3 (inferred 0.70 ->" in message and "Bob likes jazz" in message
+    assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    mem.git("revert", "--no-edit", "HEAD")
+    assert "jazz" in (mem.path / "knowledge/facts.md").read_text()
+    nb = open_notebook(mem.path)
+    assert prune.run(nb, dry_run=True, now=LONG_AGO_TS).facts == []  # fresh: nothing faded yet
