@@ -241,3 +241,16 @@ def test_review_bad_ids(mem: Mem) -> None:
     assert "--all" in out.stderr
     out = mem("review", "accept", "deadbeef", code=1)
     assert "no pending proposal 'deadbeef'" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_session_save_consolidate(mem: Mem, llm_env: LLMServer) -> None:
+    llm_env.then(("json", GOOD))
+    line = json.dumps({"role": "user", "content": "I started at Acme", "timestamp": "2026-11-20T09:30:00+00:00"})
+    out = mem.json("session", "save", "--chat", "c9", "--consolidate", input=line + "\n")
+    assert out["action"] == "saved"
+    assert [s["status"] for s in out["consolidation"]["sessions"]] == ["proposed"]
+    assert out["consolidation"]["sessions"][0]["path"] == out["path"]
+    text = mem("session", "save", "--chat", "c9", "--consolidate", input=line + "\n").stdout
+    assert text.startswith("unchanged: ") and "nothing to consolidate" in text and len(llm_env.requests) == 1
+    assert mem("session", "save", "--private", "--consolidate", input=line).stdout.startswith("private:")
+    assert len(llm_env.requests) == 1

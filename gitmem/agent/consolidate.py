@@ -303,6 +303,11 @@ def run(nb: Notebook, opts: Options, ask: Callable[..., tuple[Any, int]] = llm.a
     return report
 
 
+def after_save(nb: Notebook, rel: str) -> Run:
+    """`session save --consolidate`: consolidate the session just saved (if not already)."""
+    return run(nb, Options(names=(rel,)))
+
+
 def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun, messages: list[dict[str, str]],
          known: list[tuple[str, str]], apply: bool, ask: Callable[..., tuple[Any, int]]) -> None:
     try:

@@ -193,7 +193,8 @@ def session_saved(s: Any) -> str:
         return f"private: {s.hint}"
     out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
-    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else [])])
+    run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
+    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
 def session_removed(r: Any) -> str:
