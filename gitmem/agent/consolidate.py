@@ -25,7 +25,7 @@ from ..dates import parse as parse_date
 from ..errors import GitmemError, UsageError
 from ..notebook import Notebook, decode
 from ..notes.learned import Learned, Outcome, Planner
-from ..notes.memory import committable, write_lock, write_page
+from ..notes.memory import committable, write_lock
 
 DEFAULT_MAX_SESSIONS = 20
 DEFAULT_MAX_CHARS = 200_000
@@ -323,8 +323,7 @@ def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun, mess
             outcome = Planner(nb, nb.read, cand.rel, cand.when, known).plan(learned)
             message = _message(cand, outcome, ep.model, empty=not outcome.pages)
             if outcome.pages:
-                for rel, text in outcome.pages.items():
-                    write_page(nb, rel, text)
+                review.write_pages(nb, outcome.pages)
                 item.commit, _ = nb.git.commit([nb.repo_path(rel) for rel in outcome.pages], message)
                 item.status = "applied"
             else:  # nothing new: record the session on the proposals branch so it is not sent again

@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import GitmemError, UsageError
+from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
+from ..gitops.lock import atomic_write
+from ..notes import guard
 from ..notes.memory import committable, write_lock, write_page
 
 BRANCH = "gitmem/proposed"
@@ -180,8 +182,7 @@ def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Revi
         with write_lock(nb):
             committable(nb)
             merged = _merged(nb, p)
-            for rel, text in merged.items():
-                write_page(nb, rel, text)
+            write_pages(nb, merged)
             found = trailers(p.message)
             message = (f"{p.subject}\n\nAccepted from {BRANCH}.\n\n"
                        f"Gitmem-Session: {found['Gitmem-Session'][0]}\n"
@@ -218,8 +219,40 @@ def _merged(nb: Notebook, p: Proposal) -> dict[str, str]:
                 raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
                                        f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
                                        f"then: git mem review drop {p.id[:7]}")
-        out[rel] = result.decode("utf-8", "replace")
+        text = result.decode("utf-8", "replace")
+        _guarded(p, rel, base.decode("utf-8", "replace"), text)
+        out[rel] = text
     return out
+
+
+def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
+    """Refused if a line the proposal adds is a secret or an injection: a proposal
+    fetched from another clone was never checked by this one's guard."""
+    old = set(base.split("\n"))
+    added = "\n".join(line for line in text.split("\n") if line not in old)
+    try:
+        guard.check(added, False, rel)
+    except Refused as exc:
+        raise Refused(f"proposal {p.id[:7]}: {exc.message}; nothing was written",
+                      f"drop it: git mem review drop {p.id[:7]}") from exc
+
+
+def write_pages(nb: Notebook, texts: dict[str, str]) -> None:
+    """Write several pages, all or none: if one cannot be written, those already
+    written get their earlier bytes back (the caller holds the write lock)."""
+    done: list[tuple[str, bytes | None]] = []
+    try:
+        for rel, text in texts.items():
+            before = nb.read_bytes(rel)
+            write_page(nb, rel, text)
+            done.append((rel, before))
+    except BaseException:
+        for rel, before in reversed(done):
+            if before is None:
+                nb.file(rel).unlink(missing_ok=True)
+            else:
+                atomic_write(nb.file(rel), before)
+        raise
 
 
 def _only_adds(base: bytes, theirs: bytes) -> bool:

@@ -264,7 +264,7 @@ def consolidated(r: Any) -> str:
     if r.mode == "review" and any(s.status == "proposed" for s in r.sessions):
         out.append("next: git mem review")
     out.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(out)
+    return _printable("\n".join(out))  # what an LLM said is untrusted
 
 
 def proposals(p: Any) -> str:
@@ -273,11 +273,20 @@ def proposals(p: Any) -> str:
         return "no pending proposals"
     out = []
     for prop in p.proposals:
-        out.append(f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})")
-        out.append(prop.diff.rstrip("\n"))
+        head = f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})"
+        out.append(_printable(head))
+        out.append(_printable(prop.diff.rstrip("\n")))
         out.append("")
     out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
     return "\n".join(out)
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str) -> str:
+    """A proposal (perhaps fetched from another clone) as a terminal may show it: no escape sequences."""
+    return CONTROL.sub("?", text)
 
 
 def reviewed(r: Any) -> str:
