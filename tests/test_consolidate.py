@@ -254,3 +254,33 @@ def test_session_save_consolidate(mem: Mem, llm_env: LLMServer) -> None:
     assert text.startswith("unchanged: ") and "nothing to consolidate" in text and len(llm_env.requests) == 1
     assert mem("session", "save", "--private", "--consolidate", input=line).stdout.startswith("private:")
     assert len(llm_env.requests) == 1
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_one_run_at_a_time(mem: Mem, llm_env: LLMServer) -> None:
+    from gitmem.gitops.lock import FileLock
+
+    save(mem, "c1", CHAT)
+    llm_env.then(("json", GOOD))
+    lock = FileLock(mem.path / ".git/gitmem/consolidate.lock")
+    assert lock.acquire(timeout=0)
+    try:
+        out = mem("consolidate", code=1)
+    finally:
+        lock.release()
+    assert "another 'git mem consolidate' is running" in out.stderr and llm_env.requests == []
+    assert mem.json("consolidate", "--dry-run")["sessions"][0]["status"] == "would-send"
+
+
+def test_flat_layout_and_since(flat: Mem, llm_env: LLMServer) -> None:
+    save(flat, "old", "user: old chat\nassistant: ok", day="2026-01-05T09:00:00+00:00")
+    path = save(flat, "new", CHAT)
+    assert path.startswith("memory/")
+    llm_env.then(("json", GOOD))
+    out = flat.json("consolidate", "--apply", "--since", "2026-11-01")
+    assert [s["path"] for s in out["sessions"]] == [path]
+    memory = (flat.path / "MEMORY.md").read_text()
+    assert "Alice works at Acme as a data engineer <!-- gitmem: explicit 0.90" in memory
+    assert "## Preferences: Food\n\n- vegetarian <!-- gitmem: preference 0.90" in memory
+    assert "Session summary" in (flat.path / "memory/2026-11-20.md").read_text()
+    assert [s["status"] for s in flat.json("consolidate", "--dry-run")["sessions"]] == ["would-send"]  # the old one

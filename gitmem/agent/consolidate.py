@@ -23,6 +23,7 @@ from . import llm, review
 from .session import header
 from ..dates import parse as parse_date
 from ..errors import GitmemError, UsageError
+from ..gitops.lock import FileLock
 from ..notebook import Notebook, decode
 from ..notes.learned import Learned, Outcome, Planner
 from ..notes.memory import committable, write_lock
@@ -254,10 +255,24 @@ def validate(answer: Any) -> None:
 # -- the run ---------------------------------------------------------------------
 
 def run(nb: Notebook, opts: Options, ask: Callable[..., tuple[Any, int]] = llm.ask_json) -> Run:
-    """Consolidate what is pending, within the budget."""
+    """Consolidate what is pending, within the budget; one run at a time in a clone
+    (two at once would send, and propose, the same sessions)."""
     if opts.max_sessions < 1 or opts.max_chars < 1:
         raise UsageError("--max-sessions and --max-chars must be at least 1", "e.g. --max-sessions 5")
     ep = None if opts.dry_run else llm.endpoint(nb)
+    if opts.dry_run:
+        return _run(nb, opts, ep, ask)
+    lock = FileLock(nb.shared_dir / "consolidate.lock")
+    if not lock.acquire(timeout=0):
+        raise GitmemError("another 'git mem consolidate' is running in this clone; nothing was sent",
+                          "let it finish, then run the command again")
+    try:
+        return _run(nb, opts, ep, ask)
+    finally:
+        lock.release()
+
+
+def _run(nb: Notebook, opts: Options, ep: llm.Endpoint | None, ask: Callable[..., tuple[Any, int]]) -> Run:
     apply = (not review_by_default(nb)) if opts.apply is None else opts.apply
     mode = "dry-run" if opts.dry_run else "apply" if apply else "review"
     found = candidates(nb, opts)
