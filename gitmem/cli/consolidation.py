@@ -79,10 +79,7 @@ def review_accept(ids: tuple[str, ...], every: bool, as_json: bool) -> None:
       git mem review accept 3f2a9c1
       git mem review accept --all
     """
-    from . import output
-    from ..agent import review as proposals
-
-    show(proposals.accept(notebook(), ids, every), as_json, output.reviewed)
+    _decide("accept", ids, every, as_json)
 
 
 @review.command("drop")
@@ -97,10 +94,15 @@ def review_drop(ids: tuple[str, ...], every: bool, as_json: bool) -> None:
       git mem review drop 3f2a9c1
       git mem review drop --all
     """
+    _decide("drop", ids, every, as_json)
+
+
+def _decide(verb: str, ids: tuple[str, ...], every: bool, as_json: bool) -> None:
     from . import output
     from ..agent import review as proposals
 
-    show(proposals.drop(notebook(), ids, every), as_json, output.reviewed)
+    decide = proposals.accept if verb == "accept" else proposals.drop
+    show(decide(notebook(), ids, every), as_json, output.reviewed)
 
 
 @click.command()
