@@ -90,3 +90,17 @@ def test_recall_shows_confidence_and_reinforces(mem: Mem) -> None:
     assert "- Bob plays the theremin\n" in text + "\n" and "gitmem:" not in text  # the comment is not shown
     again = mem.json("recall", "theremin", "--mode", "keyword")["results"][0]["confidence"]
     assert again == pytest.approx(expected + 0.05, abs=1e-3)  # ... the second, within the hour, did not
+
+
+def test_confidence_is_a_mild_ranking_factor(mem: Mem) -> None:
+    # a and b differ only in the stated confidence, so BM25 scores them alike before the factor
+    mem.write("knowledge/a.md", "# A\n\n- Bob plays the theremin <!-- gitmem: inferred 0.20 -->\n")
+    mem.write("knowledge/b.md", "# B\n\n- Bob plays the theremin <!-- gitmem: inferred 0.90 -->\n")
+    mem.write("knowledge/c.md", "# C\n\n- Bob plays the theremin\n")
+    mem.commit()
+    hits = mem.json("search", "theremin", "--mode", "keyword")["results"]
+    scores = {h["path"]: (h["score"], h["confidence"]) for h in hits}
+    assert scores["knowledge/a.md"][1] == pytest.approx(0.2, abs=1e-3)
+    assert scores["knowledge/a.md"][0] / scores["knowledge/b.md"][0] == pytest.approx(0.92 / 0.99, abs=1e-3)
+    assert scores["knowledge/c.md"] == (1.0, None)  # no learned fact: untouched (the best keyword match)
+    assert [h["path"] for h in hits] == ["knowledge/c.md", "knowledge/b.md", "knowledge/a.md"]
