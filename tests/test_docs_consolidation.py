@@ -51,7 +51,7 @@ def test_the_documented_walkthrough_works(blank: Mem, monkeypatch: pytest.Monkey
         server.close()
     assert len(server.requests) == 1  # the dry run sent nothing; the run sent the one session
     assert "I just started at Acme" in server.sent()
-    assert "would-send" in outputs["consolidate --dry-run"]
+    assert "would-send" in outputs["consolidate --dry-run"] and "proposed on gitmem/proposed" in outputs["consolidate --dry-run"]
     assert "proposed" in outputs["consolidate"] and "next: git mem review" in outputs["consolidate"]
     assert "+- The user works at Acme as a data engineer <!-- gitmem: explicit 0.90" in outputs["review"]
     assert outputs["review accept"].startswith("accepted: ")

@@ -313,6 +313,10 @@ def _run(nb: Notebook, opts: Options, ep: llm.Endpoint | None, ask: Callable[...
             failures.pop(cand.rel, None)
     if not opts.dry_run:
         _save_state(nb, failures)
+    elif any(s.status == "would-send" for s in report.sessions):
+        where = "written to the checked-out branch" if apply else f"proposed on {review.BRANCH}, one commit each"
+        report.notes.append(f"nothing was sent; the sessions marked would-send would be sent and what they "
+                            f"teach {where} (--json shows each request in full)")
     if not found:
         report.notes.append("nothing to consolidate: every saved session is consolidated")
     return report
