@@ -227,9 +227,9 @@ def test_drop_and_proposals_travel(mem: Mem, llm_env: LLMServer, tmp_path: Path,
     pending = other.json("review")["proposals"]
     assert len(pending) == 2
     assert other.json("consolidate")["sessions"] == [] and len(llm_env.requests) == 2  # not proposed twice
-    dropped = other.json("review", "drop", pending[0]["id"][:8])
+    dropped = other.json("review", "drop", pending[1]["id"][:8])
     assert dropped["action"] == "dropped"
-    assert [p["id"] for p in other.json("review")["proposals"]] == [pending[1]["id"]]
+    assert [p["id"] for p in other.json("review")["proposals"]] == [pending[0]["id"]]
     other("review", "accept", "--all")
     assert other.json("review")["proposals"] == []
     assert "Alice works at Acme" in (other.path / "knowledge/facts.md").read_text()
@@ -284,3 +284,21 @@ def test_flat_layout_and_since(flat: Mem, llm_env: LLMServer) -> None:
     assert "## Preferences: Food\n\n- vegetarian <!-- gitmem: preference 0.90" in memory
     assert "Session summary" in (flat.path / "memory/2026-11-20.md").read_text()
     assert [s["status"] for s in flat.json("consolidate", "--dry-run")["sessions"]] == ["would-send"]  # the old one
+
+
+def test_a_fact_pending_in_another_proposal_is_not_proposed_twice(mem: Mem, llm_env: LLMServer) -> None:
+    save(mem, "c1", CHAT)
+    save(mem, "c2", "user: Acme is great\nassistant: ok", day="2026-11-21T10:00:00+00:00")
+    save(mem, "c3", "user: still at Acme\nassistant: ok", day="2026-11-22T10:00:00+00:00")
+    fact = answer(facts=[{"text": "Alice works at Acme", "source": "explicit", "confidence": 0.9}])
+    llm_env.then(("json", fact))
+    out = mem.json("consolidate", "--max-sessions", "2")
+    first, second = out["sessions"]
+    assert [w["kind"] for w in first["written"]] == ["fact", "summary"]
+    assert [w["kind"] for w in second["written"]] == ["summary"]
+    assert second["reinforced"] == [{"kind": "fact", "path": None, "text": "Alice works at Acme",
+                                     "note": "already proposed"}]
+    third = mem.json("consolidate")["sessions"][0]  # a later run sees the pending proposal too
+    assert third["reinforced"][0]["note"] == "already proposed"
+    mem("review", "accept", "--all")
+    assert (mem.path / "knowledge/facts.md").read_text().count("Alice works at Acme") == 1

@@ -279,6 +279,7 @@ def _run(nb: Notebook, opts: Options, ep: llm.Endpoint | None, ask: Callable[...
     report = Run(mode, ep.model if ep else None, ep.url if ep else None, [], 0, 0)
     failures = _load_state(nb)
     budget = opts.max_chars
+    proposed = [] if opts.dry_run or apply else _proposed_facts(nb)
     for cand in found:
         item = SessionRun(cand.rel, header(cand.text).get("chat"), cand.when.isoformat(timespec="seconds"), "")
         if _private(cand.text):
@@ -304,7 +305,8 @@ def _run(nb: Notebook, opts: Options, ep: llm.Endpoint | None, ask: Callable[...
             continue
         assert ep is not None
         report.chars_sent += item.chars
-        _one(nb, ep, cand, item, messages, known, apply, ask)
+        _one(nb, ep, cand, item, (messages, known, proposed), apply, ask)
+        proposed += [w["text"] for w in item.written if w["kind"] == "fact"]
         if item.status == "failed":
             failures[cand.rel] = {"reason": item.reason, "at": time.time(),
                                   "runs": failures.get(cand.rel, {}).get("runs", 0) + 1}
@@ -327,8 +329,19 @@ def after_save(nb: Notebook, rel: str) -> Run:
     return run(nb, Options(names=(rel,)))
 
 
-def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun, messages: list[dict[str, str]],
-         known: list[tuple[str, str]], apply: bool, ask: Callable[..., tuple[Any, int]]) -> None:
+def _proposed_facts(nb: Notebook) -> list[str]:
+    """The facts that pending proposals add (so that a later session does not propose them again)."""
+    from ..index.confidence import parse as parse_line
+
+    added = [line[1:] for p in review.pending(nb).proposals for line in p.diff.split("\n")
+             if line.startswith("+- ")]
+    return [parse_line(line)[0][2:].strip() for line in added]
+
+
+def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun,
+         request: tuple[list[dict[str, str]], list[tuple[str, str]], list[str]], apply: bool,
+         ask: Callable[..., tuple[Any, int]]) -> None:
+    messages, known, proposed = request
     try:
         answer, item.attempts = ask(ep, messages, validate)
     except llm.LLMFailed as exc:
@@ -357,7 +370,7 @@ def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun, mess
             data = nb.git.show(head, nb.repo_path(rel))
             return decode(data) if data is not None else ""
 
-        outcome = Planner(nb, at_head, cand.rel, cand.when, known).plan(learned)
+        outcome = Planner(nb, at_head, cand.rel, cand.when, known, proposed).plan(learned)
         message = _message(cand, outcome, ep.model, empty=not outcome.pages)
         item.commit = review.propose(nb, head, outcome.pages, message)
         item.status = "proposed" if outcome.pages else "unchanged"

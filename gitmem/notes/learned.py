@@ -62,9 +62,10 @@ class Planner:
     """Applies one Learned to pages read through `read`, keeping every edit in memory."""
 
     def __init__(self, nb: Notebook, read: Callable[[str], str], origin: str, when: datetime,
-                 related: list[tuple[str, str]] | None = None) -> None:
+                 related: list[tuple[str, str]] | None = None, proposed: list[str] | None = None) -> None:
         self.nb, self._read, self.origin, self.when = nb, read, origin, when
         self.related = related or []  # (page, line) the notebook already holds on the subject
+        self.proposed = [normalize_fact(p) for p in proposed or []]  # facts pending review elsewhere
         self.out = Outcome()
 
     def text(self, rel: str) -> str:
@@ -106,6 +107,9 @@ class Planner:
             return
         ann = Annotation(source, stated, self.origin)
         if self._reinforce(text, ann):
+            return
+        if any(_same(p, text) for p in self.proposed if p):  # another pending proposal adds it already
+            self.out.reinforced.append({"kind": "fact", "path": None, "text": text, "note": "already proposed"})
             return
         entry = confidence.annotate(pages.bullet(text, checkbox=CATEGORIES[cat][2]), ann)
         current = self.text(rel) or pages.new_page(rel, "")
