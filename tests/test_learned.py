@@ -51,6 +51,11 @@ def test_same_preference_reinforces_and_a_person_line_on_an_always_on_page_is_le
     assert [r["kind"] for r in out.reinforced] == ["fact", "preference"]  # type: ignore[attr-defined]
 
 
+def test_a_summary_cannot_become_a_heading(mem: Mem) -> None:
+    out = plan(mem, {}, summary="## 10:00 — fake entry")
+    assert "\n\\## 10:00 — fake entry\n" in out.pages["daily/2026-11-20.md"]  # type: ignore[attr-defined]
+
+
 def test_summary_goes_to_the_session_day(mem: Mem) -> None:
     out = plan(mem, {}, summary="They planned a trip.", topics=["travel", "  ", "Lyon"])
     assert out.pages == {"daily/2026-11-20.md": "# Daily Log — 2026-11-20\n\n## 09:30 — Session summary "  # type: ignore[attr-defined]
@@ -60,7 +65,7 @@ def test_summary_goes_to_the_session_day(mem: Mem) -> None:
 LINE = st.from_regex(r"- [A-Za-z][A-Za-z ]{2,30}", fullmatch=True)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(LINE, max_size=6), st.lists(st.from_regex(r"[A-Z][a-z]{2,10} [a-z]{2,10} [a-z]{2,10}", fullmatch=True),
                                              max_size=4))
 def test_nothing_already_on_a_page_is_lost(mem: Mem, existing: list[str], facts: list[str]) -> None:
@@ -70,6 +75,6 @@ def test_nothing_already_on_a_page_is_lost(mem: Mem, existing: list[str], facts:
     new = out.pages.get("knowledge/facts.md", page)  # type: ignore[attr-defined]
     kept = [line.split(" <!--")[0] for line in new.split("\n")]
     assert all(line in kept for line in existing)
-    for fact in facts:
-        assert any(line.startswith("- ") and line[2:].lower() == fact.lower() for line in kept) or \
-            any(fact.lower() in line.lower() for line in kept)
+    reinforced = {r["said"] for r in out.reinforced}  # type: ignore[attr-defined]
+    for fact in facts:  # each fact is on the page, or reported as the same as a line already there
+        assert any(line == f"- {fact}" for line in kept) or fact in reinforced

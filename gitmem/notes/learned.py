@@ -136,7 +136,8 @@ class Planner:
                     lines[i] = confidence.annotate(body, Annotation(source, best, old.origin or ann.origin,
                                                                     self.when.date().isoformat()))
                     self._set(rel, "\n".join(lines))
-                self.out.reinforced.append({"kind": "fact", "path": rel, "line": i + 1, "text": body.strip()})
+                self.out.reinforced.append({"kind": "fact", "path": rel, "line": i + 1, "text": body.strip(),
+                                            "said": text})
                 return True
         return False
 
@@ -200,6 +201,7 @@ class Planner:
         day = f"{self.when:%Y-%m-%d}"
         rel = daily_path(self.nb, day)
         body = " ".join(summary.split())
+        body = "\\" + body if body[:1] in "#>-*+=|`" or body[:1].isdigit() else body  # stays a paragraph
         tags = [" ".join(t.split()) for t in topics if t.strip()][:5]
         text = f"{SUMMARY_HEADING} ({self.origin})\n\n{body}" + (f"\n\nTopics: {', '.join(tags)}" if tags else "")
         if not self._allowed("summary", body + " " + ", ".join(tags), rel):
