@@ -302,3 +302,18 @@ def test_a_fact_pending_in_another_proposal_is_not_proposed_twice(mem: Mem, llm_
     assert third["reinforced"][0]["note"] == "already proposed"
     mem("review", "accept", "--all")
     assert (mem.path / "knowledge/facts.md").read_text().count("Alice works at Acme") == 1
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("args, code, words", [
+    (("sessions/2026-01-01-0000-00000000.md",), 1, "no committed session sessions/2026-01-01-0000-00000000.md"),
+    (("knowledge/facts.md",), 2, "is not a session file"),
+    (("../outside.md",), 1, "leaves the notebook"),
+    (("--max-sessions", "0"), 2, "--max-sessions"),
+    (("--since", "someday"), 2, ""),
+])
+def test_consolidate_bad_input(mem: Mem, llm_env: LLMServer, args: tuple[str, ...], code: int, words: str) -> None:
+    save(mem, "c1", CHAT)
+    out = mem("consolidate", *args, code=code)
+    assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1 and words in out.stderr
+    assert llm_env.requests == []
