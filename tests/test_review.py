@@ -79,7 +79,7 @@ def test_an_injected_proposal_from_elsewhere_is_refused(mem: Mem) -> None:
 def test_review_shows_no_terminal_escapes(mem: Mem) -> None:
     propose(mem, {"knowledge/facts.md": "# Facts\n\n- red \x1b[31mtext\n"})
     shown = mem("review").stdout
-    assert "\x1b" not in shown and "- red ?[31mtext" in shown
+    assert "\x1b" not in shown and "- red text" in shown
 
 
 def test_pages_are_written_all_or_none(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
