@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from . import candidates, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed
+from ..index import confidence, embed
 from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 MAX_QUERY_TERMS = 64
+CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Query:
     since: str | None = None
     until: str | None = None
     by: str = "auto"
+    served: bool = False  # the hits go to a person or an agent: their facts are reinforced
 
 
 Progress = Callable[[int, int], None]
@@ -82,6 +84,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         hits = rank(index, query, embedder, view)
+        _confidence(nb, hits, query.served)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
@@ -148,6 +151,21 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
 
         return history.hits(index, ranked, scores, query.text, limit)
     return _hits(index, ranked, scores, query.text, limit, view)
+
+
+def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
+    """Each current hit's effective confidence (learned facts only), a mild ranking factor
+    (x0.9 at confidence 0, x1.0 at 1; a hit without learned facts is unchanged); a served
+    hit's facts are reinforced (after the confidence is read: a result shows what it had)."""
+    current = [h for h in hits if h.current and h.revision is None and h.group == "notebook"
+               and "<!-- gitmem:" in h.text]
+    for hit in current:
+        hit.confidence = confidence.of_lines(nb, hit.path, hit.lines["start"], hit.lines["end"])
+        if hit.confidence is not None:
+            hit.score = round(hit.score * (1 - CONFIDENCE_WEIGHT * (1 - hit.confidence)), 4)
+    hits.sort(key=lambda h: -h.score)
+    if served and current:
+        confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
 
 
 def fts_query(text: str) -> str | None:
