@@ -376,6 +376,15 @@ def test_get_at_a_revision_blanks_forgotten_lines(mem: Mem) -> None:
     assert page["text"].count("\n") == mem.git("show", f"{before}:knowledge/facts.md").count("\n")
 
 
+def test_forget_reports_in_the_users_terms(mem: Mem) -> None:
+    """Paper cut 10: the report said "FTS optimized, WAL checkpointed"."""
+    seeded(mem)
+    lines = mem("forget", "--all", "--yes", "zanzibarquux").stdout.splitlines()
+    assert lines[1].startswith("search: recall and search no longer find it (removed ")
+    assert lines[1].endswith(" from the index; its files on disk keep no copy)")
+    assert not any(word in line for line in lines for word in ("FTS", "WAL", "checkpoint", "vectors", "chunk"))
+
+
 def scattered(mem: Mem) -> None:
     """The issue's case: a one-letter target that many lines on many pages hold."""
     for page, facts in {"knowledge/a.md": ["x marks the spot", "the box is red"],
@@ -416,7 +425,8 @@ def test_a_person_sees_what_would_go_and_confirms_with_yes(mem: Mem) -> None:
     assert [p["path"] for p in json.loads(mem("forget", "--json", "--all", "t", code=1).stdout)] == [
         "knowledge/a.md", "knowledge/a.md", "knowledge/b.md", "knowledge/b.md", "knowledge/c.md", "knowledge/d.md"]
     out = mem.json("forget", "--all", "--yes", "t")
-    assert len(out["removed"]) == 6 and mem.git("log", "-1", "--format=%s").strip() == "mem: forget 6 lines from 4 pages"
+    assert len(out["removed"]) == 6
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: forget 6 lines from 4 pages"
     assert "the dog is old" not in (mem.path / "knowledge/d.md").read_text()
 
 

@@ -133,7 +133,7 @@ class Index:
         return db.get_meta(self.conn, key, default)
 
     # -- catching up -----------------------------------------------------
-    def sync(self, wait: float | None = 10.0) -> SyncReport:
+    def sync(self, wait: float | None = 10.0, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring history and work tree up to date (no embedding).
 
         If another process holds the lock longer than `wait` seconds, answer
@@ -142,7 +142,7 @@ class Index:
         report = SyncReport()
         if self.stuck is None:
             try:
-                return self._sync(wait, started, report)
+                return self._sync(wait, started, report, progress)
             except Exception as exc:
                 machine = from_machine(exc) if self.as_is else None
                 if machine is None or "busy" in machine.message:
@@ -154,7 +154,8 @@ class Index:
                             "writable), then run 'git mem index'")
         return report
 
-    def _sync(self, wait: float | None, started: float, report: SyncReport) -> SyncReport:
+    def _sync(self, wait: float | None, started: float, report: SyncReport,
+              progress: Callable[[int, int], None] | None) -> SyncReport:
         head = self.nb.git.head()
         work = self._scan_worktree()
         if self._current(head, work):
@@ -171,7 +172,7 @@ class Index:
                 purge = forgotten.sync(self)
                 head = self.nb.git.head()
                 if self.meta("commit") != (head or ""):
-                    self._sync_history(head, report)
+                    self._sync_history(head, report, progress)
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
                 if rechunk:
@@ -225,7 +226,8 @@ class Index:
         db.set_meta(self.conn, "chunker", chunker)
         db.set_meta(self.conn, "layout", layout)
 
-    def _sync_history(self, head: str | None, report: SyncReport) -> None:
+    def _sync_history(self, head: str | None, report: SyncReport,
+                      progress: Callable[[int, int], None] | None = None) -> None:
         indexed = self.meta("commit") or None
         git = self.nb.git
         fast_forward = False
@@ -237,8 +239,12 @@ class Index:
             self.conn.execute("DELETE FROM commits")
             self.conn.execute("DELETE FROM origins")
         if head:
-            for commit in git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix):
+            log = git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix)
+            commits = list(log) if progress else log  # counted only for a progress bar
+            for done, commit in enumerate(commits, start=1):
                 self._apply(commit, report)
+                if progress and isinstance(commits, list):
+                    progress(done, len(commits))
         db.set_meta(self.conn, "commit", head or "")
 
     def _apply(self, commit: Commit, report: SyncReport) -> None:

@@ -16,10 +16,11 @@ from datetime import datetime
 from typing import Any, Callable
 
 from .. import config
-from . import change, guard, pages
+from . import change, guard, pages, routing
 from .change import committable, write_lock  # noqa: F401  (callers import them from here)
-from ..errors import BadRange, EmptyText, GitFailed, PageNotFound, UsageError
+from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.lock import atomic_write
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 
@@ -31,15 +32,6 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
     ("lists/todos.md", "Todos", True),
     ("lists/shopping.md", "Shopping", True),
 ]))
-ROUTES: list[tuple[str, re.Pattern[str]]] = [
-    # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
-    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"
-                           r"|(?<![\d-])(?!\d{4}-\d{2}-\d{2}\b)\+?\d[\d ().-]{6,}\d(?![\d-])", re.I)),
-    ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
-    ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
-    ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
-                              r"always|never|can'?t stand|enjoys?)\b", re.I)),
-]
 DUPLICATE_RATIO = 0.92
 
 
@@ -57,10 +49,20 @@ class Written:
     section: str | None = None
 
 
-def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str) -> Written:
+def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
+                edit: pages.Edit | None = None) -> Written:
     """Make the page say `text` (one commit). The caller holds write_lock(nb)."""
-    whole = pages.Edit(text, 1, max(1, text.count("\n")))
+    whole = edit if edit is not None and edit.text == text else pages.Edit(text, 1, max(1, text.count("\n")))
     return commit_change(nb, rel, lambda _page: whole, message, action)
+
+
+def write_page(nb: Notebook, rel: str, text: str) -> None:
+    """Replace the page atomically, without a commit; on failure it is unchanged, and the error says so."""
+    try:
+        atomic_write(nb.file(rel), text.encode("utf-8"))
+    except OSError as exc:
+        raise GitmemError(f"could not write {rel}: {exc.strerror or exc}; the page is unchanged",
+                          "free some space or make the notebook writable, then run the command again") from exc
 
 
 def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit], message: str,
@@ -104,17 +106,12 @@ def _subject(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[:width - 1].rstrip() + "…"
 
 
-def classify(text: str) -> str:
-    """The default category of a fact (documented in docs/commands.md)."""
-    return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
-
-
 def route(nb: Notebook, text: str, to: str | None, section: str | None,
           category: str | None) -> tuple[str, str | None, str]:
     """(page, section, category) for a fact, from the hints or the defaults."""
     if category is not None and category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(CATEGORIES)}")
-    cat = category or classify(text)
+    cat = category or routing.classify(text)
     folder_page, flat_section, _ = CATEGORIES[cat]
     if to:
         return nb.page(to), section, cat
@@ -205,9 +202,20 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
                              f"mem: daily {day} {_subject(text)}", "daily")
 
 
+class PageChanged(GitmemError):
+    """The page is no longer what the writer saw: `current` is what it holds now."""
+
+    def __init__(self, rel: str, seen: str, current: str) -> None:
+        super().__init__(f"{rel} changed since it was opened; nothing was written",
+                         "look at the difference, then edit the page as it is now")
+        self.path, self.seen, self.current = rel, seen, current
+
+
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
-          allow: bool = False) -> Written:
-    """Write or append to a page or one H2 section (one commit)."""
+          allow: bool = False, expected: str | None = None) -> Written:
+    """Write or append to a page or one H2 section (one commit). With `expected`
+    (the page as the writer saw it; '' for a page that must not exist yet), a page
+    that differs from it is refused with PageChanged, never overwritten."""
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
@@ -225,6 +233,10 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     verb = "replace" if replace else "write"
     where = f"{rel} § {section}" if section else rel
     with write_lock(nb):
+        if expected is not None:
+            current = change.current(nb, rel)
+            if current != expected:
+                raise PageChanged(rel, expected, current)
         written = commit_change(nb, rel, edit, f"mem: {verb} {where}", "write")
     written.section = section
     return written
@@ -271,7 +283,10 @@ def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
     """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
     start = int(match.group("start"))
     end = int(match.group("end") or start)
-    if start < 1 or end < start or end > total:
+    if end < start:
+        raise BadRange(f"the range {start}-{end} of {rel} is reversed (it ends before it starts)",
+                       f"put the first line first: {rel}:{end}-{start}")
+    if start < 1 or end > total:
         asked = f"line {start}" if start == end else f"lines {start}-{end}"
         raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
                        f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import candidates, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed
+from ..index import confidence, embed
+from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..index.indexer import Index, recovering
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 MAX_QUERY_TERMS = 64
+CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
 
 
 @dataclass
@@ -42,11 +44,16 @@ class Query:
     since: str | None = None
     until: str | None = None
     by: str = "auto"
+    served: bool = False  # the hits go to a person or an agent: their facts are reinforced
+
+
+Progress = Callable[[int, int], None]
 
 
 @recovering
-def run(nb: Notebook, query: Query) -> Results:
-    """Answer a query against the notebook as it is now (HEAD + work tree)."""
+def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
+    """Answer a query against the notebook as it is now (HEAD + work tree). `indexing` and
+    `progress` hear how the catch-up of commits and the embedding of new text go."""
     started = time.monotonic()
     if not query.text or not query.text.strip():
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
@@ -58,7 +65,7 @@ def run(nb: Notebook, query: Query) -> Results:
     index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
-        report = index.sync()
+        report = index.sync(progress=indexing)
         view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
         notes = list(report.notes) + view.notes
@@ -68,10 +75,16 @@ def run(nb: Notebook, query: Query) -> Results:
             if note:
                 notes.append(note)
             else:
-                notes.extend(_embed(index, embedder, view))
+                deferred = _defer(index, embedder, view)
+                if deferred:
+                    embedder = None
+                    notes.append(deferred)
+                else:
+                    notes.extend(_embed(index, embedder, view, progress))
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         hits = rank(index, query, embedder, view)
+        _confidence(nb, hits, query.served)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
@@ -87,7 +100,26 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
         return None, exc.off_note()
 
 
-def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
+def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | None:
+    """When the view has more new texts than a read should embed itself (a fresh clone of a big
+    notebook: minutes): a note saying semantic results are still being prepared, after starting
+    the background worker unless one runs already; else None."""
+    if view.kind != "live":
+        return None
+    changed_model = index.meta("model") not in (None, embedder.key)
+    waiting = views.pending(index, view) if not changed_model else views.total(index, view)
+    if not waiting:
+        return None
+    if waiting <= index.nb.settings.embed_on_read:
+        return None  # a few seconds at most, waiting for a hook's worker included: embed them here
+    if not hookrun.busy(index.nb.state_dir) and not hookrun.spawn(index.nb.top):
+        return None  # no worker: embed here after all
+    return (f"semantic results are still being prepared: {waiting} passages are being embedded in the "
+            "background, so this answer is by keyword only; ask again in a while, or run 'git mem index' "
+            "to wait for it with a progress bar")
+
+
+def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: Progress | None = None) -> list[str]:
     """Embed the view's new texts; a past view with many (history not yet
     embedded by 'git mem index') answers semantically from what is embedded; an index that
     cannot be written (a full disk) answers from the embeddings it has."""
@@ -98,7 +130,7 @@ def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str
         if waiting > EMBED_ON_READ:
             return [f"{waiting} texts of this view have no embedding yet, so meaning-based results may miss "
                     "them; run 'git mem index' once to embed the whole history"]
-    return index.embed(embedder, view=view.sql).notes
+    return index.embed(embedder, view=view.sql, progress=progress).notes
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
@@ -122,6 +154,21 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
 
         return history.hits(index, ranked, scores, query.text, limit)
     return _hits(index, ranked, scores, query.text, limit, view)
+
+
+def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
+    """Each current hit's effective confidence (learned facts only), a mild ranking factor
+    (x0.9 at confidence 0, x1.0 at 1; a hit without learned facts is unchanged); a served
+    hit's facts are reinforced (after the confidence is read: a result shows what it had)."""
+    current = [h for h in hits if h.current and h.revision is None and h.group == "notebook"
+               and "<!-- gitmem:" in h.text]
+    for hit in current:
+        hit.confidence = confidence.of_lines(nb, hit.path, hit.lines["start"], hit.lines["end"])
+        if hit.confidence is not None:
+            hit.score = round(hit.score * (1 - CONFIDENCE_WEIGHT * (1 - hit.confidence)), 4)
+    hits.sort(key=lambda h: -h.score)
+    if served and current:
+        confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
 
 
 def fts_query(text: str) -> str | None:

@@ -30,6 +30,7 @@ class Hit:
     until: str | None = None  # superseded: when it stopped being true
     changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
     revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
+    confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
 
 
 @dataclass
