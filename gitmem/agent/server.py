@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 from . import context
 from .. import dates, records
-from ..notes import forget, memory
-from ..search import engine as search, timeline
+from ..notes import forget, memory, trailers
+from ..search import engine as search, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, log_bug
 from ..notebook import Notebook
@@ -143,6 +143,10 @@ TOOLS: list[Tool] = [
           "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
          (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
                                         a.get("limit"))),
+    Tool("why", "Where the fact on a line came from: the commit that last changed it (git blame), the one that "
+         "introduced it, and what made each (the gitmem verb, agent, session or MCP client). " + DATA_NOTE,
+         {"path": string("PATH:LINE, e.g. reference/contacts.md:3.")},
+         ("path",), lambda nb, a: why.why(nb, a["path"])),
     Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
          "asks you to forget it. Git history still holds it; the result says so.",
          {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
@@ -158,6 +162,7 @@ class Handler:
         self.nb = nb
         self.tools = {t.name: t for t in (tools or TOOLS)}
         self._lock = threading.Lock()
+        self.client: str | None = None  # the MCP client's name and version, from its initialize request
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[bool, Any]:
         """(ok, data): data is the --json value, or the error text for a failed call."""
@@ -167,7 +172,7 @@ class Handler:
         args = dict(arguments or {})
         try:
             check(tool, args)
-            with self._lock:
+            with self._lock, trailers.client(self.client):
                 return True, records.jsonable(tool.run(self.nb, args))
         except GitmemError as exc:
             return False, f"error: {exc.line()}"
@@ -188,6 +193,13 @@ def check(tool: Tool, args: dict[str, Any]) -> None:
         where = f"parameter {'.'.join(str(p) for p in err.path)!r}" if err.path else "arguments"
         raise UsageError(f"{tool.name}: {where}: {err.message}",
                          f"see the input schema of {tool.name} in tools/list")
+
+
+def client_name(ctx: Any) -> str | None:
+    """'NAME VERSION' of the MCP client, from its initialize request (None if it gave none)."""
+    info = getattr(getattr(getattr(ctx, "session", None), "client_params", None), "client_info", None)
+    name = getattr(info, "name", None)
+    return f"{name} {getattr(info, 'version', '') or ''}".strip() if name else None
 
 
 def serve(nb: Notebook) -> None:
@@ -218,6 +230,7 @@ async def _serve(nb: Notebook) -> None:
                                                        input_schema=t.schema()) for t in handler.tools.values()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        handler.client = handler.client or client_name(ctx)
         ok, data = await anyio.to_thread.run_sync(handler.call, params.name, params.arguments)
         text = records.to_json(data) if ok else data
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=not ok,

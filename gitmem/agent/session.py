@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..notes import guard
+from ..notes import guard, trailers
 from ..errors import EmptyText, GitFailed, GitmemError, UsageError
 from ..notes.memory import commit_page, committable, write_lock
 from ..notebook import Notebook
@@ -355,7 +355,7 @@ def remove(nb: Notebook, chat: str) -> Removed:
         commit = None
         if tracked:
             try:
-                commit, _ = nb.git.commit([repo_path], message)
+                commit, _ = nb.git.commit([repo_path], message, trailers.for_verb("session rm"))
             except GitFailed as exc:
                 raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
                                 "fix the cause and run 'git commit'") from exc

@@ -104,4 +104,26 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
     show(timeline.log(notebook(), since, until, path, grep, limit), as_json, output.timeline)
 
 
-COMMANDS = [recall, search, log_command]
+@click.command()
+@click.argument("spec", metavar="PATH:LINE")
+@json_option
+def why(spec: str, as_json: bool) -> None:
+    """Where the fact on a line came from: who wrote it, when, and what made it.
+
+    The fact is the list item, line or paragraph holding LINE. Last changed by:
+    the commit git blame names for its lines (the newest of them). Introduced
+    by: the oldest commit git log -L finds for them. For commits gitmem made,
+    what made them (the verb; the agent, session or MCP client when known).
+
+    \b
+    Examples:
+      git mem why reference/contacts.md:3
+      git mem why knowledge/facts.md:12 --json
+    """
+    from . import output
+    from ..search import why as explain
+
+    show(explain.why(notebook(), spec), as_json, output.why)
+
+
+COMMANDS = [recall, search, log_command, why]

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import config
-from . import guard, pages
+from . import guard, pages, trailers
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import FileLock, atomic_write
@@ -73,7 +73,7 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
                                                                                   "nothing to commit")
     write_page(nb, rel, text)
     try:
-        commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
+        commit, fallback = nb.git.commit([nb.repo_path(rel)], message, trailers.for_verb(action))
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
                         f"your note is safe in {rel}; fix the cause, then commit it: "

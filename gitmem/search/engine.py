@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import candidates, vectors, views
+from . import candidates, facts, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
 from ..index import embed
@@ -42,6 +42,7 @@ class Query:
     since: str | None = None
     until: str | None = None
     by: str = "auto"
+    detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
 
 
 @recovering
@@ -117,8 +118,12 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
     if view.kind == "history":
         from . import history
 
-        return history.hits(index, ranked, scores, query.text, limit)
-    return _hits(index, ranked, scores, query.text, limit, view)
+        return history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
+                            query.detail)
+    found = _hits(index, ranked, scores, query.text, limit, view)
+    if query.detail:
+        facts.attach(index, found, query.text, embedder)
+    return [hit for hit, _blob, _rev in found]
 
 
 def fts_query(text: str) -> str | None:
@@ -198,21 +203,23 @@ def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
 
 
 def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
-          view: views.View) -> list[Hit]:
+          view: views.View) -> list[tuple[Hit, int, str | None]]:
+    """(hit, blob, revision to blame: None for the work tree) for the best `limit` chunk occurrences."""
     conn = index.conn
     revision = view.revision.commit if view.revision else None
-    hits: list[Hit] = []
+    hits: list[tuple[Hit, int, str | None]] = []
     for tid in ranked:
         rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
-                                      ch.heading, t.body
+                                      ch.heading, t.body, cand.blob
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
                                 WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
-        for path, grp, version, start, end, heading, body in rows:
+        for path, grp, version, start, end, heading, body, blob in rows:
             origin = view.origin(index, path, version, tid)
-            hits.append(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
-                            text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
-                            commit=origin.commit, date=origin.date, author=origin.author,
-                            subject=origin.subject, revision=revision))
+            hits.append((Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
+                             text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
+                             commit=origin.commit, date=origin.date, author=origin.author,
+                             subject=origin.subject, revision=revision), blob,
+                         revision or (None if version is None else "HEAD")))
             if len(hits) >= limit:
                 return hits
     return hits
