@@ -100,16 +100,18 @@ TOOLS: list[Tool] = [
           "flush": boolean("Return the pre-compaction reminder instead.")},
          (), lambda nb, a: context.run(nb, a.get("date"), a.get("flush", False))),
     Tool("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
-         "commit. A fact the notebook already holds is not stored twice. Secrets and instruction-like text are "
+         "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
+         "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
          "refused.",
          {"text": string("The fact, in one or a few sentences."),
           "to": string("Store it on this page (notebook-relative path)."),
           "section": string("Under this H2 section of the page."),
           "category": choice("Route by category instead of guessing.", CATEGORIES),
-          "force": boolean("Store it even if the notebook already says it.")},
+          "force": boolean("Store it even if the notebook already says it."),
+          "keep_both": boolean("Add it even if it updates a line of the page (keep the old one).")},
          ("text",),
          lambda nb, a: memory.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
-                                       a.get("force", False))),
+                                       a.get("force", False), keep_both=a.get("keep_both", False))),
     Tool("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
          "what happened, progress, open threads.",
          {"text": string("The entry; its first line becomes the heading.")},

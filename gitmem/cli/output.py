@@ -141,6 +141,8 @@ def written(w: Any) -> str:
         return f"already remembered at {d['path']}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {w.path}:{span} (commit {w.commit[:7] if w.commit else '-'})"
+    if getattr(w, "replaced", None):
+        out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
     if w.hint:
         out += f"\nhint: {w.hint}"
     return out
