@@ -166,7 +166,7 @@ def render(settings: Settings) -> str:
     def lst(items: tuple[str, ...]) -> str:
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
-    return f"""# gitmem notebook settings. They travel with the notebook; see the README.
+    return f"""# gitmem notebook settings. They travel with the notebook; see docs/commands.md.
 [notebook]
 path = {json.dumps(settings.path)}        # the notebook folder, relative to the repository root
 layout = {json.dumps(settings.layout)}    # where remember/daily/session write: folders | flat

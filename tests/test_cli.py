@@ -83,8 +83,8 @@ def test_click_is_only_imported_by_the_cli() -> None:
     from pathlib import Path
 
     package = Path(__file__).resolve().parent.parent / "gitmem"
-    users = sorted(p.name for p in package.glob("*.py") if "import click" in p.read_text())
-    assert users == ["cli.py", "cli_agent.py", "cli_common.py", "cli_find.py", "cli_index.py", "cli_notes.py"]
+    users = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py") if "import click" in p.read_text())
+    assert users == ["cli/agent.py", "cli/common.py", "cli/find.py", "cli/indexing.py", "cli/main.py", "cli/notes.py"]
     assert isinstance(cli, click.Group)
 
 

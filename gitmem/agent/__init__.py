@@ -1,0 +1,1 @@
+"""What agents use: the always-on context, saved sessions, and the MCP server (over notes and search)."""

@@ -35,7 +35,7 @@ def read_text(words: tuple[str, ...], what: str) -> str:
     return " ".join(words)
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in the README).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/commands.md).")
 guard_option = click.option("--no-guard", "allow", is_flag=True,
                             help="Store it even if it looks like a secret or an instruction (for people).")
 

@@ -141,7 +141,7 @@ def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
     TEXT removes each line that contains it (case and spacing ignored; more
     than one line needs --all); PATH:START[-END] removes those lines. The
     index forgets it too, past revisions included. Git history still holds
-    it: the README ('Forgetting') says how to purge history. Each clone
+    it: docs/safety.md ('Forgetting') says how to purge history. Each clone
     forgets for itself: text that no page holds any more but the index's
     history does (a clone that pulled the forget) leaves the index, no commit.
 

@@ -115,7 +115,7 @@ def install(nb: Notebook, force: bool = False) -> HooksChange:
         raise HooksRefused(
             f"not installing hooks: {where.shared}",
             "add 'git mem hooks run NAME \"$@\" </dev/null >/dev/null 2>&1 &' to those hooks, use the "
-            "pre-commit hooks (see the README), or pass --force to install there (hooks already there are kept)")
+            "pre-commit hooks (see docs/git.md), or pass --force to install there (hooks already there are kept)")
     where.dir.mkdir(parents=True, exist_ok=True)
     change = HooksChange(str(where.dir))
     text = script()

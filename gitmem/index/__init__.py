@@ -1,0 +1,1 @@
+"""The derived SQLite index: chunking blobs, embeddings, provenance, the forgotten record, catch-up and rebuild."""

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .indexer import Index
     from ..notebook import Notebook
 
-HEADER = "# gitmem: salted hashes of forgotten text (see README, Forgetting); safe to delete after purging history"
+HEADER = "# gitmem: salted hashes of forgotten text (see docs/safety.md, Forgetting); safe to delete after purging history"
 WITHHELD = "(subject withheld: it held forgotten text)"
 LINE_WITHHELD = "(line withheld: it held forgotten text)"
 MIN_PHRASE_WORDS = 2  # one word is too common to blank wherever it appears

@@ -5,7 +5,7 @@ case and spacing ignored; more than one line needs `every`) or as
 PATH:START[-END]. The lines leave their pages in one commit whose message
 does not repeat them. The index then purges them everywhere it holds them,
 history included (see forgotten.py). Git history itself still holds them;
-the result says so, and the README says how to purge history.
+the result says so, and docs/safety.md says how to purge history.
 
 The record of forgotten text is per clone, so another clone forgets for
 itself, usually after it pulled the commit that took the fact off its pages:
@@ -27,7 +27,7 @@ from .memory import RANGE, committable, given_text, line_range, page_lines, writ
 from ..notebook import Notebook
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
-           "to purge it from history see 'Forgetting' in the README (git filter-repo, force-push, other clones)")
+           "to purge it from history see 'Forgetting' in docs/safety.md (git filter-repo, force-push, other clones)")
 SHOWN = 5
 
 

@@ -126,7 +126,7 @@ def _subject(text: str, width: int = 60) -> str:
 
 
 def classify(text: str) -> str:
-    """The default category of a fact (documented in the README)."""
+    """The default category of a fact (documented in docs/commands.md)."""
     return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
 
 
