@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .facts import Fact
+    from .scale import Evidence
 
 SNIPPET = 200
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -46,6 +47,7 @@ class Results:
     timing: dict[str, float]
     notes: list[str] = field(default_factory=list)
     view: dict[str, Any] | None = None
+    evidence: "Evidence | None" = None  # how well the best match answers the query (scale.py)
 
 
 def snippet(body: str, query: str, width: int = SNIPPET) -> str:
