@@ -88,7 +88,8 @@ def test_filters_apply_before_ranking(mem: Mem) -> None:
 
 def test_json_schema(corpus: Mem) -> None:
     out = corpus.json("recall", "timeline")
-    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view"}
+    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view", "evidence"}
+    assert set(out["evidence"]) == {"keyword", "semantic", "confidence"}
     assert out["view"] == {"kind": "live"}
     assert out["semantic"] is True and out["mode"] == "hybrid"
     hit = out["results"][0]
@@ -108,7 +109,7 @@ def test_human_output_is_grouped(corpus: Mem) -> None:
     out = corpus("recall", "--mode", "keyword", "Sarah tomatoes").stdout
     expected = (
         "NOTEBOOK (1)\n"
-        f"  knowledge/garden.md:3 ...................... 1.00  ({head} {day})\n"
+        f"  knowledge/garden.md:3 ...................... 0.50  ({head} {day})\n"  # one of the two words
         "    Garden\n"
         "      The tomatoes need watering twice a week in summer.\n"
         "DAILY (1)\n"

@@ -30,7 +30,12 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
     """Find memories by meaning and keyword in the notebook and daily logs.
 
     Results are grouped: notebook pages first, then daily logs, each ranked by
-    score (0-1). Sessions are left out; use 'git mem search --in sessions'.
+    score (0-1, one scale in every mode). Each names the fact that answers: the
+    list item, line or paragraph, under its heading path, with its lines (git
+    mem get PATH:LINES prints it) and the commit git blame names for them.
+    With nothing relevant: no good match, and a note (--min-score 0 shows the
+    closest anyway). Sessions are left out; when they would answer, a note
+    says so; use 'git mem search --in sessions'.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).
