@@ -34,11 +34,11 @@ SWEEP = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 
 def run(nb: Any, text: str, limit: int) -> tuple[list[dict], dict]:
-    from gitmem.cli import output
+    from gitmem import records
     from gitmem.search import engine as search
 
     query = search.Query(text, mode="hybrid", groups=common.Engine.GROUPS, limit=limit, min_score=0.0, detail=False)
-    data = output.jsonable(search.run(nb, query))
+    data = records.jsonable(search.run(nb, query))
     ranked = [{"path": r["path"], "start": r["lines"]["start"], "end": r["lines"]["end"]} for r in data["results"]]
     return ranked, data["evidence"]
 

@@ -311,7 +311,7 @@ def test_a_revision_off_the_first_parent_chain_is_blanked_too(mem: Mem) -> None:
     mem("forget", "tango foxtrot nine")
     mem("index")  # the index is current: the next read does not sync, it only chunks side's blobs
     for mode in ("keyword", "hybrid"):
-        out = mem.json("recall", "--mode", mode, "--at", "side", "vault code")
+        out = mem.json("recall", "--mode", mode, "--min-score", "0", "--at", "side", "vault code")  # closest, floor off
         assert out["view"]["first_parent"] is False and "gate code" in out["view"]["subject"]
         assert "gate code" in out["results"][0]["text"] and not any("foxtrot" in h["text"] or "foxtrot" in (h["subject"] or "")
                                           for h in out["results"])

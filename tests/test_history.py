@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -218,21 +220,27 @@ def test_history_is_sound_over_generated_histories(data: st.DataObject) -> None:
     only lived inside a merged branch is reachable with --at, not --history);
     current results are where they say, superseded ones at their revision, and
     the commit said to have changed them did remove one of their lines."""
+    with generated(data) as (repo, index, tokens):
+        now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
+        on_chain = chain_tokens(repo)
+        for token in tokens:
+            if token in on_chain:
+                check_history(repo, index, token, token in now)
+            else:
+                assert query(index, token, views.history()) == []
+
+
+@contextmanager
+def generated(data: st.DataObject) -> Iterator[tuple[Path, Index, list[str]]]:
+    """A generated history, indexed: (repo, index, every token it ever used)."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         history = Generated(data.draw)
         history.build(repo)
-        now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
-        on_chain = chain_tokens(repo)
         index = Index(open_notebook(repo))
         try:
             index.sync()
-            for n in range(1, history.counter + 1):
-                token = f"tok{n:04d}x"
-                if token in on_chain:
-                    check_history(repo, index, token, token in now)
-                else:
-                    assert query(index, token, views.history()) == []
+            yield repo, index, [f"tok{n:04d}x" for n in range(1, history.counter + 1)]
         finally:
             index.close()
 
@@ -278,20 +286,11 @@ def check_facts(repo: Path, index: Index, token: str) -> int:
 def test_history_facts_agree_with_git_blame_and_show(data: st.DataObject) -> None:
     """Over generated histories (edits, deletes, renames, merges): every token's facts, current
     and past, are where they say, with the commits git blame and git show agree on."""
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        history = Generated(data.draw)
-        history.build(repo)
+    with generated(data) as (repo, index, tokens):
         on_chain = chain_tokens(repo)
-        index = Index(open_notebook(repo))
-        try:
-            index.sync()
-            for n in range(1, history.counter + 1):
-                token = f"tok{n:04d}x"
-                if token in on_chain:
-                    check_facts(repo, index, token)
-        finally:
-            index.close()
+        for token in tokens:
+            if token in on_chain:
+                check_facts(repo, index, token)
 
 
 def test_a_changed_phone_is_one_past_fact_with_since_until_and_changed_by(mem: Mem) -> None:
