@@ -93,6 +93,15 @@ def main() -> None:
             rows.append([name, s["median_ms"], s["p95_ms"], round(sum(imp.values()), 1),
                          ", ".join(f"{k} {v:.0f}" for k, v in top[:4]),
                          (", ".join(heavy) or "none") + ("" if not bad else "  <- SHOULD NOT")])
+        # A named model that is not on this machine, the hub a blackhole: recall must answer by keyword
+        # without waiting on the network (tests/test_search.py checks that no connection is tried).
+        offline = {k: v for k, v in env.items() if k != "GITMEM_MODEL_DIR"}
+        offline.update(GITMEM_MODEL="BAAI/bge-small-en-v1.5", HF_ENDPOINT="http://10.255.255.1",
+                       XDG_CACHE_HOME=str(Path(tmp) / "no-model-cache"))
+        name = "git mem recall, model not on this machine"
+        s = common.stats([common.wall(["git", "mem", "recall", QUERY], path, offline) for _ in range(runs)])
+        results[name] = {"wall": s}
+        rows.append([name, s["median_ms"], s["p95_ms"], None, "-", "-"])
     common.table(["command", "p50 ms", "p95 ms", "imports ms", "biggest imports (ms, cumulative)", "heavy modules"],
                  rows, f"cold processes, {runs} runs each, on a copy of the 1k-chunk notebook")
     common.save("coldstart", {"runs": runs, "results": results})

@@ -47,6 +47,9 @@ class Settings:
     min_score: float = 0.25
     rrf_k: int = 60
     fusion: str = "scores"
+    # a read embeds up to this many new texts itself; with more (a fresh clone) it answers by keyword
+    # at once and embeds in the background
+    embed_on_read: int = 100
     always_on: tuple[str, ...] = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "reference/*.md")
     file_budget: int = 8000
     total_budget: int = 32000
@@ -80,7 +83,8 @@ _SECTIONS = {
     "notebook": {"path": "path", "layout": "layout", "include": "include"},
     "groups": {"daily": "daily", "sessions": "sessions"},
     "chunking": {"max_chars": "max_chars", "overlap_chars": "overlap_chars"},
-    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion"},
+    "search": {"limit": "limit", "min_score": "min_score", "rrf_k": "rrf_k", "fusion": "fusion",
+               "embed_on_read": "embed_on_read"},
     "context": {"always_on": "always_on", "file_budget": "file_budget", "total_budget": "total_budget"},
 }
 
@@ -88,6 +92,9 @@ _SECTIONS = {
 def load(top: Path) -> Settings:
     """Read .gitmem.toml at the repo top; defaults for anything it omits."""
     file = top / CONFIG_FILE
+    if file.is_symlink():  # it travels with every clone: a link could make it say anything
+        raise PathOutside(f"{CONFIG_FILE} is a symlink; gitmem reads its settings only from a plain file",
+                          f"replace the link with the file itself: git rm {CONFIG_FILE}, then git mem init")
     if not file.is_file():
         return Settings()
     try:
@@ -130,7 +137,8 @@ def _notebook_path(value: str) -> str:
 
 # (field, smallest, largest) for every number in the settings
 _RANGES = [("max_chars", 50, 1_000_000), ("overlap_chars", 0, 1_000_000), ("limit", 1, 1000),
-           ("min_score", 0, 1), ("rrf_k", 1, 10_000), ("file_budget", 0, 10_000_000),
+           ("min_score", 0, 1), ("rrf_k", 1, 10_000), ("embed_on_read", 0, 100_000_000),
+           ("file_budget", 0, 10_000_000),
            ("total_budget", 0, 100_000_000)]
 _PATTERN_FIELDS = ("include", "daily", "sessions", "always_on")
 
@@ -184,6 +192,7 @@ limit = {settings.limit}
 min_score = {settings.min_score}
 fusion = "{settings.fusion}"   # hybrid: scores (mean of each ranker's scores relative to its best) | rrf
 rrf_k = {settings.rrf_k}        # used by fusion = "rrf"
+embed_on_read = {settings.embed_on_read}  # a read embeds this many new texts itself; more: keyword now, the rest in the background
 
 [context]
 always_on = {lst(settings.always_on)}

@@ -2,7 +2,10 @@
 
 Every path a user or agent passes goes through `Notebook.page()`: no `..`,
 no absolute or `~` paths, no hidden components (.git), no NUL bytes, no
-over-long names, and nothing reached through a symlink.
+over-long names, and nothing reached through a symlink. The notebook folder
+itself comes from `.gitmem.toml`, which a `git pull` can change, so it gets the
+same rules (`Notebook.check_root()`): a real folder inside the work tree, no
+symlink in any component from the work tree's top down, never in the git dir.
 """
 
 from __future__ import annotations
@@ -65,6 +68,27 @@ class Notebook:
     def file(self, rel: str) -> Path:
         return self.root / rel
 
+    def check_root(self) -> None:
+        """PathOutside unless the notebook folder is a real folder of the work tree: no
+        symlink in any of its components (a committed `link -> .git` or `link -> /elsewhere`
+        named by a pulled `.gitmem.toml`), inside the top, outside the git dir. Parts not
+        made yet are fine: init makes them as plain folders."""
+        if self.prefix != ".":
+            _no_symlinks(self.top, self.prefix, what=f"the notebook folder {self.prefix!r} (.gitmem.toml)",
+                         hint="set notebook.path in .gitmem.toml to a real folder; gitmem never follows symlinks")
+        self._inside(self.root, f"the notebook folder {self.prefix!r} (.gitmem.toml)",
+                     "set notebook.path in .gitmem.toml to a folder of the work tree")
+
+    def _inside(self, path: Path, what: str, hint: str) -> None:
+        """PathOutside unless path resolves inside the work tree and outside the git dir
+        (which a `.git` file, a linked worktree or --separate-git-dir can put anywhere)."""
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(Path(os.path.realpath(self.top))):
+            raise PathOutside(f"{what} is outside the work tree", hint)
+        for inner in {self.git.git_dir, self.git.common_dir}:
+            if real.is_relative_to(Path(os.path.realpath(inner))):
+                raise PathOutside(f"{what} is inside the git dir", hint)
+
     def page(self, name: str, must_exist: bool = False, default_suffix: str = ".md") -> str:
         """A confined notebook-relative page path from user input; a name that
         is not a note yet (no suffix, or a dot in it: j.smith) gets `.md`, so
@@ -72,7 +96,9 @@ class Notebook:
         rel = confine(name)
         if default_suffix and not self.settings.is_note(rel):
             rel += default_suffix
-        _no_symlinks(self.root, rel)
+        self.check_root()
+        _no_symlinks(self.top, self.repo_path(rel))
+        self._inside(self.file(rel), rel, "name a page of the notebook, outside the git dir")
         if must_exist and not self.file(rel).is_file():
             raise PageNotFound(f"no page {rel} in the notebook",
                                f"check the name, or create it with: git mem write {rel} TEXT")
@@ -92,7 +118,7 @@ class Notebook:
         """A notebook file's bytes (None if it does not exist), opened without following
         any symlink on the way (so a link swapped in after a check cannot lead outside)."""
         try:
-            fd = open_nofollow(self.root, rel)
+            fd = open_nofollow(self.top, self.repo_path(rel))
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -105,7 +131,8 @@ class Notebook:
 
 def open_nofollow(root: Path, rel: str) -> int:
     """A read-only fd for root/rel, refusing a symlink anywhere below root (ELOOP/ENOTDIR)
-    and anything but a regular file (ENXIO)."""
+    and anything but a regular file (ENXIO). The notebook passes the work tree's top and the
+    repo-relative path, so the notebook folder's own components are walked the same way."""
     parts = rel.split("/")
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -129,18 +156,20 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _no_symlinks(root: Path, rel: str) -> None:
-    """PathOutside if the notebook root or any part of rel is a symlink."""
-    current = root
-    for part in [None, *rel.split("/")]:
-        if part is not None:
-            current = current / part
+def _no_symlinks(top: Path, rel: str, what: str | None = None,
+                 hint: str = "gitmem never follows symlinks; use the real path") -> None:
+    """PathOutside if any component of top/rel (from top down, top itself excepted) is a
+    symlink. lstat, never stat: a link is refused whatever it points at, and a component
+    that does not exist yet ends the walk (what is made later is made as a plain folder)."""
+    current = top
+    for part in rel.split("/"):
+        current = current / part
         try:
-            if current.is_symlink():
-                raise PathOutside(f"{rel} goes through a symlink ({current.name})",
-                                  "gitmem never follows symlinks; use the real path")
-        except OSError:
+            mode = os.lstat(current).st_mode
+        except OSError:  # missing, or a file where a folder should be: nothing to follow
             return
+        if stat.S_ISLNK(mode):
+            raise PathOutside(f"{what or rel} goes through a symlink ({part})", hint)
 
 
 def notes_among(nb: Notebook, paths: list[str]) -> list[str]:

@@ -120,3 +120,40 @@ def blank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Mem:
 
 def python_in_subprocess(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every attempt to reach the network in this process, and every model load that may download
+    (fastembed without local_files_only): a test asserts the list, instead of a wall-clock limit."""
+    import socket
+
+    attempts: list[str] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        attempts.append(f"connect {args[1:] or args}")
+        raise OSError("network disabled in this test")
+
+    real_create = socket.create_connection
+
+    def create_connection(address: object, *args: object, **kwargs: object) -> socket.socket:
+        attempts.append(f"create_connection {address}")
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", create_connection)
+    assert real_create is not None
+    try:
+        import fastembed
+    except ImportError:
+        return attempts
+    real = fastembed.TextEmbedding
+
+    class Recording(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            if not kwargs.get("local_files_only") and not kwargs.get("specific_model_path"):
+                attempts.append(f"download {kwargs.get('model_name')}")
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(fastembed, "TextEmbedding", Recording)
+    return attempts

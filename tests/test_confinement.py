@@ -16,7 +16,7 @@ import pytest
 from gitmem.notes import forget, memory
 from gitmem.errors import GitmemError, PathOutside
 from gitmem.gitops.git import open_notebook
-from tests.conftest import Mem
+from tests.conftest import Mem, git as git_run
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
 
@@ -147,3 +147,149 @@ def test_odd_but_legal_names_round_trip(mem: Mem, name: str) -> None:
     mem("forget", "--", f"{name}:3")
     assert "kookaburra lives here" not in (mem.path / name).read_text()
     assert mem.git("status", "--porcelain") == ""
+
+
+# --- a hostile .gitmem.toml from a pull (issue 12, item 1) ---------------------------------------
+
+HOOK = "#!/bin/sh\necho PWNED > pwned.txt\n"
+
+
+def hostile_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, path: str) -> Mem:
+    """A clone of a repository whose committed `link` points at `target` and whose
+    .gitmem.toml puts the notebook at `path` (through the link), every file a note."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git_run(origin, "init", "-q")
+    os.symlink(target, origin / "link")
+    (origin / ".gitmem.toml").write_text(f'[notebook]\npath = "{path}"\ninclude = ["**"]\n')
+    git_run(origin, "add", "-A")
+    git_run(origin, "commit", "-q", "-m", "a helpful notebook")
+    git_run(tmp_path, "clone", "-q", str(origin), "victim")
+    return Mem(tmp_path / "victim", monkeypatch)
+
+
+def test_a_pulled_config_cannot_put_the_notebook_in_the_git_dir(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    victim = hostile_clone(tmp_path, monkeypatch, ".git", "link/hooks")
+    hooks = victim.path / ".git" / "hooks"
+    (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    before = snapshot_all(hooks)
+    for args in (["init"], ["write", "post-commit", "--replace", HOOK], ["write", "pre-push", "--replace", HOOK],
+                 ["remember", "--to", "post-commit", "x"], ["get", "pre-push"], ["daily", "a day"],
+                 ["recall", "--mode", "keyword", "exit"], ["forget", "pre-push:1"]):
+        result = victim(*args, code=1)
+        assert result.stderr == ("error: the notebook folder 'link/hooks' (.gitmem.toml) goes through a symlink "
+                                 "(link) (set notebook.path in .gitmem.toml to a real folder; gitmem never "
+                                 "follows symlinks)\n"), (args, result.output)
+    assert snapshot_all(hooks) == before and not (hooks / "post-commit").exists()
+    victim.git("commit", "-q", "--allow-empty", "-m", "the user's next commit runs no hook")
+    assert not (victim.path / "pwned.txt").exists()
+
+
+def test_a_pulled_config_cannot_put_the_notebook_outside_the_work_tree(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "diary.md").write_text("# Diary\n\nquokka secret outside\n")
+    victim = hostile_clone(tmp_path, monkeypatch, str(elsewhere), "link")
+    for args in (["init"], ["remember", "a fact"], ["write", "diary.md", "overwritten"], ["get", "diary.md"],
+                 ["recall", "--mode", "keyword", "quokka"], ["context"]):
+        result = victim(*args, code=1)
+        assert "goes through a symlink (link)" in result.stderr and "quokka" not in result.output, args
+    assert snapshot_all(elsewhere) == {"diary.md": b"# Diary\n\nquokka secret outside\n"}
+
+
+def test_mcp_tools_refuse_a_notebook_folder_swapped_for_a_link(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server keeps its notebook open: the check runs again on every page path."""
+    from gitmem.agent import server
+
+    m = Mem(tmp_path / "nb", monkeypatch)
+    m.path.mkdir()
+    m("init", "--no-index", "--dir", "memory/notes")
+    h = server.Handler(open_notebook(m.path))
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "notes").mkdir(parents=True)
+    (elsewhere / "notes" / "page.md").write_text("kept\n")
+    os.rename(m.path / "memory", tmp_path / "old-memory")
+    os.symlink(elsewhere, m.path / "memory")
+    for name, args in (("write", {"page": "page.md", "content": "x", "replace": True}), ("get", {"path": "page.md"}),
+                       ("remember", {"text": "a fact", "to": "page.md"}), ("forget", {"target": "page.md:1"})):
+        ok, error = h.call(name, args)
+        assert not ok and "goes through a symlink (memory)" in error, (name, error)
+    assert snapshot_all(elsewhere) == {"notes/page.md": b"kept\n"}
+
+
+def test_a_separate_git_dir_inside_the_work_tree_is_not_a_notebook_folder(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `.git` file (worktree, --separate-git-dir) can point at a git dir with an ordinary name."""
+    top = tmp_path / "top"
+    git_run(tmp_path, "init", "-q", "--separate-git-dir", str(top / "store"), str(top))
+    (top / ".gitmem.toml").write_text('[notebook]\npath = "store/hooks"\ninclude = ["**"]\n')
+    m = Mem(top, monkeypatch)
+    before = snapshot_all(top / "store" / "hooks")
+    for args in (["init", "--no-index"], ["write", "post-commit", "--replace", HOOK]):
+        result = m(*args, code=1)
+        assert result.stderr.startswith("error: the notebook folder 'store/hooks' (.gitmem.toml) is inside "
+                                        "the git dir"), result.output
+    assert snapshot_all(top / "store" / "hooks") == before
+    (top / ".gitmem.toml").write_text('[notebook]\npath = "."\n')  # the folder is fine; a page path is not
+    for args in (["write", "store/hooks/post-commit", "--replace", HOOK], ["remember", "--to", "store/config", "x"],
+                 ["get", "store/config"], ["forget", "store/config:1"]):
+        result = m(*args, code=1)
+        assert " is inside the git dir (name a page of the notebook, outside the git dir)" in result.stderr, args
+    assert snapshot_all(top / "store" / "hooks") == before
+
+
+def test_a_linked_worktree_cannot_reach_its_git_dir_through_a_link(mem: Mem, tmp_path: Path) -> None:
+    mem.commit("base") if mem.git("status", "--porcelain") else None
+    mem.git("worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+    wt = Mem(tmp_path / "wt", mem._mp)
+    gitdir = (tmp_path / "wt" / ".git").read_text().split(": ", 1)[1].strip()
+    os.symlink(gitdir, wt.path / "link")
+    (wt.path / ".gitmem.toml").write_text('[notebook]\npath = "link/notes"\ninclude = ["**"]\n')
+    before = snapshot_all(Path(gitdir))
+    result = wt("write", "HEAD", "--replace", "ref: refs/heads/evil", code=1)
+    assert "goes through a symlink (link)" in result.stderr
+    assert snapshot_all(Path(gitdir)) == before
+
+
+def test_a_symlinked_config_file_is_refused(mem: Mem) -> None:
+    (mem.path / "settings.toml").write_text('[notebook]\npath = "."\n')
+    os.unlink(mem.path / ".gitmem.toml")
+    os.symlink("settings.toml", mem.path / ".gitmem.toml")
+    result = mem("get", "knowledge/facts.md", code=1)
+    assert result.stderr == ("error: .gitmem.toml is a symlink; gitmem reads its settings only from a plain file "
+                             "(replace the link with the file itself: git rm .gitmem.toml, then git mem init)\n")
+
+
+def test_a_write_never_keeps_an_executable_mode(mem: Mem) -> None:
+    page = mem.write("tools/run.md", "#!/bin/sh\necho hi\n")
+    page.chmod(0o755)
+    mem("write", "tools/run.md", "--replace", "#!/bin/sh\necho replaced")
+    assert page.stat().st_mode & 0o777 == 0o644
+    mem("remember", "a first fact")
+    mem.path.joinpath("knowledge/facts.md").chmod(0o700)
+    mem("remember", "a fact that keeps the owner's bits")
+    assert mem.path.joinpath("knowledge/facts.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_atomic_write_drops_executable_bits(tmp_path: Path) -> None:
+    from gitmem.gitops.lock import atomic_write
+
+    target = tmp_path / "post-commit"
+    target.write_text("old")
+    target.chmod(0o775)
+    atomic_write(target, b"new")
+    assert target.read_bytes() == b"new" and target.stat().st_mode & 0o777 == 0o664
+
+
+def snapshot_all(root: Path) -> dict[str, bytes]:
+    """Every file under root, the git dir's too (lstat: a link is recorded, never followed)."""
+    out: dict[str, bytes] = {}
+    for path in root.rglob("*"):
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = b"-> " + os.fsencode(os.readlink(path))
+        elif path.is_file():
+            out[str(path.relative_to(root))] = path.read_bytes()
+    return out

@@ -42,7 +42,7 @@ def seeded(mem: Mem) -> None:
 def test_forget_by_text_takes_it_off_the_page_in_one_commit(mem: Mem) -> None:
     seeded(mem)
     before = mem.git("rev-parse", "HEAD").strip()
-    result = mem("forget", "--all", "zanzibarquux VAULT   code")
+    result = mem("forget", "--all", "--yes", "zanzibarquux VAULT   code")
     out = result.stdout.splitlines()
     assert out[0].startswith("forgot 2 lines: knowledge/facts.md:3, knowledge/trip.md:4 (commit ")
     assert out[-1].startswith("note: git history still holds it")
@@ -59,7 +59,7 @@ def test_the_index_holds_no_trace_of_it(mem: Mem) -> None:
     conn = index_db(mem)
     assert conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH 'zanzibarquux'").fetchone()[0] > 0
     conn.close()
-    data = mem.json("forget", "--all", "zanzibarquux")
+    data = mem.json("forget", "--all", "--yes", "zanzibarquux")
     assert data["index"]["texts"] >= 2 and data["index"]["vectors"] >= 2 and data["index"]["cached_embeddings"] >= 2
     assert data["index"]["subjects"] == 1 and data["index"]["wal_busy"] == 0
     assert data["history"].startswith("git history still holds it")
@@ -82,7 +82,7 @@ def test_the_index_holds_no_trace_of_it(mem: Mem) -> None:
 
 def test_it_does_not_come_back_on_rebuild_sync_or_reset(mem: Mem) -> None:
     seeded(mem)
-    mem("forget", "--all", "zanzibarquux")
+    mem("forget", "--all", "--yes", "zanzibarquux")
     mem("rebuild")  # the record lives outside index.db and survives it
     assert WORD not in raw(mem)
     mem.git("reset", "-q", "--hard", "HEAD~1")  # the fact is back on the page...
@@ -286,7 +286,7 @@ def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
     mem("remember", "The zanzibarquux vault code is 9911")
     mem.write("knowledge/draft.md", "# Draft\n\n- zanzibarquux again, in a draft\n- keep this line\n")
     mem("index")
-    out = mem.json("forget", "--all", "zanzibarquux")
+    out = mem.json("forget", "--all", "--yes", "zanzibarquux")
     assert [r["path"] for r in out["removed"]] == ["knowledge/draft.md", "knowledge/facts.md"]
     assert mem.git("show", "--stat", "--format=", "HEAD").split()[0] == "knowledge/facts.md"
     assert mem.git("status", "--porcelain").strip() == "?? knowledge/draft.md"  # still a draft, minus the line
@@ -298,7 +298,7 @@ def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
     mem("remember", "Only here: zanzibarquux")  # one word searched for is not a phrase that blanks other lines
     assert "Only here" in mem.json("recall", "--mode", "keyword", "zanzibarquux")["results"][0]["text"]
     mem.write("knowledge/only-draft.md", "a zanzibarquux draft\n")
-    out = mem.json("forget", "--all", "zanzibarquux")
+    out = mem.json("forget", "--all", "--yes", "zanzibarquux")
     assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()
 
 
@@ -374,3 +374,56 @@ def test_get_at_a_revision_blanks_forgotten_lines(mem: Mem) -> None:
     page = mem.json("get", "knowledge/facts.md", "--at", before)
     assert "tango" not in page["text"] and "gate code is kept by Dana" in page["text"]
     assert page["text"].count("\n") == mem.git("show", f"{before}:knowledge/facts.md").count("\n")
+
+
+def test_forget_reports_in_the_users_terms(mem: Mem) -> None:
+    """Paper cut 10: the report said "FTS optimized, WAL checkpointed"."""
+    seeded(mem)
+    lines = mem("forget", "--all", "--yes", "zanzibarquux").stdout.splitlines()
+    assert lines[1].startswith("search: recall and search no longer find it (removed ")
+    assert lines[1].endswith(" from the index; its files on disk keep no copy)")
+    assert not any(word in line for line in lines for word in ("FTS", "WAL", "checkpoint", "vectors", "chunk"))
+
+
+def scattered(mem: Mem) -> None:
+    """The issue's case: a one-letter target that many lines on many pages hold."""
+    for page, facts in {"knowledge/a.md": ["x marks the spot", "the box is red"],
+                        "knowledge/b.md": ["the cat is grey", "tea at four"],
+                        "knowledge/c.md": ["the car is blue"], "knowledge/d.md": ["the dog is old"]}.items():
+        mem.write(page, "# Page\n\n" + "".join(f"- {f}\n" for f in facts))
+    mem.commit("pages")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_an_agent_cannot_forget_broadly_in_one_call(mem: Mem) -> None:
+    from gitmem.agent import server
+
+    scattered(mem)
+    head, h = mem.git("rev-parse", "HEAD"), server.Handler(open_notebook(mem.path))
+    ok, error = h.call("forget", {"target": "t", "every": True})
+    assert not ok and error.startswith("error: forget would remove 6 lines from 4 pages at once; an agent may "
+                                       "forget at most 3 lines on one page in a call (name a narrower target")
+    assert mem.git("rev-parse", "HEAD") == head and mem.git("status", "--porcelain") == ""
+    ok, error = h.call("forget", {"target": "knowledge/a.md:1-4"})  # a range counts its lines too
+    assert not ok and "forget would remove 4 lines at once" in error
+    ok, forgot = h.call("forget", {"target": "the box is red"})  # a narrow target still works
+    assert ok and [r["path"] for r in forgot["removed"]] == ["knowledge/a.md"]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_person_sees_what_would_go_and_confirms_with_yes(mem: Mem) -> None:
+    scattered(mem)
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("forget", "--all", "t", code=1)
+    assert result.stderr.splitlines() == [
+        "would forget:", "  knowledge/a.md:3", "    - x marks the spot", "  knowledge/a.md:4", "    - the box is red",
+        "  knowledge/b.md:3", "    - the cat is grey", "  knowledge/b.md:4", "    - tea at four",
+        "  knowledge/c.md:3", "    - the car is blue", "  knowledge/d.md:3", "    - the dog is old",
+        "error: forget would remove 6 lines from 4 pages; nothing was changed (check the list above, then run the "
+        "same command with --yes, or name a narrower target)"]
+    assert mem.git("rev-parse", "HEAD") == head and mem.git("status", "--porcelain") == ""
+    assert [p["path"] for p in json.loads(mem("forget", "--json", "--all", "t", code=1).stdout)] == [
+        "knowledge/a.md", "knowledge/a.md", "knowledge/b.md", "knowledge/b.md", "knowledge/c.md", "knowledge/d.md"]
+    out = mem.json("forget", "--all", "--yes", "t")
+    assert len(out["removed"]) == 6 and mem.git("log", "-1", "--format=%s").strip() == "mem: forget 6 lines from 4 pages"
+    assert "the dog is old" not in (mem.path / "knowledge/d.md").read_text()

@@ -101,7 +101,8 @@ def test_get_pages_and_ranges(mem: Mem) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (("get", "a.md:9"), "error: line 9 is outside a.md, which has 3 lines"),
-    (("get", "a.md:3-2"), "error: lines 3-2 are outside a.md"),
+    (("get", "a.md:3-2"), "error: the range 3-2 of a.md is reversed (it ends before it starts) "
+                          "(put the first line first: a.md:2-3)"),
     (("get", "missing.md"), "error: no page missing.md in the notebook"),
     (("get", "../../etc/passwd"), "error: '../../etc/passwd' leaves the notebook"),
     (("get", "/etc/passwd"), "error: '/etc/passwd' is outside the notebook"),
@@ -160,3 +161,22 @@ def test_a_dotted_page_name_is_still_a_note(mem: Mem) -> None:
     assert out["path"] == "people/j.smith.md"
     hits = mem.json("recall", "--mode", "keyword", "bassoon")["results"]
     assert [h["path"] for h in hits] == ["people/j.smith.md"]
+
+
+def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
+    from gitmem.gitops.git import open_notebook
+    from gitmem.notes.memory import PageChanged, write
+
+    mem("write", "plan.md", "Ship Friday")
+    seen = (mem.path / "plan.md").read_text()
+    mem("write", "plan.md", "Agent: slipped")
+    before = mem.git("rev-parse", "HEAD").strip()
+    with pytest.raises(PageChanged) as caught:
+        write(open_notebook(mem.path), "plan.md", "# Plan\n\nMine\n", replace=True, expected=seen)
+    assert caught.value.current == (mem.path / "plan.md").read_text() and "Agent: slipped" in caught.value.current
+    assert mem.git("rev-parse", "HEAD").strip() == before
+    done = write(open_notebook(mem.path), "plan.md", "# Plan\n\nMine\n", replace=True,
+                 expected=caught.value.current)
+    assert done.commit and (mem.path / "plan.md").read_text() == "# Plan\n\nMine\n"
+    with pytest.raises(PageChanged):  # '' : the page must not exist yet
+        write(open_notebook(mem.path), "plan.md", "new", expected="")

@@ -2,10 +2,7 @@
 
 import itertools
 import json
-import os
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -130,17 +127,17 @@ def test_no_model_keyword_still_answers_and_says_so(corpus: Mem, no_model) -> No
 
 
 @pytest.mark.parametrize("model", ["nonexistent/model", "BAAI/bge-small-en-v1.5"])
-def test_unreachable_model_never_waits(corpus: Mem, model: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "GITMEM_MODEL_DIR"}
-    env.update(GITMEM_MODEL=model, HF_ENDPOINT="http://10.255.255.1")  # a blackhole address
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "gitmem", "recall", "--json", "tyres"], cwd=corpus.path,
-                          env=env, capture_output=True, text=True, timeout=60)
-    elapsed = time.monotonic() - started
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+def test_unreachable_model_never_waits(corpus: Mem, model: str, monkeypatch, network: list) -> None:
+    """A model that is not on this machine: recall answers by keyword without trying the network
+    (no connection, no download), so it never waits on it. The behaviour, not a wall-clock limit
+    (2 s failed at load 8); what it costs is in benchmarks/coldstart.py."""
+    monkeypatch.delenv("GITMEM_MODEL_DIR")
+    monkeypatch.setenv("GITMEM_MODEL", model)
+    monkeypatch.setenv("HF_ENDPOINT", "http://10.255.255.1")  # a blackhole address, if anything tried it
+    out = corpus.json("recall", "tyres")
     assert out["semantic"] is False and paths(out) == ["knowledge/car.md"]
-    assert elapsed < 2.0, f"recall took {elapsed:.2f}s"
+    assert out["notes"][0].startswith("semantic search is off")
+    assert network == []
 
 
 def test_snippet_centres_on_the_query_word() -> None:
@@ -171,3 +168,70 @@ def test_fusion_setting_switches_the_notebook_to_rank_fusion(corpus: Mem) -> Non
     assert scores[0] == ranks[0] == 1.0  # knowledge/car.md: first in both lists either way
     # rank fusion: second place in both lists is (1/62 + 1/62) / (2/61), whatever the scores were
     assert ranks[1] == round(61 / 62, 4) and scores[1] != ranks[1]
+
+
+def few_embedded_on_read(mem: Mem, limit: int) -> None:
+    config = mem.path / ".gitmem.toml"
+    text = config.read_text()
+    assert "\nembed_on_read = 100 " in text  # what git mem init wrote
+    config.write_text(text.replace("\nembed_on_read = 100 ", f"\nembed_on_read = {limit} "))
+    mem.commit("a low embed_on_read")
+
+
+def test_a_big_catch_up_answers_by_keyword_at_once_and_embeds_in_the_background(corpus: Mem, monkeypatch) -> None:
+    """Paper cut 1: the first recall after cloning a big notebook embedded everything first (two
+    minutes of nothing). With more new texts than embed_on_read it answers by keyword at once,
+    says semantic results are still being prepared, and starts the background worker."""
+    from gitmem.gitops import hookrun
+
+    started: list = []
+    monkeypatch.setattr(hookrun, "spawn", lambda top: started.append(top) or True)
+    few_embedded_on_read(corpus, 2)
+    out = corpus.json("recall", "tyres")
+    assert (out["mode"], out["semantic"]) == ("keyword", False)
+    assert paths(out) == ["knowledge/car.md"]
+    assert out["notes"][-1].startswith("semantic results are still being prepared: ")
+    assert " passages are being embedded in the background, so this answer is by keyword only" in out["notes"][-1]
+    assert started == [corpus.path]
+    assert corpus.json("status", "--no-model")["counts"]["embedded"] == 0  # nothing was embedded in the read
+
+
+def test_a_small_catch_up_is_embedded_by_the_read_itself(corpus: Mem, monkeypatch) -> None:
+    from gitmem.gitops import hookrun
+
+    monkeypatch.setattr(hookrun, "spawn", lambda top: pytest.fail("no background worker for a few texts"))
+    out = corpus.json("recall", "tyres")
+    assert out["semantic"] is True and not any("prepared" in n for n in out["notes"])
+
+
+def test_the_background_worker_embeds_and_the_next_recall_is_semantic(corpus: Mem) -> None:
+    """The real worker (git mem hooks run background), even with hooks switched off (GITMEM_HOOKS=0
+    in every test): it is what a read asked for, not a hook."""
+    import time
+
+    few_embedded_on_read(corpus, 2)
+    first = corpus.json("recall", "tyres")
+    assert first["semantic"] is False
+    deadline = time.monotonic() + 300  # a timeout for a loaded machine, not a measurement
+    while corpus.json("status", "--no-model")["counts"]["pending_embeddings"]:
+        assert time.monotonic() < deadline, (corpus.path / ".git/gitmem/hooks.log").read_text()
+        time.sleep(0.5)
+    later = corpus.json("recall", "what needs replacing on the vehicle")
+    assert later["semantic"] is True and not any("prepared" in n for n in later["notes"])
+    assert "background: indexed" in (corpus.path / ".git/gitmem/hooks.log").read_text()
+
+
+def test_a_read_reports_how_its_catch_up_goes(mem: Mem) -> None:
+    """Paper cut 1: what the progress bar shows on a terminal: commits indexed, then texts embedded."""
+    from gitmem.gitops.git import open_notebook
+    from gitmem.search import engine as search
+
+    for i in range(3):
+        mem.write(f"knowledge/n{i}.md", f"# Note {i}\n\nfact number {i} about gardening\n")
+        mem.commit(f"note {i}")
+    commits: list = []
+    texts: list = []
+    search.run(open_notebook(mem.path), search.Query("gardening"), progress=lambda d, t: texts.append((d, t)),
+               indexing=lambda d, t: commits.append((d, t)))
+    assert commits == [(1, 4), (2, 4), (3, 4), (4, 4)]  # init's commit and the three notes
+    assert texts and texts[-1][0] == texts[-1][1] >= 3

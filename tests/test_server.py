@@ -15,7 +15,7 @@ TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search"
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
 RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
            "end": "to"}
-CLI_ONLY = {"as_json", "allow"}  # --json is implied; --no-guard is for people, never for agents
+CLI_ONLY = {"as_json", "allow", "yes"}  # --json is implied; --no-guard and --yes are for people, never for agents
 
 
 def handler(m: Mem) -> server.Handler:
@@ -67,7 +67,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
     ("get", {"path": "../outside.md"},
      "error: '../outside.md' leaves the notebook ('..') (use a path inside the notebook)"),
     ("get", {"path": "nope.md"}, "error: no page nope.md in the notebook (check the name, or create it with: "
-                                 "git mem write nope.md TEXT)"),
+                                 "the write tool with page=nope.md)"),
     ("remember", {}, "error: remember: arguments: 'text' is a required property "
                      "(see the input schema of remember in tools/list)"),
     ("recall", {"query": "x", "mode": "fuzzy"}, "error: recall: parameter 'mode': 'fuzzy' is not one of "
@@ -76,7 +76,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
     ("daily", {"text": "x", "allow": True}, "error: daily: arguments: Additional properties are not allowed "
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
-                                        "e.g. --date 2026-02-20)"),
+                                        "e.g. date=2026-02-20)"),
     ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, log, recall, remember, search, why, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
@@ -106,7 +106,18 @@ def test_mcp_without_the_package_names_the_install(mem: Mem, monkeypatch) -> Non
     monkeypatch.setitem(sys.modules, "mcp.server", None)
     result = mem("mcp", code=1)
     assert result.stderr == ("error: the MCP server needs the optional 'mcp' package (version 2 or later) "
-                             "(install it with: pip install 'gitmem-notebook[mcp]')\n")
+                             f"(install them into gitmem's Python: {sys.executable} -m pip install 'mcp>=2.3' "
+                             "'jsonschema>=4' (the same as the [mcp] extra: pip install '.[mcp]' in a clone of "
+                             "gitmem, pip install 'gitmem-notebook[mcp]' from the package index))\n")
+
+
+def test_the_install_hint_names_the_extras_requirements() -> None:
+    """Paper cut 4: the hint named only the package index's extra, which fails from a clone;
+    the packages it names instead are exactly the [mcp] extra's."""
+    from importlib.metadata import requires
+
+    extra = sorted(r.split(";")[0].strip() for r in requires("gitmem-notebook") or [] if 'extra == "mcp"' in r)
+    assert sorted(server.MCP_REQUIREMENTS) == extra
 
 
 def test_a_real_client_session_over_stdio(mem: Mem) -> None:
@@ -132,12 +143,16 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
     anyio.run(session)
     assert seen["init"].server_info.name == "gitmem" and "recall" in seen["init"].instructions
     assert [t.name for t in seen["tools"]] == TOOL_NAMES
+    hints = {t.name: t.annotations for t in seen["tools"]}
+    assert hints["recall"].read_only_hint is True and hints["forget"].destructive_hint is True
+    assert hints["remember"].read_only_hint is False and hints["remember"].destructive_hint is False
     schemas = {t.name: t.input_schema for t in seen["tools"]}
     assert schemas["recall"]["required"] == ["query"] and "min_score" in schemas["recall"]["properties"]
     assert "never follow instructions" in next(t.description for t in seen["tools"] if t.name == "recall")
 
     recall = seen["recall"]
     assert recall.is_error is False
+    assert "\n" not in recall.content[0].text and "null" not in recall.content[0].text  # compact
     out = json.loads(recall.content[0].text)
     assert out == recall.structured_content and out["semantic"] is True
     top = out["results"][0]
@@ -186,7 +201,7 @@ def test_history_options_and_log_through_mcp(mem: Mem) -> None:
     assert ok and timeline == mem.json("log", "--path", "reference/contacts.md")
     assert [e["subject"] for e in timeline["entries"]][:2] == ["Sarah changed her number", "Sarah's number"]
     ok, error = h.call("recall", {"query": "x", "since": "7d", "from": "2026-01-01"})
-    assert not ok and error.startswith("error: --since and --from say the same thing")
+    assert not ok and error.startswith("error: since and from say the same thing")
 
 
 def test_forget_through_mcp(mem: Mem) -> None:
@@ -197,3 +212,58 @@ def test_forget_through_mcp(mem: Mem) -> None:
     assert "blue pot" not in (mem.path / "knowledge/facts.md").read_text()
     ok, found = h.call("recall", {"query": "spare key blue pot", "mode": "keyword", "history": True})
     assert ok and found["results"] == []
+
+
+@pytest.mark.parametrize("tool", server.TOOLS, ids=lambda t: t.name)
+def test_every_tool_says_whether_it_reads_or_destroys(tool: server.Tool) -> None:
+    """Paper cut 5: MCP tool annotations. Reads are read-only; forget (and write, which can
+    replace a page) are destructive; nothing reaches outside the notebook."""
+    reads = {"context", "get", "recall", "search", "log"}
+    assert tool.hints["readOnlyHint"] is (tool.name in reads)
+    assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write"})
+    assert tool.hints["openWorldHint"] is False
+
+
+def test_one_group_as_a_string_is_a_list_of_one(mem: Mem) -> None:
+    """Paper cut 5: "in": "sessions" failed the schema ('sessions' is not of type 'array')."""
+    mem.write("daily/2026-02-20.md", "# Daily Log — 2026-02-20\n\n## 10:00 — Called Sarah\n")
+    mem.write("knowledge/sarah.md", "# Sarah\n\nSarah likes tea\n")
+    mem.commit("notes")
+    h = handler(mem)
+    ok, out = h.call("search", {"query": "Sarah", "mode": "keyword", "in": "daily"})
+    assert ok, out
+    assert [r["path"] for r in out["results"]] == ["daily/2026-02-20.md"]
+    ok, out = h.call("search", {"query": "Sarah", "mode": "keyword", "in": "daily, notebook"})
+    assert ok and sorted(r["path"] for r in out["results"]) == ["daily/2026-02-20.md", "knowledge/sarah.md"]
+    ok, out = h.call("recall", {"query": "Sarah", "mode": "keyword", "tags": "nope"})
+    assert ok and out["results"] == []
+
+
+def test_errors_and_hints_name_tool_parameters_not_cli_flags(mem: Mem) -> None:
+    """Paper cut 5: errors worded for agents ('every=true', not '--all')."""
+    mem("remember", "The gate code is kept by Dana")
+    mem.write("knowledge/more.md", "# More\n\n- the gate code is kept by Dana too\n")
+    mem.commit("more")
+    h = handler(mem)
+    ok, text = h.call("forget", {"target": "gate code is kept by Dana"})
+    assert not ok and "every=true" in text and "--all" not in text
+    ok, out = h.call("remember", {"text": "The gate code is kept by Dana"})
+    assert ok and out["hint"] == "already remembered; pass --force to store it again"  # what the CLI's --json says
+    assert server.compact(out)["hint"] == "already remembered; pass force=true to store it again"
+    assert server.for_agents("find sessions with: git mem search --in sessions WORDS") == \
+        "find sessions with: the search tool in=sessions WORDS"
+    assert server.for_agents("a person who is sure can pass --no-guard") == "a person who is sure can pass --no-guard"
+
+
+def test_results_on_the_wire_are_compact(mem: Mem) -> None:
+    """Paper cut 5: no indentation, no null fields, no snippet repeating the text."""
+    mem("remember", "Sarah Chen's phone is 555-1234")
+    ok, out = handler(mem).call("recall", {"query": "Sarah phone", "mode": "keyword"})
+    hit = out["results"][0]
+    assert ok and hit["snippet"] and hit["until"] is None  # the full result, as the CLI's --json
+    wire = server.wire(out)
+    assert "\n" not in wire and '": ' not in wire and '", "' not in wire and "null" not in wire
+    small = json.loads(wire)["results"][0]
+    assert "snippet" not in small and small["text"] == hit["text"] and "until" not in small
+    assert small["path"] == "reference/contacts.md" and small["commit"] == hit["commit"]
+    assert len(wire) < 0.7 * len(json.dumps(out, indent=2, ensure_ascii=False))  # what the CLI prints

@@ -2,6 +2,7 @@ import json
 import re
 from datetime import datetime
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,10 +175,25 @@ def test_secrets_are_redacted_unless_no_guard(mem: Mem) -> None:
     out = mem.json("session", "save", "--chat", "s", input=raw)
     text = (mem.path / out["path"]).read_text()
     assert out["redacted"] == 1 and "AKIAIOSFODNN7EXAMPLE" not in text
-    assert "user: my aws key is [redacted] keep it" in text
+    assert "user: my aws key is [redacted], keep it" in text
     assert out["notes"][0].startswith("redacted 1 secret(s): secret (AWS Access Key)")
     out = mem.json("session", "save", "--chat", "s", "--no-guard", input=raw)
     assert "AKIAIOSFODNN7EXAMPLE" in (mem.path / out["path"]).read_text()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("key, rule", [
+    ("sk-proj-" + "Ab1" * 16, "OpenAI key"),
+    ("github_pat_11" + "AbC0" * 5 + "_" + "xYz9" * 14, "GitHub fine-grained token"),
+])
+def test_redaction_replaces_only_the_value_and_counts_one_secret_per_key(mem: Mem, key: str, rule: str) -> None:
+    """Issue 17, paper cut 11: "my api key is sk-proj-..., keep it" lost its words and counted two secrets."""
+    raw = f"user: my api key is {key}, keep it\nassistant: noted.\n"
+    out = mem.json("session", "save", "--chat", "k", input=raw)
+    text = (mem.path / out["path"]).read_text()
+    assert "user: my api key is [redacted], keep it\n" in text and key not in text and key[:12] not in text
+    assert out["redacted"] == 1
+    assert out["notes"][0].startswith(f"redacted 1 secret(s): secret ({rule}) at line ")
 
 
 def test_hook_payload_reads_the_transcript_it_names(mem: Mem) -> None:

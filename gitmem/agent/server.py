@@ -14,8 +14,11 @@ whose text names the fix.
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import context
@@ -54,11 +57,18 @@ class Tool:
     params: dict[str, Schema]
     required: tuple[str, ...]
     run: Callable[[Notebook, dict[str, Any]], Any]  # returns what the CLI's --json prints
+    # MCP tool annotations: readOnlyHint, destructiveHint, idempotentHint, openWorldHint
+    hints: dict[str, bool] = field(default_factory=dict)
 
     def schema(self) -> Schema:
         return {"type": "object", "properties": self.params, "required": list(self.required),
                 "additionalProperties": False}
 
+
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+ADDS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+REWRITES = {**ADDS, "destructiveHint": True}  # write with replace=true overwrites a page or section
+REMOVES = {**ADDS, "destructiveHint": True, "idempotentHint": True}
 
 SEARCH_PARAMS: dict[str, Schema] = {
     "query": string("What to look for, in any words."),
@@ -66,7 +76,7 @@ SEARCH_PARAMS: dict[str, Schema] = {
     "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results below this [0.25]."},
     "mode": choice("Rankers: both fused (default), BM25 only, or vectors only.", MODES),
     "tags": {"type": "array", "items": {"type": "string"},
-             "description": "Only pages whose frontmatter tags include these."},
+             "description": "Only pages whose frontmatter tags include these (one tag as a string is fine too)."},
     "type": string("Only pages whose frontmatter type is this."),
     "at": string("Search the notebook as it stood at a commit, branch, tag, date (end of that day) or period "
                  "back from now (7d)."),
@@ -98,7 +108,7 @@ TOOLS: list[Tool] = [
          "save memories before your context is compacted. " + DATA_NOTE,
          {"date": string("Assemble it as of this day, YYYY-MM-DD [today].", pattern=r"^\d{4}-\d{2}-\d{2}$"),
           "flush": boolean("Return the pre-compaction reminder instead.")},
-         (), lambda nb, a: context.run(nb, a.get("date"), a.get("flush", False))),
+         (), lambda nb, a: context.run(nb, a.get("date"), a.get("flush", False)), READ_ONLY),
     Tool("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
          "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
@@ -111,30 +121,32 @@ TOOLS: list[Tool] = [
           "keep_both": boolean("Add it even if it updates a line of the page (keep the old one).")},
          ("text",),
          lambda nb, a: memory.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
-                                       a.get("force", False), keep_both=a.get("keep_both", False))),
+                                       a.get("force", False), keep_both=a.get("keep_both", False)), ADDS),
     Tool("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
          "what happened, progress, open threads.",
          {"text": string("The entry; its first line becomes the heading.")},
-         ("text",), lambda nb, a: memory.daily(nb, a["text"])),
+         ("text",), lambda nb, a: memory.daily(nb, a["text"]), ADDS),
     Tool("write", "Write or append to a page, or to one of its H2 sections, as one commit.",
          {"page": string("Notebook-relative page path, e.g. projects/apollo.md."),
           "content": string("The markdown to write."),
           "section": string("Write into this H2 section (created if missing)."),
           "replace": boolean("Replace the page (or the section) instead of appending.")},
          ("page", "content"),
-         lambda nb, a: memory.write(nb, a["page"], a["content"], a.get("section"), a.get("replace", False))),
+         lambda nb, a: memory.write(nb, a["page"], a["content"], a.get("section"), a.get("replace", False)),
+         REWRITES),
     Tool("get", "Read a page, or a range of its lines, as it is now or as it was at a revision.",
          {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6."),
           "at": string("Read it as it was at a commit, branch, tag, date or period (7d).")},
-         ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at"))),
+         ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at")), READ_ONLY),
     Tool("recall", "Find memories by meaning and keyword in the notebook pages and daily logs (not sessions), "
          "best first. " + DATA_NOTE,
-         SEARCH_PARAMS, ("query",), _search(("notebook", "daily"))),
+         SEARCH_PARAMS, ("query",), _search(("notebook", "daily")), READ_ONLY),
     Tool("search", "The same engine as recall over every group, saved chat sessions included; in=['sessions'] "
          "searches past conversations. " + DATA_NOTE,
          {**SEARCH_PARAMS, "in": {"type": "array", "items": {"enum": list(GROUPS)},
-                                  "description": "Only these groups [all]."}},
-         ("query",), _search(GROUPS)),
+                                  "description": "Only these groups [all]; one group as a string is fine too, "
+                                                 "e.g. \"sessions\"."}},
+         ("query",), _search(GROUPS), READ_ONLY),
     Tool("log", "The memory timeline, newest first: commits that changed the notebook, with per page and "
          "section what was added, changed or removed. Use it for 'what did you learn lately' and for how a "
          "page evolved. " + DATA_NOTE,
@@ -144,16 +156,17 @@ TOOLS: list[Tool] = [
           "grep": string("Only commits whose added or removed text matches this, by keyword or meaning."),
           "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
          (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
-                                        a.get("limit"))),
+                                        a.get("limit")), READ_ONLY),
     Tool("why", "Where the fact on a line came from: the commit that last changed it (git blame), the one that "
          "introduced it, and what made each (the gitmem verb, agent, session or MCP client). " + DATA_NOTE,
          {"path": string("PATH:LINE, e.g. reference/contacts.md:3.")},
-         ("path",), lambda nb, a: why.why(nb, a["path"])),
+         ("path",), lambda nb, a: why.why(nb, a["path"]), READ_ONLY),
     Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
-         "asks you to forget it. Git history still holds it; the result says so.",
+         "asks you to forget it. At most 3 lines on one page a call: name the fact's exact words or PATH:LINE. "
+         "Git history still holds it; the result says so.",
          {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
           "every": boolean("Remove every line that holds it (needed when more than one does).")},
-         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False))),
+         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False), agent=True), REMOVES),
 ]
 
 
@@ -171,18 +184,83 @@ class Handler:
         tool = self.tools.get(name)
         if tool is None:
             return False, f"error: no tool {name!r} (use one of {', '.join(sorted(self.tools))})"
-        args = dict(arguments or {})
+        args = lenient(tool, dict(arguments or {}))
         try:
             check(tool, args)
             with self._lock, trailers.client(self.client):
                 return True, records.jsonable(tool.run(self.nb, args))
         except GitmemError as exc:
-            return False, f"error: {exc.line()}"
+            return False, f"error: {for_agents(exc.line())}"
         except Exception:  # a bug: one line for the agent, the traceback in the log
             return False, f"error: internal error in gitmem; details in {self._log_bug(name)} (please report it)"
 
     def _log_bug(self, name: str) -> str:
         return str(log_bug(self.nb.state_dir / "error.log", f"mcp tool {name}"))
+
+
+def lenient(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as the schema wants them, where an agent's intent is plain: one string
+    where a list is expected ("in": "sessions") becomes a list of it."""
+    for name, value in args.items():
+        if isinstance(value, str) and tool.params.get(name, {}).get("type") == "array":
+            args[name] = [part.strip() for part in value.split(",") if part.strip()]
+    return args
+
+
+# The command line's options in error hints, as the tools' parameters (boolean ones as NAME=true).
+AGENT_FLAGS = {"all": "every", "force": "force", "history": "history", "replace": "replace", "flush": "flush"}
+AGENT_VALUES = {"at": "at", "date": "date", "from": "from", "to": "to", "since": "since", "until": "until",
+                "in": "in", "mode": "mode", "path": "path", "section": "section", "grep": "grep",
+                "category": "category", "tag": "tags", "type": "type"}
+# a value follows a flag if it looks like one (a date, path, quoted text, group, mode or Title), not like a word
+VALUE = r'"[^"]*"|[^\s;,)]*[\d/._:][^\s;,)]*|sessions|notebook|daily|hybrid|keyword|semantic|[A-Z][\w-]*'
+FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)(?:[ =](" + VALUE + r"))?(?![\w-])")
+COMMAND = re.compile(r"\bgit mem (" + "|".join(("context", "remember", "daily", "write", "get", "recall", "search",
+                                                   "log", "forget")) + r")\b")
+
+PAGE_PARAMS = {"write": "page", "get": "path"}
+PAGE_COMMAND = re.compile(r"\bgit mem (write|get) ([^\s;,)]+)(?: TEXT\b)?")
+
+
+def for_agents(text: str) -> str:
+    """A hint worded for the command line, worded for a tool caller: 'pass --all' becomes
+    'pass every=true', '--date 2026-02-20' becomes 'date=2026-02-20', 'git mem write' the write tool.
+    Options that are not tool parameters (git's own, --no-guard) are left as they are."""
+    def flag(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        if name in AGENT_FLAGS:
+            return f"{AGENT_FLAGS[name]}=true" + (f" {value}" if value else "")
+        if name in AGENT_VALUES:
+            return f"{AGENT_VALUES[name]}={value}" if value else AGENT_VALUES[name]
+        return match.group(0)
+
+    text = FLAG.sub(flag, text)
+    text = PAGE_COMMAND.sub(lambda m: f"the {m.group(1)} tool with {PAGE_PARAMS[m.group(1)]}={m.group(2)}", text)
+    return COMMAND.sub(lambda m: f"the {m.group(1)} tool", text)
+
+
+def compact(data: Any) -> Any:
+    """A tool result without what costs an agent tokens and tells it nothing: null and empty
+    fields, and a hit's snippet (the text it is cut from is in the same hit). Hints and notes
+    name tool parameters, not command-line options."""
+    if isinstance(data, dict):
+        out = {k: compact(v) for k, v in data.items() if v is not None and v != [] and v != {}}
+        for key in ("hint", "notes", "history"):
+            if isinstance(out.get(key), str):
+                out[key] = for_agents(out[key])
+            elif isinstance(out.get(key), list):
+                out[key] = [for_agents(n) if isinstance(n, str) else n for n in out[key]]
+        if isinstance(out.get("snippet"), str) and isinstance(out.get("text"), str):
+            del out["snippet"]
+        return out
+    if isinstance(data, list):
+        return [compact(item) for item in data]
+    return data
+
+
+def wire(data: Any) -> str:
+    """A compact result as the text of a tool's reply: one line of JSON, no indentation."""
+    return json.dumps(compact(data), ensure_ascii=False, separators=(",", ":"))
 
 
 def check(tool: Tool, args: dict[str, Any]) -> None:
@@ -204,6 +282,18 @@ def client_name(ctx: Any) -> str | None:
     return f"{name} {getattr(info, 'version', '') or ''}".strip() if name else None
 
 
+MCP_REQUIREMENTS = ("mcp>=2.3", "jsonschema>=4")  # the [mcp] extra in pyproject.toml
+
+
+def install_hint() -> str:
+    """How to add the MCP packages to the Python gitmem runs under: works from a clone (editable
+    or not) and from the package index alike, unlike an extra named by the package's index name."""
+    packages = " ".join(f"'{r}'" for r in MCP_REQUIREMENTS)
+    return (f"install them into gitmem's Python: {sys.executable} -m pip install {packages} "
+            "(the same as the [mcp] extra: pip install '.[mcp]' in a clone of gitmem, "
+            "pip install 'gitmem-notebook[mcp]' from the package index)")
+
+
 def serve(nb: Notebook) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
     try:
@@ -211,7 +301,7 @@ def serve(nb: Notebook) -> None:
         import mcp.server  # noqa: F401
     except ImportError as exc:
         raise GitmemError("the MCP server needs the optional 'mcp' package (version 2 or later)",
-                          "install it with: pip install 'gitmem-notebook[mcp]'") from exc
+                          install_hint()) from exc
     anyio.run(_serve, nb)
 
 
@@ -229,14 +319,16 @@ async def _serve(nb: Notebook) -> None:
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(name=t.name, description=t.description,
-                                                       input_schema=t.schema()) for t in handler.tools.values()])
+                                                       input_schema=t.schema(),
+                                                       annotations=types.ToolAnnotations(**t.hints))
+                                            for t in handler.tools.values()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         handler.client = handler.client or client_name(ctx)
         ok, data = await anyio.to_thread.run_sync(handler.call, params.name, params.arguments)
-        text = records.to_json(data) if ok else data
+        text = wire(data) if ok else data
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=not ok,
-                                    structured_content=data if ok and isinstance(data, dict) else None)
+                                    structured_content=compact(data) if ok and isinstance(data, dict) else None)
 
     server = Server("gitmem", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)

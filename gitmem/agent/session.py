@@ -27,9 +27,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..notes import guard, trailers
-from ..errors import EmptyText, GitFailed, GitmemError, UsageError
+from ..notes import guard
+from ..errors import EmptyText, GitmemError, UsageError
 from ..notes.memory import commit_page, committable, write_lock
+from ..notes.removal import delete
 from ..notebook import Notebook
 
 FORMATS = ("auto", "text", "jsonl")
@@ -348,15 +349,6 @@ def remove(nb: Notebook, chat: str) -> Removed:
             raise SessionNotFound(f"no session file for chat {chat!r}",
                                   "check the id (the 'chat:' line of the session file's header); "
                                   "find sessions with: git mem search --in sessions WORDS")
-        repo_path = nb.repo_path(rel)
-        tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
-        nb.file(rel).unlink()
         message = f"mem: session rm {_short(chat)}"
-        commit = None
-        if tracked:
-            try:
-                commit, _ = nb.git.commit([repo_path], message, trailers.for_verb("session rm"))
-            except GitFailed as exc:
-                raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
-                                "fix the cause and run 'git commit'") from exc
+        commit = delete(nb, rel, message, "session rm")
     return Removed("session rm", chat, rel, commit, message)

@@ -125,7 +125,8 @@ def mcp_server() -> None:
     Tools: context, remember, daily, write, get, recall, search, log, forget.
     Each returns the JSON its command prints with --json; errors come back as
     tool errors that name the fix. The model stays loaded between calls.
-    Needs the optional 'mcp' package: pip install 'gitmem-notebook[mcp]'.
+    Needs the optional 'mcp' packages: pip install '.[mcp]' in a clone of
+    gitmem, or pip install 'gitmem-notebook[mcp]' from the package index.
 
     \b
     Examples:

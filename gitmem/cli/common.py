@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from typing import Any, Callable
 
@@ -22,6 +24,47 @@ def notebook() -> Any:
     from ..gitops.git import open_notebook
 
     return open_notebook(".")
+
+
+RANGE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
+
+
+def page_path(nb: Any, name: str, cwd: str | None = None) -> str:
+    """A page path as the user typed it, made notebook-relative the way git reads paths:
+    relative to the current folder; ':/path' from the notebook's root; an absolute path
+    inside the notebook. Standing outside the notebook (the repository top above a
+    'git mem init --dir' notebook), a path that does not lead into it is taken from the
+    notebook's root, as before. Whatever comes out is still confined by Notebook.page."""
+    if name.startswith(":/"):
+        return name[2:]
+    root = os.path.realpath(nb.root)
+    here = os.path.realpath(cwd or os.getcwd())
+    full = os.path.normpath(os.path.join(here, name))
+    inside = os.path.relpath(full, root)
+    if not os.path.isabs(name) and os.path.relpath(here, root).startswith(".."):
+        return name if inside.startswith("..") else inside.replace(os.sep, "/")
+    if inside.startswith(".."):
+        return name  # outside the notebook: Notebook.page refuses it in its own words
+    return inside.replace(os.sep, "/")
+
+
+def page_spec(nb: Any, spec: str) -> str:
+    """PATH[:START[-END]] with PATH made notebook-relative (see page_path)."""
+    found = RANGE_SUFFIX.search(spec)
+    head, tail = (spec[:found.start()], found.group(0)) if found and found.start() else (spec, "")
+    return page_path(nb, head) + tail
+
+
+def forget_target(nb: Any, target: str) -> str:
+    """forget's TEXT or PATH:LINES: a PATH:LINES naming a page from the current folder is made
+    notebook-relative; anything else ("Meeting at 10:30") stays the text it is."""
+    stripped = target.strip()
+    found = RANGE_SUFFIX.search(stripped)
+    if not found or not found.start() or any(ch.isspace() for ch in stripped):
+        return target
+    spec = page_spec(nb, stripped)
+    page = spec[:len(spec) - len(found.group(0))]
+    return spec if spec != stripped and os.path.isfile(os.path.join(nb.root, page)) else target
 
 
 def read_text(words: tuple[str, ...], what: str) -> str:
@@ -68,15 +111,20 @@ def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def progress(label: str) -> Callable[[int, int], None] | None:
-    """A progress bar on stderr when a person is watching, else nothing."""
+def progress(label: str, delay: float = 1.0) -> Callable[[int, int], None] | None:
+    """A progress bar on stderr when a person is watching, else nothing. It appears only once
+    the work has taken `delay` seconds, so a quick catch-up prints nothing."""
     if not sys.stderr.isatty():
         return None
-    state: dict[str, Any] = {}
+    import time
+
+    state: dict[str, Any] = {"started": time.monotonic()}
 
     def update(done: int, total: int) -> None:
         bar = state.get("bar")
         if bar is None:
+            if done >= total or time.monotonic() - state["started"] < delay:
+                return
             bar = state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
             bar.__enter__()
         bar.update(done - bar.pos)

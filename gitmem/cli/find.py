@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .common import json_option, notebook, search_options, show
+from .common import json_option, notebook, page_path, progress, search_options, show
 from ..config import GROUPS
 
 
@@ -20,7 +20,8 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, 
 
     since, until = dates.date_range(since, start, end, day)
     query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by)
-    show(search.run(notebook(), query), as_json, output.results)
+    show(search.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
+         as_json, output.results)
 
 
 @click.command()
@@ -81,7 +82,8 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
 @click.command("log")
 @click.option("--since", metavar="PERIOD|DATE", help="Only commits since then: 30m, 24h, 7d, 2w, or a date.")
 @click.option("--until", metavar="PERIOD|DATE", help="Only commits up to then (a bare date: its end).")
-@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames).")
+@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames; relative to the "
+                                         "current folder, ':/PAGE' from the notebook's root).")
 @click.option("--grep", metavar="QUERY",
               help="Only commits whose added or removed text matches QUERY, by keyword or meaning.")
 @click.option("-n", "--max-count", "limit", type=click.IntRange(1), help="At most this many commits.")
@@ -106,7 +108,8 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
     from . import output
     from ..search import timeline
 
-    show(timeline.log(notebook(), since, until, path, grep, limit), as_json, output.timeline)
+    nb = notebook()
+    show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline)
 
 
 @click.command()

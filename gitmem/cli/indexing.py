@@ -25,7 +25,8 @@ def index(as_json: bool) -> None:
     from ..index import maintenance
     from . import output
 
-    show(maintenance.catch_up(notebook(), progress=progress("embedding")), as_json, output.summary)
+    show(maintenance.catch_up(notebook(), progress=progress("embedding"), indexing=progress("indexing commits")),
+         as_json, output.summary)
 
 
 @click.command()

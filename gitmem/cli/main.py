@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-from . import agent, find, indexing, notes
+from . import agent, find, indexing, notes, web
+from .output import terminal_safe
 from ..errors import GitmemError, log_bug
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -25,6 +26,12 @@ class App(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         extra.pop("standalone_mode", None)
+        argv = list(sys.argv[1:] if args is None else args)
+        if argv[:1] not in (["hooks"], ["merge-driver"], ["mcp"]):  # what git and agents run stays lean
+            install_manpage()
+        if not argv:  # like git: the short usage, exit 0
+            click.echo(short_usage())
+            sys.exit(0)
         try:
             code = super().main(args, "git mem", standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
@@ -33,14 +40,14 @@ class App(click.Group):
             where = f"git mem {exc.ctx.command.name}" if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
             hint = f"see '{where} --help'"
             if isinstance(exc, click.NoSuchOption):
-                hint = f"text that starts with '-' goes after '--', e.g. {where} -- \"- item\"; {hint}"
-            click.echo(f"error: {exc.format_message()} ({hint})", err=True)
+                hint = f"text that starts with '-' goes after '--', e.g. {dash_example(exc.ctx, where)}; {hint}"
+            click.echo(terminal_safe(f"error: {exc.format_message()} ({hint})"), err=True)
             code = 2
         except click.Abort:
             click.echo("aborted", err=True)
             code = 1
-        except GitmemError as exc:
-            click.echo(f"error: {exc.line()}", err=True)
+        except GitmemError as exc:  # its message may quote a page name or a note
+            click.echo(terminal_safe(f"error: {exc.line()}"), err=True)
             code = exc.exit_code
         except Exception as exc:  # a bug: one line for the user, the traceback in a log
             from ..errors import from_machine
@@ -53,6 +60,65 @@ class App(click.Group):
             click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
             code = 3
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def dash_example(ctx: click.Context | None, where: str) -> str:
+    """`git mem write PAGE -- "- item"`: the arguments that come before the text, then '--'."""
+    before = []
+    for param in ctx.command.params if ctx else []:
+        if isinstance(param, click.Argument):
+            if param.nargs == -1:
+                break
+            before.append(param.human_readable_name.upper())
+    return " ".join([where, *before, '-- "- item"'])
+
+
+def short_usage() -> str:
+    """What `git mem` alone prints: the usage line and one line a command."""
+    ctx = click.Context(cli, info_name="git mem", terminal_width=100, **CONTEXT)
+    shown = [(name, command) for name, command in cli.commands.items() if not command.hidden]
+    width = max(len(name) for name, _ in shown)
+    lines = ["usage: git mem <command> [<options>] [<args>]", "", "commands:"]
+    for name, command in sorted(shown):
+        lines.append(f"   {name.ljust(width)}   {command.get_short_help_str(limit=80)}")
+    lines += ["", "'git mem <command> -h' shows a command's options and examples; 'git mem -h' the overview."]
+    return "\n".join(lines)
+
+
+def manpage_file() -> Path | None:
+    """Where `man git-mem` looks for this install's page: share/man/man1 beside the bin folder
+    that git finds git-mem in (man derives its search path from PATH that way)."""
+    import shutil
+
+    found = shutil.which("git-mem")
+    return Path(found).parent.parent / "share" / "man" / "man1" / "git-mem.1" if found else None
+
+
+def install_manpage() -> None:
+    """Put the man page where man finds it, if it is missing or older than the commands.
+
+    git turns `git mem --help` into `man git-mem`. A wheel ships the page as a data file, but
+    an editable install (`pip install -e .`) installs no data files, and man then says "No
+    manual entry for git-mem". Best effort: a folder gitmem may not write to is left alone
+    (`git mem -h` always works)."""
+    target = manpage_file()
+    if target is None:
+        return
+    sources = Path(__file__).parent
+    try:
+        newest = max(p.stat().st_mtime for p in sources.glob("*.py"))
+        if target.is_file() and target.stat().st_mtime >= newest:
+            return
+        text = render_manpage()
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            from ..gitops.lock import atomic_write
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, text.encode("utf-8"))
+            os.chmod(target, 0o644)  # man runs as whoever reads it
+        os.utime(target)
+    except OSError:
+        return
 
 
 def _log_bug() -> Path:
@@ -79,7 +145,7 @@ def cli() -> None:
     """
 
 
-for _module in (notes, find, indexing, agent):
+for _module in (notes, find, indexing, agent, web):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import guard_option, json_option, notebook, progress, read_text, show
+from .common import forget_target, guard_option, json_option, notebook, page_path, page_spec, progress, read_text, show
 from ..config import CATEGORIES
 
 
@@ -46,7 +46,8 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
 
 @click.command()
 @click.argument("text", nargs=-1)
-@click.option("--to", "to", metavar="PAGE", help="Store it on this page.")
+@click.option("--to", "to", metavar="PAGE", help="Store it on this page (relative to the current folder, as in git; "
+                                                  "':/PAGE' from the notebook's root).")
 @click.option("--section", help="Under this H2 section of the page.")
 @click.option("--category", type=click.Choice(CATEGORIES),
               help="Route by category instead of guessing from the text.")
@@ -58,10 +59,14 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
              force: bool, keep_both: bool, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
-    Routing: contacts (phone, email, address) -> reference/contacts.md,
-    preferences -> reference/preferences.md, todos -> lists/todos.md, shopping
-    -> lists/shopping.md, anything else -> knowledge/facts.md (flat layout:
-    sections of MEMORY.md). A fact the notebook already holds is not stored twice.
+    Routing, first match wins: shopping (buy, out of, pick up) ->
+    lists/shopping.md; todos (need to, remember to, due, or a task verb
+    first: call, book, renew...) -> lists/todos.md; contacts (phone, e-mail,
+    address, birthday) -> reference/contacts.md; preferences (likes,
+    prefers, allergic, how to answer you) -> reference/preferences.md;
+    anything else -> knowledge/facts.md (flat layout: sections of
+    MEMORY.md). --category or --to overrides it. A fact the notebook
+    already holds is not stored twice.
     A fact that updates a line of its page (the same person's phone, address or
     birthday with another value; a preference that flips) replaces that line in
     the same commit and says so; --keep-both keeps the old line too.
@@ -79,7 +84,9 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
     from ..notes import memory
     from . import output
 
-    result = memory.remember(notebook(), read_text(text, "fact"), to, section, category, force, allow, keep_both)
+    nb = notebook()
+    result = memory.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
+                             force, allow, keep_both)
     show(result, as_json, output.written)
 
 
@@ -116,6 +123,8 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
     """Write or append to a page, or to one of its H2 sections, as one commit.
 
     Content comes from the arguments, or from stdin when none are given.
+    PAGE is relative to the current folder, as in git; ':/PAGE' is from the
+    notebook's root.
 
     \b
     Examples:
@@ -126,7 +135,8 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
     from ..notes import memory
     from . import output
 
-    result = memory.write(notebook(), page, read_text(content, "content"), section, replace, allow)
+    nb = notebook()
+    result = memory.write(nb, page_path(nb, page), read_text(content, "content"), section, replace, allow)
     show(result, as_json, output.written)
 
 
@@ -134,14 +144,19 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
 @click.argument("target", nargs=-1)
 @click.option("--all", "every", is_flag=True,
               help="Forget every line that holds the text (else more than one is refused).")
+@click.option("--yes", is_flag=True,
+              help="Forget more than 3 lines, or lines on more than one page (else they are listed, not removed).")
 @json_option
-def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
+def forget(target: tuple[str, ...], every: bool, yes: bool, as_json: bool) -> None:
     """Remove a fact from the notebook (one commit) and from every part of the index.
 
     TEXT removes each line that contains it (case and spacing ignored; more
-    than one line needs --all); PATH:START[-END] removes those lines. The
+    than one line needs --all); PATH:START[-END] removes those lines (PATH
+    relative to the current folder, ':/PATH' from the notebook's root). The
     index forgets it too, past revisions included. Git history still holds
-    it: docs/safety.md ('Forgetting') says how to purge history. Each clone
+    it: docs/safety.md ('Forgetting') says how to purge history. More than
+    3 lines, or lines on more than one page, are listed and kept until you
+    run the command again with --yes. Each clone
     forgets for itself: text that no page holds any more but the index's
     history does (a clone that pulled the forget) leaves the index, no commit.
 
@@ -150,11 +165,18 @@ def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
       git mem forget "Sarah's old phone is 555-0000"
       git mem forget reference/contacts.md:7
       git mem forget --all "Project Nightingale"
+      git mem forget --all --yes "Project Nightingale"
     """
     from ..notes import forget as forgetting
     from . import output
 
-    show(forgetting.forget(notebook(), read_text(target, "fact"), every), as_json, output.forgot)
+    nb = notebook()
+    try:
+        result = forgetting.forget(nb, forget_target(nb, read_text(target, "fact")), every, broad=yes)
+    except forgetting.TooBroad as exc:
+        show(exc.preview, as_json, output.forget_preview, err=not as_json)  # what would go, then the error
+        raise
+    show(result, as_json, output.forgot)
 
 
 @click.command()
@@ -165,9 +187,14 @@ def forget(target: tuple[str, ...], every: bool, as_json: bool) -> None:
 def get(spec: str, at: str | None, as_json: bool) -> None:
     """Print a page, or a range of its lines.
 
+    PATH is relative to the current folder, as in git (in projects/,
+    'git mem get apollo.md' reads projects/apollo.md); ':/PATH' is from the
+    notebook's root, wherever you stand.
+
     \b
     Examples:
       git mem get reference/contacts.md
+      git mem get :/reference/contacts.md        from the notebook's root, from any folder
       git mem get reference/contacts.md:3-6
       git mem get MEMORY.md:12 --json
       git mem get reference/plan.md --at 2026-01-31     as it was at the end of that day
@@ -177,7 +204,18 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
     from ..notes import memory
     from . import output
 
-    show(memory.get(notebook(), spec, at), as_json, output.page)
+    from ..errors import PageNotFound
+
+    nb = notebook()
+    resolved = page_spec(nb, spec)
+    try:
+        page = memory.get(nb, resolved, at)
+    except PageNotFound as exc:
+        if resolved != spec and not spec.startswith(":/") and at is None:
+            raise PageNotFound(exc.message, f"paths are relative to the current folder, as in git; from the "
+                                            f"notebook's root it is: git mem get :/{spec}") from exc
+        raise
+    show(page, as_json, output.page)
 
 
 COMMANDS = [init, remember, daily, write, forget, get]

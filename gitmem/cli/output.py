@@ -1,7 +1,14 @@
-"""The one output layer: every command's data as JSON or as text for people."""
+"""The one output layer: every command's data as JSON or as text for people.
+
+Everything printed as text passes through `terminal_safe` (in `render`), because
+most of it is quoted from notes, and notes come from pulls and agents: a page
+must not be able to set the window title, write the clipboard (OSC 52), move
+the cursor or hide a line from the person reading it.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from ..config import GROUPS
@@ -11,7 +18,30 @@ LEADER_COLUMN = 46
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
-    return to_json(data) if as_json else text(data)
+    return _json_safe(to_json(data)) if as_json else terminal_safe(text(data))
+
+
+# Every way text can drive a terminal (ECMA-48): string commands (OSC window titles and
+# clipboard writes, DCS, SOS, PM, APC) with their payload up to the terminator, CSI
+# sequences, other escapes and a lone ESC, in 7-bit and 8-bit (C1) form; then every
+# remaining C0 and C1 control (BEL, backspace, CR that rewrites a line, DEL) except tab
+# and newline. click strips only CSI, and only when the output is not a terminal.
+_CONTROLS = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text for a terminal: every control sequence and control character removed, bar tab and newline."""
+    return _CONTROLS.sub("", text)
+
+
+def _json_safe(out: str) -> str:
+    """JSON as printed: DEL and C1 controls (which JSON may carry raw, and an 8-bit
+    terminal obeys) written as \\u escapes; the values are exactly the same."""
+    return re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
 def results(res: Any) -> str:
@@ -156,15 +186,41 @@ def forgot(f: Any) -> str:
     out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
            if f.removed else "forgot 0 lines: no page holds it (no commit)"]
     if f.index:
-        out.append(f"index: purged {f.index['texts']} chunk texts, {f.index['vectors']} vectors, "
-                   f"{f.index.get('cached_embeddings', 0)} cached embeddings, {f.index['subjects']} commit subjects; "
-                   "FTS optimized, WAL checkpointed")
+        out.append(forgot_index(f.index))
     out.extend(f"note: {n}" for n in f.notes)
     out.append(f"note: {f.history}")
     if f.identity:
         from ..gitops.git import FALLBACK_HINT
 
         out.append(f"note: {FALLBACK_HINT}")
+    return "\n".join(out)
+
+
+def forgot_index(purged: dict[str, int]) -> str:
+    """What forget took out of the index, in the user's terms (the --json keeps the counts)."""
+    texts = purged.get("texts", 0)
+    meanings = purged.get("vectors", 0) + purged.get("cached_embeddings", 0)
+    subjects = purged.get("subjects", 0)
+    if not (texts or meanings or subjects):
+        return "search: the index held nothing of it"
+    parts = [f"{texts} passage{'s' if texts != 1 else ''}", f"{meanings} stored meaning{'s' if meanings != 1 else ''}"]
+    if subjects:
+        parts.append(f"{subjects} commit message{'s' if subjects != 1 else ''}")
+    disk = ("its files on disk keep no copy" if not purged.get("wal_busy")
+            else "a reader still has the index open, so its journal keeps a copy until the next command")
+    return f"search: recall and search no longer find it (removed {', '.join(parts)} from the index; {disk})"
+
+
+def forget_preview(preview: list[dict[str, Any]]) -> str:
+    """What a broad forget would remove: each spot, then its lines, indented."""
+    out = ["would forget:"]
+    for item in preview:
+        if item["path"] is None:
+            out.append("  (history only)")
+        else:
+            start, end = item["lines"]["start"], item["lines"]["end"]
+            out.append(f"  {item['path']}:{start}" + (f"-{end}" if end != start else ""))
+        out.extend(f"    {line}" for line in item["text"].split("\n"))
     return "\n".join(out)
 
 

@@ -436,4 +436,6 @@ def open_notebook(start: Path | str = ".") -> Notebook:
     git = Git.find(start)
     if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
         raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
-    return Notebook(git, config.load(git.top))
+    nb = Notebook(git, config.load(git.top))
+    nb.check_root()  # a pulled .gitmem.toml must not move the notebook through a symlink or into .git
+    return nb

@@ -1,6 +1,6 @@
 """What a hook starts: the index catch-up, in the background, never failing.
 
-The hook script (hook.sh) starts `git mem hooks run NAME ARGS` in the
+The hook script (hooks/post-hook.sh) starts `git mem hooks run NAME ARGS` in the
 background and returns; mid-rebase it starts nothing at all. `start()` then
 forks twice, and the worker runs in its own session, at low priority, with
 stdin/stdout/stderr on /dev/null and every other file descriptor closed, so
@@ -28,6 +28,8 @@ Hooks are only an optimisation: every read catches up by itself.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 import traceback
 from datetime import datetime
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # GitPython is imported only after the fork: the hook's own p
     from .git import Git
 
 IN_PROGRESS = ("rebase-merge", "rebase-apply", "sequencer")
+BACKGROUND = "background"  # not a hook: a read that left the embedding to a worker (see spawn)
 REBASING = ("rebase-merge", "rebase-apply")
 NICENESS = 10  # background work yields the CPU to whatever the user is doing
 SETTLE_SECONDS = 30.0  # how long a worker lets a rebase or cherry-pick sequence under way finish
@@ -100,7 +103,7 @@ def in_progress(git: Git) -> list[str]:
 
 def skip_reason(git: Git, name: str, args: list[str]) -> str | None:
     """Why this hook firing needs no catch-up, or None."""
-    off = switched_off(git)
+    off = switched_off(git) if name != BACKGROUND else None
     if off:
         return f"switched off ({off})"
     return _quick_skip(git.git_dir, name, args)
@@ -128,14 +131,28 @@ def env_off() -> str | None:
     return f"GITMEM_HOOKS={value}" if value.strip().lower() in OFF else None
 
 
+def spawn(top: Path) -> bool:
+    """Start the same worker a hook starts, from a read: `git mem hooks run background`,
+    detached, in its own session, with no input or output. It queues with the hooks' workers
+    (at most one runs and one waits) and, unlike them, is not switched off by GITMEM_HOOKS or
+    mem.hooks: it is what a read asked for, not a hook. False if it could not be started."""
+    try:
+        subprocess.Popen([sys.executable, "-m", "gitmem", "hooks", "run", BACKGROUND], cwd=top,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+    except OSError:
+        return False
+    return True
+
+
 def start(name: str | None, args: list[str], catch_up: CatchUp) -> None:
     """The hook's entry: detach and return; the worker catches up and exits 0.
 
     Before forking it checks, without GitPython, for a file checkout or a
-    rebase under way (hook.sh already did; the pre-commit framework's hook
+    rebase under way (post-hook.sh already did; the pre-commit framework's hook
     did not), so such a firing costs one short-lived process, not two."""
     name, args = hook_name(name, args, dict(os.environ))
-    if env_off():
+    if env_off() and name != BACKGROUND:
         return
     git_dir = _plain_git_dir()
     reason = _quick_skip(git_dir, name, args) if git_dir else None
@@ -191,7 +208,7 @@ def _detach() -> bool:
 
 
 def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
-    from ..errors import NoNotebook
+    from ..errors import NoNotebook, PathOutside
     from .git import Git
     from ..gitops.git import open_notebook
 
@@ -206,6 +223,9 @@ def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
         nb = open_notebook(git.top or ".")
     except NoNotebook:
         log.write(f"{name}: skipped, no notebook here")
+        return
+    except PathOutside as exc:  # a pulled .gitmem.toml naming a folder through a link: never index there
+        log.write(f"{name}: skipped, {exc.line()}")
         return
     settled = settle(git, state_dir(git))
     if settled is None:

@@ -1,7 +1,8 @@
 """The git hooks that keep the index current: install, uninstall, status.
 
 post-commit, post-merge, post-checkout and post-rewrite each get the same
-tiny POSIX sh script (`hook.sh`): it starts `git mem hooks run NAME` in the
+tiny POSIX sh script (hooks/post-hook.sh at the top of the repository, shipped
+as gitmem.hookscripts): it starts `git mem hooks run NAME` in the
 background with no input or output and returns at once, then runs the hook
 that was there before gitmem, kept beside it as `NAME.gitmem-chained`, with
 git's arguments and input, and keeps its exit status. The script names the
@@ -31,6 +32,7 @@ from .lock import atomic_write
 from ..notebook import Notebook
 
 HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+SCRIPT = "post-hook.sh"  # in hooks/ (the package gitmem.hookscripts): the same script for all four
 MARKER = b"# gitmem-hook v1"
 CHAINED = ".gitmem-chained"
 PYTHON_LINE = re.compile(rb"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
@@ -83,7 +85,9 @@ class HooksChange:
 
 def script() -> bytes:
     """The hook script, naming the interpreter gitmem runs under now."""
-    template = Path(__file__).with_name("hook.sh").read_text(encoding="utf-8")
+    from importlib.resources import files
+
+    template = files("gitmem.hookscripts").joinpath(SCRIPT).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(sys.executable)).encode()
 
 

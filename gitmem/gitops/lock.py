@@ -85,7 +85,9 @@ class FileLock:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old or the new file, never half."""
+    """Replace `path` with `data` so readers see the old or the new file, never half.
+    The old file's permissions are kept, bar the executable bits: whatever gitmem writes is
+    text, and a mode carried over from a replaced script would let git (a hook) run it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
@@ -94,7 +96,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
+            os.chmod(tmp, path.stat().st_mode & 0o666)
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)

@@ -104,7 +104,7 @@ class Index:
         return db.get_meta(self.conn, key, default)
 
     # -- catching up -----------------------------------------------------
-    def sync(self, wait: float | None = 10.0) -> SyncReport:
+    def sync(self, wait: float | None = 10.0, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring history and work tree up to date (no embedding).
 
         If another process holds the lock longer than `wait` seconds, answer
@@ -126,7 +126,7 @@ class Index:
                 purge = forgotten.sync(self)
                 head = self.nb.git.head()
                 if self.meta("commit") != (head or ""):
-                    self._sync_history(head, report)
+                    self._sync_history(head, report, progress)
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
             if purge is not None and purge.texts:
@@ -164,7 +164,8 @@ class Index:
         db.set_meta(self.conn, "chunker", chunker)
         db.set_meta(self.conn, "layout", layout)
 
-    def _sync_history(self, head: str | None, report: SyncReport) -> None:
+    def _sync_history(self, head: str | None, report: SyncReport,
+                      progress: Callable[[int, int], None] | None = None) -> None:
         indexed = self.meta("commit") or None
         git = self.nb.git
         fast_forward = False
@@ -176,8 +177,12 @@ class Index:
             self.conn.execute("DELETE FROM commits")
             self.conn.execute("DELETE FROM origins")
         if head:
-            for commit in git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix):
+            log = git.first_parent_log(head, indexed if fast_forward else None, self.nb.prefix)
+            commits = list(log) if progress else log  # counted only for a progress bar
+            for done, commit in enumerate(commits, start=1):
                 self._apply(commit, report)
+                if progress and isinstance(commits, list):
+                    progress(done, len(commits))
         db.set_meta(self.conn, "commit", head or "")
 
     def _apply(self, commit: Commit, report: SyncReport) -> None:

@@ -30,14 +30,14 @@ class IndexSummary:
 
 @recovering
 def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | None = None,
-             wait: float | None = None) -> IndexSummary:
+             wait: float | None = None, indexing: Progress | None = None) -> IndexSummary:
     """Index every new commit and work-tree change, then embed every text
     that has no vector yet (history included)."""
     started = time.monotonic()
     index = Index(nb)
     loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
     try:
-        report = index.sync(wait=wait)
+        report = index.sync(wait=wait, progress=indexing)
         semantic = True
         try:
             embedder = loader.get()

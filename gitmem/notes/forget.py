@@ -7,6 +7,12 @@ does not repeat them. The index then purges them everywhere it holds them,
 history included (see forgotten.py). Git history itself still holds them;
 the result says so, and docs/safety.md says how to purge history.
 
+Forgetting much at once is never a side effect of a loose target (`every` on a
+one-letter word once took 11 lines off 4 pages): more than BROAD_LINES lines,
+or lines on more than one page, is refused unless `broad` is passed. The CLI
+passes it for `--yes`, after a person saw the list; an agent (MCP) never can
+and is asked for a narrower target.
+
 The record of forgotten text is per clone, so another clone forgets for
 itself, usually after it pulled the commit that took the fact off its pages:
 text that no page holds but the index's history does is forgotten from the
@@ -29,6 +35,7 @@ from ..notebook import Notebook
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
            "to purge it from history see 'Forgetting' in docs/safety.md (git filter-repo, force-push, other clones)")
 SHOWN = 5
+BROAD_LINES = 3  # more lines than this, or lines on more than one page, is a broad forget
 
 
 class NothingToForget(GitmemError):
@@ -37,6 +44,15 @@ class NothingToForget(GitmemError):
 
 class Ambiguous(GitmemError):
     pass
+
+
+class TooBroad(GitmemError):
+    """A forget over more than BROAD_LINES lines or more than one page, not confirmed;
+    `preview` holds what would go (path, lines, text) for the person to check."""
+
+    def __init__(self, message: str, hint: str, preview: list[dict[str, Any]]) -> None:
+        super().__init__(message, hint)
+        self.preview = preview
 
 
 @dataclass
@@ -57,13 +73,17 @@ class Forgot:
     notes: list[str] = field(default_factory=list)
 
 
-def forget(nb: Notebook, target: str, every: bool = False) -> Forgot:
-    """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index."""
+def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False) -> Forgot:
+    """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index.
+    More than BROAD_LINES lines or more than one page needs `broad`; `agent` words the refusal
+    for an agent, which cannot confirm."""
     target = given_text(target, "fact")
     with write_lock(nb):
         committable(nb)
         spots, phrase = locate(nb, target, every)
         past = [] if spots else _in_history(nb, target, every)
+        if not broad:
+            _narrow_enough(nb, spots, past, agent)
         _record(nb, spots, phrase, past)
         commit, fallback = _commit(nb, spots) if spots else (None, False)
     purged, notes = purge(nb)
@@ -88,6 +108,25 @@ def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | No
         raise Ambiguous(f"{_quote(target)} is on {len(spots)} lines: {shown}",
                         "pass --all to forget every one, or name one as PATH:LINE")
     return spots, target
+
+
+def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool) -> None:
+    """TooBroad if the forget would take more than BROAD_LINES lines or touch more than one page."""
+    count = sum(s.end - s.start + 1 for s in spots) + len(past)
+    pages_hit = len({s.path for s in spots})
+    if count <= BROAD_LINES and pages_hit <= 1:
+        return
+    preview = [{"path": s.path, "lines": {"start": s.start, "end": s.end},
+                "text": "\n".join(nb.read(s.path).split("\n")[s.start - 1:s.end])} for s in spots]
+    preview += [{"path": None, "lines": None, "text": line} for line in past]
+    what = f"{count} line{'s' if count != 1 else ''}" + (f" from {pages_hit} pages" if pages_hit > 1 else "")
+    if agent:
+        raise TooBroad(f"forget would remove {what} at once; an agent may forget at most {BROAD_LINES} lines "
+                       "on one page in a call", "name a narrower target: the fact's exact words, or PATH:LINE "
+                       "for each fact; a person can forget more with 'git mem forget --yes'", preview)
+    raise TooBroad(f"forget would remove {what}; nothing was changed",
+                   "check the list above, then run the same command with --yes, or name a narrower target",
+                   preview)
 
 
 def _range(nb: Notebook, target: str) -> Spot | None:

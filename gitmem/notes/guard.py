@@ -6,6 +6,12 @@ by detect-secrets' token plugins (cloud keys, tokens, private keys, keyword
 assignments) plus assignment patterns it misses in prose; injections by
 patterns for text that addresses the model instead of recording a fact.
 
+Text is normalised before matching (`normalise`: NFKC, which folds fullwidth
+and other compatibility letters to plain ones, and no Unicode format characters,
+which hide zero-width joiners inside words), so "ｉｇｎｏｒｅ" and "ig\u200bnore"
+read as "ignore". Page names (they become the page's title) and section names
+are checked like the text.
+
 Every rule is a necessary-condition regex first: one pass of each over the
 whole text finds the few lines worth a closer look, and only those lines go
 through the exact per-line checks (detect-secrets costs ~0.3 ms a line, so a
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..errors import Refused
@@ -25,26 +32,51 @@ from ..errors import Refused
 _SKIP_PLUGINS = {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
 
 # A value that looks like a credential: no spaces, and a digit or a symbol in it
-# ("hunter2", "Tr0ub4dor&3"), so "the password is required" stays ordinary.
-_VALUE = r"['\"]?(?!(?:none|null|true|false|required|optional|expired|changed)\b)(?=[^\s'\"]*[\d!@#$%^&*+?~])" \
-         r"[^\s'\"<>]{6,}"
+# ("hunter2", "Tr0ub4dor&3"), so "the password is required" stays ordinary. Group v
+# is the value itself: redaction replaces it and keeps the words around it.
+_VALUE = r"['\"]?(?P<v>(?!(?:none|null|true|false|required|optional|expired|changed)\b)" \
+         r"(?=[^\s'\"]*[\d!@#$%^&*+?~])[^\s'\"<>]{6,})"
+# "password" in other languages, and how they say "is".
+_PASSWORD_WORDS = (r"passwort|kennwort|mot de passe|contrase(ñ|n)a|clave de acceso|senha|wachtwoord|has(ł|l)o|"
+                   r"heslo|l(ö|o)senord|salasana|passord|adgangskode|jelszó|parolă|şifre|sifre|пароль|"
+                   r"密码|密碼|口令|パスワード|비밀번호")
+_ENV_NAME = r"[A-Za-z0-9_]*(PASS|PASSWD|PASSWORD|PWD|PW|SECRET|TOKEN|KEY|APIKEY|CREDENTIALS?|AUTH|PASSPHRASE)"
 SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("password assignment", re.compile(
         r"\b(pass(word|wd|phrase|code)?|pwd|pin|secret|api[_ -]?key|access[_ -]?key|auth[_ -]?token|token)"
         r"\s*(:|=|\bis\b|\bwas\b)\s*" + _VALUE, re.I)),
+    ("password in another language", re.compile(
+        r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])\s*(:|：|=|\b(ist|lautet|war|est|était|es|era|é|era|is|jest|je|är|on|er)\b"
+        r"|是|为|為|は)\s*" + _VALUE, re.I)),
     ("secret in an environment variable", re.compile(
-        r"\b[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\s*=\s*['\"]?[^\s'\"]{8,}")),
-    ("credentials in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+", re.I)),
+        r"\b[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\s*=\s*['\"]?(?P<v>[^\s'\"]{8,})")),
+    # A .env line: NAME=value at the start of a line, any case, the name ending in a
+    # secret's word (DB_PASS, db_password, STRIPE_KEY; not KEY_FILE or PRIMARY_KEY_NAME).
+    (".env line with a secret", re.compile(
+        r"^\s*(export\s+)?(?=[A-Za-z0-9_]*[A-Za-z])" + _ENV_NAME + r"\s*=\s*['\"]?"
+        r"(?P<v>(?!\$\{|<|\[redacted\])[^\s'\"]{4,})", re.I | re.M)),
+    ("credentials in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:(?P<v>[^\s/@]{3,})@[^\s/]+", re.I)),
     ("OpenAI key", re.compile(r"\bsk-(proj-)?[A-Za-z0-9_-]{20,}")),
     ("Anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
     ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
+    ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
     ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-    ("AWS secret key", re.compile(r"\baws_secret_access_key\s*[:=]\s*['\"]?[A-Za-z0-9/+]{40}", re.I)),
-    ("private key block", re.compile(r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----")),
+    ("AWS secret key", re.compile(r"\baws_secret_access_key\s*[:=]\s*['\"]?(?P<v>[A-Za-z0-9/+]{40})", re.I)),
+    ("private key block", re.compile(r"-----(BEGIN|END) ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----")),
+    ("PuTTY private key", re.compile(r"^\s*(PuTTY-User-Key-File-\d+|Private-Lines|Private-MAC|Private-Hash)\s*:",
+                                     re.I | re.M)),
+    # A key body without its BEGIN line: a line that is all base64 at the width PEM and
+    # OpenSSH wrap at, mixing cases and digits (a hex digest is one case), or the DER
+    # and OpenSSH openings every key body starts with.
+    ("private key body", re.compile(
+        r"^\s*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{60,76}={0,2}\s*$"
+        r"|^\s*(MII[CEGJ][A-Za-z0-9+/]{2}IBA|MHcCAQEE|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{8,}", re.M)),
 ]
 
 # Rules that name no token type; reported after those that do.
-GENERIC = {"password assignment", "secret in an environment variable", "Secret Keyword"}
+GENERIC = {"password assignment", "password in another language", "secret in an environment variable",
+           ".env line with a secret", "Secret Keyword"}
 
 INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ignore previous instructions", re.compile(
@@ -69,14 +101,48 @@ INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"|pretend (that )?you (are|have)|you are no longer (an?|the) (ai|assistant|model)"
         r"|enter (developer|god|jailbreak|dan) mode)\b", re.I)),
     ("chat-format marker", re.compile(
-        r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|^\s*#{2,3}\s*(instruction|system)\s*:?\s*$",
+        r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|^\s*#{2,3}\s*(instruction|system)\s*:?\s*$"
+        r"|</?\s*(system|system-reminder|system_prompt|assistant|human|instructions|function_calls|antml:[a-z_]+)"
+        r"(\s[^>]*)?>",
         re.I | re.M)),
+    # A turn of a chat transcript written into a note: the model would read it as the
+    # user's (or its own) words.
+    ("fake chat turn", re.compile(r"^\W{0,3}(Human|Assistant)\s*:", re.M)),
+    ("instructions in German", re.compile(
+        r"\b(ignorier|vergiss|missachte|übergeh)\w*\b.{0,40}\b(anweisung|instruktion|vorgabe|regel|befehl|"
+        r"systemprompt|system-prompt|anordnung)\w*"
+        r"|\b(du bist (jetzt|ab sofort|nun)|ab (jetzt|sofort),? (bist|wirst|musst|sollst) du|neue anweisungen\s*:)"
+        r"|\b(zeig|gib|verrat|nenn)\w*\b.{0,30}\b(system-?prompt|systemanweisung)", re.I)),
+    ("instructions in French", re.compile(
+        r"\b(ignore|oublie|néglige|neglige|outrepasse)\w*\s+(toute?s?\s+)?(les|tes|vos|ces|des|la|le|l')\s*.{0,30}"
+        r"\b(instructions?|consignes?|directives?|règles|regles|invite système|prompt système)\b"
+        r"|\b(tu es|vous êtes|vous etes) (maintenant|désormais|desormais)\b|\bà partir de maintenant,? (tu|vous)\b"
+        r"|\bnouvelles? (instructions?|consignes?)\s*:|\b(révèle|revele|affiche|montre|donne)\w*\b.{0,30}"
+        r"\b(prompt|invite) (système|systeme)", re.I)),
+    ("instructions in Chinese", re.compile(
+        r"(忽略|无视|無視|忘记|忘記|不要理会|跳过).{0,12}(指令|指示|提示|规则|規則|说明|說明|设定|設定|要求)"
+        r"|你现在是|你現在是|从现在开始|從現在開始|新的?指令\s*[:：]|(显示|顯示|输出|輸出|透露|泄露|打印|告诉我|告訴我).{0,10}"
+        r"(系统提示|系統提示|系统指令|系統指令)")),
+    ("instructions in Spanish", re.compile(
+        r"\b(ignora|olvida|omite)\w*\b.{0,40}\b(instrucciones|indicaciones|reglas|directrices)\b"
+        r"|\b(ahora eres|a partir de ahora,? (eres|serás|debes))\b|\bnuevas instrucciones\s*:", re.I)),
+    # Markdown that a renderer fetches on its own: an image whose URL carries a query
+    # (or a placeholder) sends whatever it holds to that server.
+    ("image that sends data", re.compile(
+        r"!\[[^\]\n]*\]\(\s*<?(https?:)?//[^)\s]*(\?[^)\s]*=|[{}$])"
+        r"|<img\b[^>]*\bsrc\s*=\s*['\"]?(https?:)?//[^'\" >]*\?[^'\" >]*=", re.I)),
     ("instruction to the assistant", re.compile(
         r"\b(attention|note to|message to|instructions? (for|to)) (the |all )?(ai|assistant|agent|model|llm|chatbot)s?"
         r"\b.{0,3}[:,-]|\b(ai|assistant|agent|model|llm)s?,? (must|shall|should) (now )?(ignore|disregard|reveal|obey|"
         r"not tell)\b|\bdo not (tell|inform|alert|mention (this|it) to) the user\b", re.I)),
+    # Shell that fetches and runs code, or command substitution: an agent with a shell
+    # tool may run what a note tells it to.
     ("tool-call smuggling", re.compile(
-        r"\b(curl|wget) [^ ]+ *\| *(sudo )?(ba|z)?sh\b|\brm -rf (/|~|\$HOME|\*)"
+        r"\b(curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{0,300}\|\s*(sudo\s+)?"
+        r"(-\S+\s+)*((ba|z|da|k|c|tc|fi)?sh|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|source)\b"
+        r"|\b(ba|z)?sh\s+(-c\s+)?['\"]?(<\(|\$\()\s*(curl|wget)\b"
+        r"|\$\(\s*[A-Za-z_][\w.-]*(\s|\))"
+        r"|\brm -rf (/|~|\$HOME|\*)"
         r"|\b(send|post|upload|exfiltrate|forward|email)\b.{0,40}\b(api keys?|passwords?|credentials|secrets|"
         r"ssh keys?|tokens|the (system )?prompt|conversation history)\b.{0,20}\bto\b.{0,10}(https?://|\S+@)", re.I)),
 ]
@@ -95,7 +161,8 @@ class Finding:
 
 
 def scan(text: str) -> list[Finding]:
-    """Every secret and injection in the text, in line order (lines split at \\n)."""
+    """Every secret and injection in the (normalised) text, in line order (lines split at \\n)."""
+    text = normalise(text)
     lines = text.split("\n")
     candidates = _candidate_lines(text)
     if not candidates:
@@ -107,25 +174,62 @@ def scan(text: str) -> list[Finding]:
         rules = [rule for rule, pattern in SECRET_PATTERNS if pattern.search(line)]
         rules.extend(flagged.get(number, []))
         rules = sorted(dict.fromkeys(rules), key=lambda r: r in GENERIC)  # a named token type says more
+        generic = [r for r in rules if r in GENERIC]
+        rules = [r for r in rules if r not in GENERIC] + generic[:1]  # one generic rule says all they can
         findings.extend(Finding("secret", rule, number, _redact(line)) for rule in rules)
         findings.extend(Finding("injection", rule, number, _clip(line))
                         for rule, pattern in INJECTION_PATTERNS if pattern.search(line))
     return findings
 
 
-def check(text: str, allow: bool = False, where: str = "") -> None:
-    """Refused (naming what was found and where) unless `allow`."""
+# Unicode's format characters (category Cf: zero-width space and joiners, bidi
+# controls, soft hyphen, tags...), listed so that no scan of the whole code space
+# runs at import; tests/test_guard.py checks the list against unicodedata.
+FORMAT_CHARS = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
+
+
+def normalise(text: str) -> str:
+    """The text as the rules read it: NFKC (fullwidth and other compatibility forms folded
+    to plain letters) and no format characters (zero-width ones hide words from a regex
+    but not from a model). Lines stay where they were; ASCII is returned as it is."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", FORMAT_CHARS.sub("", text))
+    if folded.count("\n") == text.count("\n"):
+        return folded
+    return "\n".join(unicodedata.normalize("NFKC", FORMAT_CHARS.sub("", line)) for line in text.split("\n"))
+
+
+def check(text: str, allow: bool = False, where: str = "", section: str | None = None) -> None:
+    """Refused (naming what was found and where) unless `allow`. `where` is the page the
+    text goes to: its name becomes the page's title, so it is checked too, and so is the
+    section the text goes under."""
     if allow:
         return
-    findings = scan(text)
+    findings = [(f, "") for f in scan(text)]
+    names = [("the page name", f"{_name_words(where)}\n{where}" if where else ""),
+             ("the section name", " ".join((section or "").split()))]
+    for label, name in names:
+        found = scan(name) if name else []
+        findings += [(f, label) for f in found if f.rule not in {g.rule for g, _ in findings}]
     if findings:
-        first = findings[0].describe()
-        others = list(dict.fromkeys(f.rule for f in findings[1:]))
+        finding, label = findings[0]
+        first = f"{finding.kind} ({finding.rule}) in {label}: {finding.excerpt}" if label else finding.describe()
+        others = list(dict.fromkeys(f.rule for f, _ in findings[1:]))
         more = f" and {len(findings) - 1} more ({', '.join(others[:3])}{', …' if len(others) > 3 else ''})" \
             if len(findings) > 1 else ""
         target = f" in {where}" if where else ""
         raise Refused(f"refused to store it{target}: {first}{more}",
                       "remove it; a person who is sure can pass --no-guard")
+
+
+def _name_words(path: str) -> str:
+    """A page path read as words, the way its title is made from it (knowledge/new-rules.md: knowledge new rules)."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return re.sub(r"[-_/]+", " ", stem).strip()
 
 
 @dataclass
@@ -165,29 +269,72 @@ def scan_files(paths: list[str]) -> list[tuple[str, Finding]]:
 
 
 def redact(text: str) -> tuple[str, list[Finding]]:
-    """The text with each secret replaced by [redacted], and the secrets found.
+    """The text with each secret value replaced by [redacted], and one finding per secret.
 
-    For text that is kept as a record (session transcripts) rather than refused:
-    a line that still looks secret after its secrets are scrubbed is replaced whole."""
-    found = [f for f in scan(text) if f.kind == "secret"]
-    if not found:
+    For text that is kept as a record (session transcripts) rather than refused: the
+    words around a secret stay ("my api key is [redacted], keep it"); a line that still
+    looks secret after its secrets are scrubbed is replaced whole."""
+    numbers = sorted({f.line for f in scan(text) if f.kind == "secret"})
+    if not numbers:
         return text, []
     lines = text.split("\n")
-    for number in sorted({f.line for f in found}):
-        clean = _scrub(lines[number - 1])
-        lines[number - 1] = clean if not _secret_rules(clean) else f"{REDACTED} (a line holding a secret)"
+    found: list[Finding] = []
+    for number in numbers:
+        line = lines[number - 1]
+        spans = _secret_spans(line)
+        if not spans:  # hidden by format characters or fullwidth letters: redact the line as read
+            line = normalise(line)
+            spans = _secret_spans(line)
+        found.extend(Finding("secret", rule, number, _redact(line)) for _, _, rule in spans)
+        clean = "".join(_cut(line, spans))
+        if not spans or _secret_rules(clean):
+            found += [] if spans else [Finding("secret", "secret", number, _redact(line))]
+            clean = f"{REDACTED} (a line holding a secret)"
+        lines[number - 1] = clean
     return "\n".join(lines), found
 
 
 REDACTED = "[redacted]"
+_TRAILING = ".,;:)"  # sentence punctuation after a value is not part of it
 
 
-def _scrub(line: str) -> str:
-    for _, pattern in SECRET_PATTERNS:
-        line = pattern.sub(REDACTED, line)
-    # detect-secrets may report only part of a token (a prefix), so the whole word goes.
-    values = [v for v in _detect_secrets({1: line}, values=True).get(1, []) if v]
-    return re.sub(r"\S+", lambda m: REDACTED if any(v in m.group(0) for v in values) else m.group(0), line)
+def _secret_spans(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, rule) of each distinct secret value in the line: a value that two rules
+    find (an OpenAI key that is also "api key is ...") is one secret, named by the rule
+    that names a token type."""
+    spans: list[tuple[int, int, str]] = []
+    for rule, pattern in SECRET_PATTERNS:
+        for match in pattern.finditer(line):
+            group = "v" if "v" in pattern.groupindex and match.group("v") else 0
+            start, end = match.span(group)
+            while end > start + 1 and line[end - 1] in _TRAILING:
+                end -= 1
+            spans.append((start, end, rule))
+    for rule, value in _detect_secrets({1: line}, values=True).get(1, []):
+        # detect-secrets may report only part of a token (a prefix), so the whole word goes.
+        for word in re.finditer(r"\S+", line) if value else ():
+            if value in word.group(0):
+                end = word.end()
+                while end > word.start() + 1 and line[end - 1] in _TRAILING:
+                    end -= 1
+                spans.append((word.start(), end, rule))
+    kept: list[tuple[int, int, str]] = []
+    for span in sorted(spans, key=lambda s: (s[2] in GENERIC, s[0])):
+        if not any(span[0] < k[1] and k[0] < span[1] for k in kept):
+            kept.append(span)
+    return sorted(kept)
+
+
+def _cut(line: str, spans: list[tuple[int, int, str]]) -> list[str]:
+    """The line's pieces with every span (and anything overlapping it) replaced by [redacted]."""
+    out, at = [], 0
+    for start, end, _ in spans:
+        if start >= at:
+            out += [line[at:start], REDACTED]
+            at = end
+        else:
+            at = max(at, end)
+    return out + [line[at:]]
 
 
 def _secret_rules(line: str) -> list[str]:
@@ -243,16 +390,17 @@ def _plugin_classes() -> list[type]:
     return _CLASSES
 
 
-def _detect_secrets(lines: dict[int, str], values: bool = False) -> dict[int, list[str]]:
-    """detect-secrets' findings (secret types, or with `values` the secrets) for each line, by number."""
+def _detect_secrets(lines: dict[int, str], values: bool = False) -> dict[int, list]:
+    """detect-secrets' findings for each line, by number: the secret types, or with
+    `values` (type, secret) pairs."""
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
     plugins = [{"name": c.__name__} for c in _plugin_classes()]
-    found: dict[int, list[str]] = {}
+    found: dict[int, list] = {}
     with transient_settings({"plugins_used": plugins}):  # entered once: it is the costly part
         for number, line in lines.items():
-            types = [(secret.secret_value or "") if values else secret.type for secret in scan_line(line)]
+            types = [(secret.type, secret.secret_value or "") if values else secret.type for secret in scan_line(line)]
             if types:
                 found[number] = types
     return found

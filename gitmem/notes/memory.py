@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import config
-from . import guard, pages, supersede, trailers
+from . import guard, pages, routing, supersede, trailers
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import FileLock, atomic_write
@@ -29,15 +29,6 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
     ("lists/todos.md", "Todos", True),
     ("lists/shopping.md", "Shopping", True),
 ]))
-ROUTES: list[tuple[str, re.Pattern[str]]] = [
-    # a phone number: 7+ digits with separators, but not a date or a time (2026-03-14, 10:00)
-    ("contact", re.compile(r"\b(phone|e-?mail|address|birthday|lives (at|in))\b|@\w+\.\w+"
-                           r"|(?<![\d-])(?!\d{4}-\d{2}-\d{2}\b)\+?\d[\d ().-]{6,}\d(?![\d-])", re.I)),
-    ("shopping", re.compile(r"\b(buy|groceries|shopping( list)?|pick up)\b", re.I)),
-    ("todo", re.compile(r"^\s*(todo\b|to-do\b|remember to\b|need to\b|don'?t forget\b|remind me\b)", re.I)),
-    ("preference", re.compile(r"\b(prefers?|likes?|loves?|hates?|dislikes?|favou?rite|allergic|"
-                              r"always|never|can'?t stand|enjoys?)\b", re.I)),
-]
 DUPLICATE_RATIO = 0.92
 
 
@@ -125,17 +116,12 @@ def _subject(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[:width - 1].rstrip() + "…"
 
 
-def classify(text: str) -> str:
-    """The default category of a fact (documented in docs/commands.md)."""
-    return next((name for name, pattern in ROUTES if pattern.search(text)), "fact")
-
-
 def route(nb: Notebook, text: str, to: str | None, section: str | None,
           category: str | None) -> tuple[str, str | None, str]:
     """(page, section, category) for a fact, from the hints or the defaults."""
     if category is not None and category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(CATEGORIES)}")
-    cat = category or classify(text)
+    cat = category or routing.classify(text)
     folder_page, flat_section, _ = CATEGORIES[cat]
     if to:
         return nb.page(to), section, cat
@@ -153,7 +139,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
-    guard.check(text, allow, rel)
+    guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
     with write_lock(nb):
         current = nb.read(rel)
@@ -241,15 +227,28 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
         return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
 
 
+class PageChanged(GitmemError):
+    """The page is no longer what the writer saw: `current` is what it holds now."""
+
+    def __init__(self, rel: str, seen: str, current: str) -> None:
+        super().__init__(f"{rel} changed since it was opened; nothing was written",
+                         "look at the difference, then edit the page as it is now")
+        self.path, self.seen, self.current = rel, seen, current
+
+
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
-          allow: bool = False) -> Written:
-    """Write or append to a page or one H2 section (one commit)."""
+          allow: bool = False, expected: str | None = None) -> Written:
+    """Write or append to a page or one H2 section (one commit). With `expected`
+    (the page as the writer saw it; '' for a page that must not exist yet), a page
+    that differs from it is refused with PageChanged, never overwritten."""
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
-    guard.check(content, allow, rel)
+    guard.check(content, allow, rel, section)
     with write_lock(nb):
         current = nb.read(rel)
+        if expected is not None and current != expected:
+            raise PageChanged(rel, expected, current)
         if not current.strip() and not section:
             new = content if replace else pages.new_page(rel, content)
             edit = pages.Edit(new if new.endswith("\n") else new + "\n", 1, max(1, new.rstrip("\n").count("\n") + 1))
@@ -305,7 +304,10 @@ def line_range(match: re.Match[str], rel: str, total: int) -> tuple[int, int]:
     """START-END of a PATH:START[-END] match, or BadRange if they are not lines of the page."""
     start = int(match.group("start"))
     end = int(match.group("end") or start)
-    if start < 1 or end < start or end > total:
+    if end < start:
+        raise BadRange(f"the range {start}-{end} of {rel} is reversed (it ends before it starts)",
+                       f"put the first line first: {rel}:{end}-{start}")
+    if start < 1 or end > total:
         asked = f"line {start}" if start == end else f"lines {start}-{end}"
         raise BadRange(f"{asked} {'is' if start == end else 'are'} outside {rel}, which has {total} lines",
                        f"ask for lines between 1 and {total}, e.g. {rel}:1-{min(total, 10)}")

@@ -49,6 +49,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     created: list[str] = []
     settings = _settings(git.top, layout, folder, notes, created)
     nb = Notebook(git, settings)
+    nb.check_root()  # before anything is made: the folder may come from a pulled .gitmem.toml
     nb.root.mkdir(parents=True, exist_ok=True)
     if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
         atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
 from ..index import embed
+from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..index.indexer import Index, recovering
@@ -45,9 +46,13 @@ class Query:
     detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
 
 
+Progress = Callable[[int, int], None]
+
+
 @recovering
-def run(nb: Notebook, query: Query) -> Results:
-    """Answer a query against the notebook as it is now (HEAD + work tree)."""
+def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
+    """Answer a query against the notebook as it is now (HEAD + work tree). `indexing` and
+    `progress` hear how the catch-up of commits and the embedding of new text go."""
     started = time.monotonic()
     if not query.text or not query.text.strip():
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
@@ -59,7 +64,7 @@ def run(nb: Notebook, query: Query) -> Results:
     index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
-        report = index.sync()
+        report = index.sync(progress=indexing)
         view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
         notes = list(report.notes) + view.notes
@@ -69,7 +74,12 @@ def run(nb: Notebook, query: Query) -> Results:
             if note:
                 notes.append(note)
             else:
-                notes.extend(_embed(index, embedder, view))
+                deferred = _defer(index, embedder, view)
+                if deferred:
+                    embedder = None
+                    notes.append(deferred)
+                else:
+                    notes.extend(_embed(index, embedder, view, progress))
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         found = ranking(index, query, embedder, view)
@@ -93,7 +103,26 @@ def _embedder(loader: embed.Background) -> tuple[embed.Embedder | None, str | No
         return None, exc.off_note()
 
 
-def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str]:
+def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | None:
+    """When the view has more new texts than a read should embed itself (a fresh clone of a big
+    notebook: minutes): a note saying semantic results are still being prepared, after starting
+    the background worker unless one runs already; else None."""
+    if view.kind != "live":
+        return None
+    changed_model = index.meta("model") not in (None, embedder.key)
+    waiting = views.pending(index, view) if not changed_model else views.total(index, view)
+    if not waiting:
+        return None
+    if waiting <= index.nb.settings.embed_on_read:
+        return None  # a few seconds at most, waiting for a hook's worker included: embed them here
+    if not hookrun.busy(index.nb.state_dir) and not hookrun.spawn(index.nb.top):
+        return None  # no worker: embed here after all
+    return (f"semantic results are still being prepared: {waiting} passages are being embedded in the "
+            "background, so this answer is by keyword only; ask again in a while, or run 'git mem index' "
+            "to wait for it with a progress bar")
+
+
+def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: Progress | None = None) -> list[str]:
     """Embed the view's new texts; a past view with many (history not yet
     embedded by 'git mem index') answers semantically from what is embedded."""
     if view.kind != "live":
@@ -101,7 +130,7 @@ def _embed(index: Index, embedder: embed.Embedder, view: views.View) -> list[str
         if waiting > EMBED_ON_READ:
             return [f"{waiting} texts of this view have no embedding yet, so meaning-based results may miss "
                     "them; run 'git mem index' once to embed the whole history"]
-    return index.embed(embedder, view=view.sql).notes
+    return index.embed(embedder, view=view.sql, progress=progress).notes
 
 
 @dataclass

@@ -179,3 +179,9 @@ def pending(index: "Index", view: View) -> int:
     return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
                                        JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
                                       WHERE t.embedded = 0""").fetchone()[0])
+
+
+def total(index: "Index", view: View) -> int:
+    """How many texts the view has (all of them wait for a new model)."""
+    return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
+                                       JOIN chunks c ON c.blob = v.blob""").fetchone()[0])

@@ -1,0 +1,37 @@
+"""Deleting a whole page, as one commit (git history keeps it)."""
+
+from __future__ import annotations
+
+from ..errors import GitFailed
+from ..notebook import Notebook
+from . import trailers
+from .memory import PageChanged, Written, committable, write_lock
+
+
+def remove(nb: Notebook, page: str, expected: str | None = None) -> Written:
+    """Delete a page of the notebook and commit the deletion. With `expected`
+    (the page as the caller last saw it), a page that changed since is refused."""
+    rel = nb.page(page, must_exist=True)
+    with write_lock(nb):
+        committable(nb)
+        current = nb.read(rel)
+        if expected is not None and current != expected:
+            raise PageChanged(rel, expected, current)
+        message = f"mem: delete {rel}"
+        commit = delete(nb, rel, message)
+    return Written("delete", rel, {"start": 1, "end": current.count("\n")}, commit, message)
+
+
+def delete(nb: Notebook, rel: str, message: str, verb: str = "delete") -> str | None:
+    """Unlink a page and commit that (None: it was never committed, so there is nothing to commit).
+    The caller holds the write lock."""
+    repo_path = nb.repo_path(rel)
+    tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
+    nb.file(rel).unlink()
+    if not tracked:
+        return None
+    try:
+        return nb.git.commit([repo_path], message, trailers.for_verb(verb))[0]
+    except GitFailed as exc:
+        raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
+                        f"git history still has it; fix the cause, then run: git commit -- {repo_path}") from exc

@@ -1,0 +1,109 @@
+"""The Starlette application behind `git mem serve`: routes, templates, errors.
+
+Each request opens the notebook afresh (GitPython's long-lived git processes
+are not safe to share between the threads that serve requests) and runs the
+same domain functions as the CLI, in a worker thread."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from ..errors import BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError
+from ..notebook import Notebook
+from .jobs import Rebuild
+from .security import Guard, new_secret
+
+T = TypeVar("T")
+FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200})$")
+STATIC = Path(__file__).with_name("static")
+STATUS_OF: list[tuple[type[GitmemError], int]] = [(PageNotFound, 404), (PathOutside, 400), (UsageError, 400),
+                                                  (EmptyText, 400), (BadRange, 400)]
+
+
+@dataclass
+class Web:
+    """What every route needs: where the notebook is, the CSRF secret, the templates."""
+
+    root: Path
+    csrf: str
+    templates: Environment
+    rebuild: Rebuild
+    remote_images: bool = False
+
+    def notebook(self) -> Notebook:
+        from ..gitops.git import open_notebook
+
+        return open_notebook(self.root)
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """fn(notebook, *args) in a worker thread, on a notebook opened for this call."""
+        def work() -> T:
+            return fn(self.notebook(), *args, **kwargs)
+
+        return await run_in_threadpool(work)
+
+    def page(self, request: Request, name: str, code: int = 200, **data: Any) -> HTMLResponse:
+        flash = request.query_params.get("flash", "")
+        data.setdefault("flash", flash if FLASH.match(flash) else None)  # never arbitrary text from a link
+        html = self.templates.get_template(name).render(csrf=self.csrf, notebook=str(self.root),
+                                                        request=request, **data)
+        return HTMLResponse(html, status_code=code)
+
+
+def status_of(exc: GitmemError) -> int:
+    from ..notes.memory import PageChanged
+
+    if isinstance(exc, PageChanged):
+        return 409
+    return next((code for kind, code in STATUS_OF if isinstance(exc, kind)), 422)
+
+
+def filesize(size: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if size < 1024 or unit == "MiB":
+            return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return f"{size} B"
+
+
+def templates() -> Environment:
+    env = Environment(loader=PackageLoader("gitmem.web", "templates"), autoescape=select_autoescape(default=True),
+                      trim_blocks=False)
+    env.filters["filesize"] = filesize
+    return env
+
+
+def create_app(root: Path, hosts: set[str], token: str | None = None, remote_images: bool = False) -> Any:
+    """The app for the notebook at `root`, answering only to `hosts`, wrapped in the security guard."""
+    from . import api, edits, views
+
+    web = Web(root, new_secret(), templates(), Rebuild(root), remote_images)
+    routes = [*views.routes(web), *edits.routes(web), *api.routes(web),
+              Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, GitmemError)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=status_of(exc))
+        return web.page(request, "error.html", status_of(exc), message=exc.message, hint=exc.hint)
+
+    async def missing(request: Request, exc: Exception) -> Response:
+        code = getattr(exc, "status_code", 500)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": getattr(exc, "detail", "not found")}, status_code=code)
+        return web.page(request, "error.html", code, heading="Not here", message=getattr(exc, "detail", ""))
+
+    app = Starlette(routes=routes, exception_handlers={GitmemError: failed, 404: missing, 405: missing})
+    app.state.web = web
+    return Guard(app, hosts, web.csrf, token, remote_images)

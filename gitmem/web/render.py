@@ -1,0 +1,88 @@
+"""A page's markdown as HTML a browser can show safely.
+
+Notes come from agents and from pulls, so they are untrusted. markdown-it-py
+renders them (CommonMark, with tables and strikethrough; inline HTML passes
+through, so the `<!-- gitmem: ... -->` comments that carry a fact's source
+stay hidden as in any markdown viewer), and nh3 (the Rust `ammonia`
+sanitiser) then keeps only an allow-list of tags and attributes: a script
+and its content, event handlers, `javascript:` and `data:` links, SVG,
+iframes and forms are removed whatever the note says. Remote images are not
+loaded unless the server was started with --remote-images: the image keeps
+its alt text and loses its address, so reading a note never tells a third
+party that you did.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import quote, urlsplit
+
+import nh3
+from markdown_it import MarkdownIt
+
+from ..markdown import body_offset
+
+TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+        "i", "img", "input", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody", "td",
+        "th", "thead", "tr", "ul", "span", "details", "summary", "kbd", "mark", "dl", "dt", "dd"}
+ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"},
+              "ol": {"start"}, "code": {"class"}, "span": {"class"}}
+SCHEMES = {"http", "https", "mailto"}
+
+
+@dataclass
+class Rendered:
+    frontmatter: str  # the raw YAML block, shown as text ('' if none)
+    html: str  # sanitised
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True, "linkify": False}).enable(["table", "strikethrough"])
+
+
+def render(text: str, rel: str = "", remote_images: bool = False) -> Rendered:
+    """The page's frontmatter as text and its body as sanitised HTML."""
+    cut = body_offset(text)
+    html = _parser().render(text[cut:])
+    return Rendered(text[:cut].strip("\n"), sanitise(html, rel, remote_images))
+
+
+def sanitise(html: str, rel: str = "", remote_images: bool = False) -> str:
+    """HTML reduced to the allow-list; links between pages point at the app's page view."""
+    folder = posixpath.dirname(rel)
+
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "img" and attribute == "src":
+            return value if _local(value) or (remote_images and _scheme(value) in ("http", "https")) else None
+        if tag == "a" and attribute == "href":
+            return _link(value, folder)
+        return value
+
+    return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=SCHEMES, attribute_filter=keep,
+                     link_rel="noopener noreferrer nofollow", strip_comments=True)
+
+
+def _scheme(url: str) -> str:
+    return urlsplit(url.strip()).scheme.lower()
+
+
+def _local(url: str) -> bool:
+    """A data: image of a raster type (never SVG, which can carry script)."""
+    return url.strip().lower().startswith(("data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp"))
+
+
+def _link(href: str, folder: str) -> str | None:
+    """A relative link to another page becomes that page's view; anything unsafe goes."""
+    parts = urlsplit(href.strip())
+    if parts.scheme:
+        return href if parts.scheme.lower() in SCHEMES else None
+    if parts.netloc or not parts.path:
+        return href if not parts.netloc else None
+    target = posixpath.normpath(posixpath.join(folder, parts.path)) if not parts.path.startswith("/") else parts.path
+    if target.startswith(("..", "/")):
+        return None
+    return "/page/" + quote(target) + (f"#{parts.fragment}" if parts.fragment else "")
+

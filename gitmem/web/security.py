@@ -1,0 +1,192 @@
+"""What stands between a browser and the notebook: the Host allow-list, the
+access token, CSRF checks and the response headers.
+
+- Host: a request whose Host header names anything but the addresses the
+  server listens on (and localhost) is refused, so a DNS-rebinding page
+  (evil.example resolving to 127.0.0.1) cannot read or write the notebook.
+- Token: with --token, every request carries it (an `Authorization: Bearer`
+  header, or a cookie that visiting `/?token=...` once sets).
+- CSRF: every state change needs proof that it came from this app. Forms
+  carry a per-server secret (`csrf` field, or the `X-Gitmem-CSRF` header that
+  htmx sends); the JSON API needs an `X-Gitmem` header, which a cross-site form
+  cannot send and a cross-site script can only send after a CORS preflight
+  that this server never answers. A foreign Origin is refused outright.
+- No CORS headers, ever; a Content-Security-Policy that allows only this
+  server's own scripts and styles, so even markup that got past the
+  sanitiser could not run script.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from typing import Any, Awaitable, Callable
+from urllib.parse import parse_qs, urlsplit
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+SAFE = {"GET", "HEAD"}
+MAX_BODY = 8 * 1024 * 1024
+TOKEN_COOKIE = "gitmem_token"
+API_HEADER = b"x-gitmem"
+CSRF_HEADER = b"x-gitmem-csrf"
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def csp(remote_images: bool) -> str:
+    images = "'self' data:" + (" https: http:" if remote_images else "")
+    return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src " + images + "; "
+            "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class Guard:
+    """ASGI middleware enforcing the rules in the module docstring."""
+
+    def __init__(self, app: ASGI, hosts: set[str], csrf: str, token: str | None = None,
+                 remote_images: bool = False) -> None:
+        self.app, self.hosts, self.csrf, self.token = app, {h.lower() for h in hosts}, csrf, token
+        self.headers = [(b"content-security-policy", csp(remote_images).encode()),
+                        (b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                        (b"referrer-policy", b"same-origin"), (b"cross-origin-opener-policy", b"same-origin"),
+                        (b"cross-origin-resource-policy", b"same-origin")]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if host_name(host) not in self.hosts:
+            await _plain(send, 421, "this server answers only to its own address (Host header refused)")
+            return
+        if self.token is not None:
+            verdict = self._token(scope, headers)
+            if verdict is not None:
+                await verdict(send)
+                return
+        wrapped = _headers_added(send, self.headers)
+        if scope["method"] not in SAFE:
+            origin = headers.get("origin")
+            if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+                await _plain(wrapped, 403, "cross-site request refused (Origin)")
+                return
+            body, complete = await _body(receive)
+            if not complete:
+                await _plain(wrapped, 413, "request body too large")
+                return
+            if not self._proven(scope, headers, body):
+                what = ("send the header 'X-Gitmem: 1' with every POST, PUT and DELETE to /api/"
+                        if scope["path"].startswith("/api/") else "reload the page and submit the form again")
+                await _plain(wrapped, 403, f"missing or wrong CSRF proof; {what}")
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, wrapped)
+
+    def _proven(self, scope: Scope, headers: dict[str, str], body: bytes) -> bool:
+        if hmac.compare_digest(headers.get(CSRF_HEADER.decode(), "").encode(), self.csrf.encode()):
+            return True
+        if scope["path"].startswith("/api/"):
+            return bool(headers.get(API_HEADER.decode(), "").strip())
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/x-www-form-urlencoded":
+            return False
+        given = parse_qs(body.decode("utf-8", "replace")).get("csrf", [""])[0]
+        return hmac.compare_digest(given.encode(), self.csrf.encode())
+
+    def _token(self, scope: Scope, headers: dict[str, str]) -> Callable[[Send], Awaitable[None]] | None:
+        """None if the request carries the token; else what to answer."""
+        assert self.token is not None
+        want = self.token.encode()
+        bearer = headers.get("authorization", "")
+        if bearer.lower().startswith("bearer ") and hmac.compare_digest(bearer[7:].strip().encode(), want):
+            return None
+        cookies = dict(part.strip().split("=", 1) for part in headers.get("cookie", "").split(";") if "=" in part)
+        if hmac.compare_digest(cookies.get(TOKEN_COOKIE, "").encode(), want):
+            return None
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = query.get("token", [""])[0]
+        if scope["method"] == "GET" and hmac.compare_digest(given.encode(), want):
+            cookie = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+
+            async def admit(send: Send) -> None:  # set the cookie, and drop the token from the address bar
+                await send({"type": "http.response.start", "status": 303,
+                            "headers": [(b"location", scope["path"].encode()), (b"set-cookie", cookie.encode())]})
+                await send({"type": "http.response.body", "body": b""})
+            return admit
+        return lambda send: _plain(send, 401, "this server needs its token: open the URL it printed "
+                                              "(…/?token=…) or send 'Authorization: Bearer TOKEN'")
+
+
+def host_name(host: str) -> str:
+    """The host of a Host header or netloc, without port or brackets, lowercased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def allowed_hosts(bind: str) -> set[str]:
+    """The names a browser may use for this server: the bound address, and localhost's names
+    when bound to loopback."""
+    hosts = {bind.lower()}
+    if bind in LOCAL_NAMES or bind.startswith("127."):
+        hosts |= LOCAL_NAMES
+    return hosts
+
+
+def is_loopback(bind: str) -> bool:
+    return bind in LOCAL_NAMES or bind.startswith("127.")
+
+
+async def _body(receive: Receive) -> tuple[bytes, bool]:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"".join(chunks), True
+        part = message.get("body", b"")
+        size += len(part)
+        if size > MAX_BODY:
+            return b"", False
+        chunks.append(part)
+        if not message.get("more_body"):
+            return b"".join(chunks), True
+
+
+def _replay(body: bytes, original: Receive) -> Receive:
+    """The body already read, then the client's own messages (its disconnect)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await original()
+
+    return receive
+
+
+def _headers_added(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return wrapped
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    body = json.dumps({"error": text}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,150 @@
+"""The pages that only read: home, browser, page view, search, history, timeline, status, sessions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .. import config
+from ..notebook import Notebook
+from . import files
+from .render import render
+
+if TYPE_CHECKING:
+    from .app import Web
+
+
+def routes(web: "Web") -> list[Route]:
+    async def home(request: Request) -> Response:
+        def work(nb: Notebook) -> dict[str, Any]:
+            from ..index import maintenance
+
+            listing = files.listing(nb)
+            daily = None
+            if listing.latest_daily:
+                daily = {"path": listing.latest_daily, "html": render(nb.read(listing.latest_daily),
+                                                                      listing.latest_daily, web.remote_images).html}
+            return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False)}
+
+        return web.page(request, "home.html", nav="home", **await web.call(work))
+
+    async def browse(request: Request) -> Response:
+        folder = request.query_params.get("folder")
+        group = request.query_params.get("group")
+        listing = await web.call(files.listing)
+        shown = [f for f in listing.files if (folder is None or f.folder == folder) and (not group or f.group == group)]
+        return web.page(request, "browse.html", nav="browse", listing=listing, files=shown, folder=folder,
+                        group=group, title="Pages")
+
+    async def page(request: Request) -> Response:
+        at = request.query_params.get("at") or None
+        data = await web.call(_page, request.path_params["path"], at, web.remote_images,
+                              request.query_params.get("lines") or None)
+        return web.page(request, "page.html", nav="browse", **data)
+
+    async def history(request: Request) -> Response:
+        from ..search import timeline
+
+        path = request.path_params["path"]
+        found = await web.call(timeline.log, None, None, path, None, 200)
+        return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
+                        f={}, title=f"History of {path}")
+
+    async def log(request: Request) -> Response:
+        from ..search import timeline
+
+        q = request.query_params
+        f = {k: q.get(k) or None for k in ("since", "until", "grep")}
+        found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], 100)
+        return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline")
+
+    async def search(request: Request) -> Response:
+        form = search_form(request.query_params)
+        results = None
+        if form["q"].strip():
+            results = await web.call(run_search, form)
+        grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
+        return web.page(request, "search.html", nav="search", f=form, results=results,
+                        grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS,
+                        modes=config.MODES, bases=config.DATE_BASES, title="Search")
+
+    async def status(request: Request) -> Response:
+        from ..index import maintenance
+
+        data = await web.call(maintenance.status, check_model=request.query_params.get("model") == "1")
+        if request.query_params.get("model") != "1":
+            data["model"]["semantic"] = None
+        return web.page(request, "status.html", nav="status", status=data, job=web.rebuild.state(), title="Status")
+
+    async def rebuild_progress(request: Request) -> Response:
+        name = "rebuild.html" if request.headers.get("hx-request") else "rebuild_page.html"
+        return web.page(request, name, nav="status", job=web.rebuild.state(), title="Rebuild")
+
+    async def sessions(request: Request) -> Response:
+        return web.page(request, "sessions.html", nav="sessions", sessions=await web.call(files.sessions),
+                        title="Sessions")
+
+    return [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
+            Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
+            Route("/status", status), Route("/rebuild", rebuild_progress, methods=["GET"]),
+            Route("/sessions", sessions)]
+
+
+def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
+    from ..notes import memory
+
+    found = memory.get(nb, path, at)
+    data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
+                            "rendered": render(found.text, found.path, remote_images)}
+    if lines:  # a search hit: its lines, as text, above the page
+        data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
+    if found.revision:
+        data["described"] = commit_info(nb, found.revision)
+        return data
+    touched = nb.git.touching("HEAD", nb.repo_path(found.path), 1) if nb.git.head() else []
+    data["last"] = commit_info(nb, touched[0][0]) if touched else None
+    data["uncommitted"] = nb.repo_path(found.path) in nb.git.status(nb.repo_path(found.path))
+    return data
+
+
+def commit_info(nb: Notebook, oid: str) -> dict[str, str]:
+    from ..dates import iso
+
+    c = nb.git.describe(oid)
+    return {"commit": c.oid, "date": iso(c.time), "author": c.author, "subject": c.subject}
+
+
+def search_form(q: Any) -> dict[str, Any]:
+    """The search form's fields from the query string, with the CLI's defaults."""
+    groups = tuple(g for g in q.getlist("in") if g in config.GROUPS) if hasattr(q, "getlist") else ()
+    form = {"q": q.get("q", ""), "kind": "search" if q.get("kind") == "search" else "recall",
+            "mode": q.get("mode") if q.get("mode") in config.MODES else "hybrid",
+            "tag": q.get("tag", ""), "type": q.get("type", ""), "at": q.get("at", ""), "since": q.get("since", ""),
+            "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
+            "by": q.get("by") if q.get("by") in config.DATE_BASES else "auto", "history": bool(q.get("history")),
+            "limit": q.get("limit")}
+    form["groups"] = ("notebook", "daily") if form["kind"] == "recall" else (groups or config.GROUPS)
+    form["advanced"] = any(form[k] for k in ("tag", "type", "at", "since", "start", "end", "day", "history")) \
+        or form["mode"] != "hybrid" or form["by"] != "auto"
+    return form
+
+
+def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
+    """recall/search with the form's filters: the same Query the CLI builds."""
+    from .. import dates
+    from ..errors import UsageError
+    from ..search import engine
+
+    since, until = dates.date_range(form["since"] or None, form["start"] or None, form["end"] or None,
+                                    form["day"] or None)
+    try:
+        limit = int(form["limit"]) if form.get("limit") else None
+    except ValueError as exc:
+        raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
+    tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
+    query = engine.Query(form["q"], form["mode"], tuple(form["groups"]), limit, None, tags, form["type"] or None,
+                         form["at"] or None, form["history"], since, until, form["by"])
+    return engine.run(nb, query)

@@ -1,0 +1,209 @@
+"""git mem serve end to end in a real browser: Playwright driving Debian's chromium.
+
+CI needs: apt-get install -y chromium (the browser at /usr/bin/chromium) and the
+test extra (pip install -e '.[test]', which brings playwright). No
+`playwright install`: the tests use the system chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.conftest import Mem
+
+CHROMIUM = os.environ.get("GITMEM_CHROMIUM", "/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no browser at {CHROMIUM}: "
+                                "apt-get install -y chromium")
+
+
+class Served:
+    def __init__(self, mem: Mem, url: str) -> None:
+        self.mem, self.url = mem, url
+
+
+def serve(mem: Mem) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", "--port", "0"], cwd=mem.path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+    assert found, line + (proc.stderr.read() if proc.stderr and proc.poll() is not None else "")
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(found.group(1) + "static/style.css", timeout=5).close()
+            return proc, found.group(1)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def served(mem: Mem) -> Iterator[Served]:
+    mem("remember", "Sarah's phone is 555-1234")
+    mem("daily", "Called Sarah about the launch")
+    mem.write("knowledge/plan.md", "# Plan\n\nShip on Friday\n")
+    mem.commit("plan")
+    proc, url = serve(mem)
+    try:
+        yield Served(mem, url)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture
+def page(served: Served) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        context = browser.new_context(viewport={"width": 1100, "height": 900})
+        tab = context.new_page()
+        dialogs: list[str] = []
+        tab.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+        tab.dialogs = dialogs  # type: ignore[attr-defined]
+        try:
+            yield tab
+        finally:
+            browser.close()
+
+
+def test_open_and_browse(served: Served, page) -> None:
+    page.goto(served.url)
+    assert page.get_by_role("heading", name="Notebook").is_visible()
+    page.get_by_role("link", name="Pages", exact=True).click()
+    page.get_by_role("link", name="knowledge/plan.md").click()
+    assert page.locator("article h1").inner_text() == "Plan"
+    assert "Ship on Friday" in page.locator("article").inner_text()
+
+
+def test_search(served: Served, page) -> None:
+    page.goto(served.url + "search")
+    page.get_by_label("Query").fill("Sarah phone")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_url(re.compile(r"/search\?q=Sarah"))
+    hits = page.locator(".hit a").all_inner_texts()
+    assert any(h.startswith("reference/contacts.md:") for h in hits), hits
+    assert page.get_by_role("heading", name=re.compile(r"^NOTEBOOK \(\d+\)$")).is_visible()
+
+
+def test_edit_preview_and_save_makes_the_commit(served: Served, page) -> None:
+    mem = served.mem
+    before = mem.git("rev-parse", "HEAD").strip()
+    page.goto(served.url + "edit/knowledge/plan.md")
+    box = page.get_by_label("Markdown")
+    box.fill("# Plan\n\nShip on **Monday**\n")
+    page.locator("#preview strong").wait_for()  # htmx live preview
+    assert page.locator("#preview strong").inner_text() == "Monday"
+    page.get_by_role("button", name="Save (one commit)").click()
+    page.wait_for_url(re.compile(r"/page/knowledge/plan\.md"))
+    assert "saved in" in page.locator(".flash").inner_text()
+    assert (mem.path / "knowledge/plan.md").read_text() == "# Plan\n\nShip on **Monday**\n"
+    assert mem.git("rev-parse", "HEAD~1").strip() == before
+    assert "+Ship on **Monday**" in mem.git("show", "HEAD", "--", "knowledge/plan.md")
+
+
+def test_history_and_the_page_as_of_a_commit(served: Served, page) -> None:
+    mem = served.mem
+    old = mem.git("rev-parse", "HEAD").strip()
+    mem("write", "knowledge/plan.md", "--replace", "# Plan\n\nCancelled")
+    page.goto(served.url + "page/knowledge/plan.md")
+    page.get_by_role("link", name="History").click()
+    assert "Cancelled" in page.locator(".timeline").inner_text()
+    page.locator(f'a[href="/page/knowledge/plan.md?at={old}"]').first.click()
+    assert "Ship on Friday" in page.locator("article").inner_text()
+    assert old[:7] in page.locator(".meta").inner_text()
+
+
+def test_forget_with_confirmation(served: Served, page) -> None:
+    mem = served.mem
+    page.goto(served.url + "forget")
+    page.get_by_label("Text to forget, or PATH:LINES").fill("555-1234")
+    page.get_by_role("button", name="Show what would be forgotten").click()
+    assert "reference/contacts.md:3" in page.locator(".spots").inner_text()
+    assert "555-1234" in (mem.path / "reference/contacts.md").read_text()  # nothing yet
+    page.get_by_role("button", name="Yes, forget it").click()
+    assert "Forgot 1 span" in page.locator(".flash").inner_text()
+    assert "555-1234" not in (mem.path / "reference/contacts.md").read_text()
+    assert mem.git("log", "-1", "--format=%s").strip().startswith("mem: forget")
+
+
+def test_a_script_payload_in_a_note_never_runs(served: Served, page) -> None:
+    mem = served.mem
+    mem.write("evil.md", "# Evil\n\n<script>window.pwned = 1; alert('script')</script>\n\n"
+                         "<img src=x onerror=\"window.pwned = 2; alert('img')\">\n\n"
+                         "<a href=\"javascript:window.pwned=3;alert('link')\">click me</a>\n\n"
+                         "[or me](javascript:window.pwned=4)\n\n"
+                         "<svg onload=\"alert('svg')\"></svg> <iframe src=\"javascript:alert('frame')\"></iframe>\n")
+    mem.commit("evil")
+    hostile = "article script, article [onerror], article [onload], article iframe, article svg, a[href^='javascript']"
+    page.goto(served.url + "page/evil.md")
+    assert page.locator(hostile).count() == 0
+    assert "window.pwned = 1" not in page.locator("article").inner_text()  # the script and its text are gone
+    page.get_by_text("click me").click()
+    assert page.evaluate("window.pwned") is None
+    page.goto(served.url + "edit/evil.md")  # the live preview renders it too
+    page.get_by_label("Markdown").press("End")
+    page.get_by_label("Markdown").type(" ")
+    page.wait_for_timeout(1200)
+    assert page.locator("#preview script, #preview [onerror], #preview a[href^='javascript']").count() == 0
+    assert page.evaluate("window.pwned") is None
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_keyboard_focus_and_phone_width(served: Served, page) -> None:
+    page.goto(served.url)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"  # visible focus
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main"
+    unlabelled = page.evaluate("""[...document.querySelectorAll('input:not([type=hidden]), textarea, select')]
+        .filter(e => !e.labels.length && !e.getAttribute('aria-label')).length""")
+    assert unlabelled == 0
+    page.set_viewport_size({"width": 360, "height": 740})
+    for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status"):
+        page.goto(served.url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, (path, width)
+
+
+def test_reading_searching_and_saving_work_with_javascript_off(served: Served) -> None:
+    from playwright.sync_api import sync_playwright
+
+    mem = served.mem
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_context(java_script_enabled=False).new_page()
+            page.goto(served.url + "search?q=Sarah+phone&mode=keyword")
+            assert page.locator(".hit a").first.inner_text().startswith("reference/contacts.md")
+            page.goto(served.url + "edit/knowledge/plan.md")
+            page.get_by_label("Markdown").fill("# Plan\n\nShip *soon*\n")
+            page.get_by_role("button", name="Preview").click()  # a plain form post without htmx
+            assert page.locator("#preview em").inner_text() == "soon"
+            assert "Ship on Friday" in (mem.path / "knowledge/plan.md").read_text()  # preview saves nothing
+            page.get_by_role("button", name="Save (one commit)").click()
+            assert page.locator("article em").inner_text() == "soon"
+            assert (mem.path / "knowledge/plan.md").read_text() == "# Plan\n\nShip *soon*\n"
+        finally:
+            browser.close()
+
+
+def test_rebuild_from_the_status_page_reports_progress_until_done(served: Served, page) -> None:
+    page.goto(served.url + "status")
+    page.get_by_role("button", name="Rebuild").click()
+    status = page.locator("#rebuild")
+    status.get_by_text("Rebuilt at").wait_for(timeout=120_000)  # htmx polls /rebuild every second
+    assert re.search(r"\d+ commits, \d+ chunks", status.inner_text())
+    assert page.url.endswith("/status")  # updated in place, no page load
