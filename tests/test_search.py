@@ -106,7 +106,7 @@ def test_human_output_is_grouped(corpus: Mem) -> None:
     out = corpus("recall", "--mode", "keyword", "Sarah tomatoes").stdout
     expected = (
         "NOTEBOOK (1)\n"
-        f"  knowledge/garden.md:3 ...................... 0.50  ({head} {day})\n"  # one of the two words
+        f"  knowledge/garden.md:3 ...................... 0.40  ({head} {day})\n"  # one of the two words
         "    Garden\n"
         "      The tomatoes need watering twice a week in summer.\n"
         "DAILY (1)\n"

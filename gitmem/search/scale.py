@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     import apsw
 
 COSINE_NONE = 0.30
-COSINE_FULL = 0.60
-KEYWORD_NONE = 0.20
+COSINE_FULL = 0.50
+KEYWORD_NONE = 0.30
 KEYWORD_FULL = 0.80
 FLOOR = 0.15
 CHECKED = 3  # best keyword matches whose coverage is measured
