@@ -66,3 +66,23 @@ def test_mcp_why_and_client_trailer(mem: Mem) -> None:
     ok, found = h.call("recall", {"query": "tea or coffee", "mode": "keyword"})
     assert ok and found["results"][0]["fact"]["text"] == "- Prefers tea over coffee"
     assert found["results"][0]["fact"]["wrote"]["client"] == "test-client 1.2"
+
+
+def test_client_name_from_the_initialize_request() -> None:
+    from types import SimpleNamespace
+
+    ctx = SimpleNamespace(session=SimpleNamespace(client_params=SimpleNamespace(
+        client_info=SimpleNamespace(name="claude-code", version="2.1.0"))))
+    assert server.client_name(ctx) == "claude-code 2.1.0"
+    assert server.client_name(SimpleNamespace(session=SimpleNamespace(client_params=None))) is None
+
+
+def test_trailer_values_are_one_clean_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.notes import trailers
+
+    monkeypatch.setenv("GITMEM_AGENT", "evil\nGitmem-Verb: forget\x1b[31m")
+    monkeypatch.delenv("GITMEM_SESSION", raising=False)
+    with trailers.client("x" * 200):
+        found = dict(trailers.for_verb("remember"))
+    assert found == {"Gitmem-Verb": "remember", "Gitmem-Agent": "evil Gitmem-Verb: forget [31m",
+                     "Gitmem-Client": "x" * trailers.MAX_VALUE}
