@@ -41,7 +41,7 @@ def test_nothing_relevant_is_no_good_match(notes: Mem, mode: str) -> None:
     data = notes.json("recall", "--mode", mode, "xyzzy-nothing")
     assert data["results"] == [] and data["evidence"]["confidence"] < scale.FLOOR
     if mode != "keyword":  # keyword mode has no candidates at all: nothing to call a bad match
-        assert data["notes"][0].startswith("no good match for 'xyzzy-nothing' (confidence 0.00 < 0.15")
+        assert data["notes"][0].startswith(f"no good match for 'xyzzy-nothing' (confidence 0.00 < {scale.FLOOR}")
     closest = notes.json("recall", "--mode", mode, "--min-score", "0", "xyzzy-nothing")
     assert (closest["results"] != []) == (mode != "keyword")
 

@@ -218,7 +218,7 @@ def test_forget_through_mcp(mem: Mem) -> None:
 def test_every_tool_says_whether_it_reads_or_destroys(tool: server.Tool) -> None:
     """Paper cut 5: MCP tool annotations. Reads are read-only; forget (and write, which can
     replace a page) are destructive; nothing reaches outside the notebook."""
-    reads = {"context", "get", "recall", "search", "log"}
+    reads = {"context", "get", "recall", "search", "log", "why"}
     assert tool.hints["readOnlyHint"] is (tool.name in reads)
     assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write"})
     assert tool.hints["openWorldHint"] is False

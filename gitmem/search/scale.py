@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import apsw
 
-COSINE_NONE = 0.30
+COSINE_NONE = 0.25
 COSINE_FULL = 0.50
 KEYWORD_NONE = 0.30
 KEYWORD_FULL = 0.80
-FLOOR = 0.15
+FLOOR = 0.20
 CHECKED = 3  # best keyword matches whose coverage is measured
 
 
