@@ -425,5 +425,6 @@ def test_a_person_sees_what_would_go_and_confirms_with_yes(mem: Mem) -> None:
     assert [p["path"] for p in json.loads(mem("forget", "--json", "--all", "t", code=1).stdout)] == [
         "knowledge/a.md", "knowledge/a.md", "knowledge/b.md", "knowledge/b.md", "knowledge/c.md", "knowledge/d.md"]
     out = mem.json("forget", "--all", "--yes", "t")
-    assert len(out["removed"]) == 6 and mem.git("log", "-1", "--format=%s").strip() == "mem: forget 6 lines from 4 pages"
+    assert len(out["removed"]) == 6
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: forget 6 lines from 4 pages"
     assert "the dog is old" not in (mem.path / "knowledge/d.md").read_text()

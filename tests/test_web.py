@@ -303,6 +303,17 @@ def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     assert local.get("/", headers={"Host": "localhost:8765"}).status_code == 200
 
 
+def test_allowed_host_names_follow_the_bound_address() -> None:
+    import socket
+
+    from gitmem.web.security import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1") == {"127.0.0.1", "localhost", "::1"}
+    assert allowed_hosts("192.0.2.7", ("notes.lan:8765",)) == {"192.0.2.7", "notes.lan"}
+    wildcard = allowed_hosts("0.0.0.0")
+    assert {"localhost", "127.0.0.1", socket.gethostname().lower()} <= wildcard and "evil.example" not in wildcard
+
+
 @pytest.mark.tally("bad-input/fault matrix")
 def test_token_is_needed_on_every_request_when_set(notes: Mem) -> None:
     c = client(notes, token="s3cret-token")

@@ -97,7 +97,7 @@ def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any
         since, until = dates.date_range(a.get("since"), a.get("from"), a.get("to"), a.get("date"))
         query = search.Query(a["query"], a.get("mode", "hybrid"), chosen, a.get("limit"), a.get("min_score"),
                              tuple(a.get("tags") or ()), a.get("type"), a.get("at"), a.get("history", False),
-                             since, until, a.get("by", "auto"))
+                             since, until, a.get("by", "auto"), served=True)
         return search.run(nb, query)
     return run
 

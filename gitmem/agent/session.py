@@ -80,6 +80,7 @@ class Saved:
     commit: str | None
     hint: str | None = None
     notes: list[str] = field(default_factory=list)
+    consolidation: Any = None  # session save --consolidate: the run (agent/consolidate.py)
 
 
 @dataclass

@@ -19,7 +19,8 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...], limit: int | None, 
     from ..search import engine as search
 
     since, until = dates.date_range(since, start, end, day)
-    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by)
+    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
+                         served=True)
     show(search.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
          as_json, output.results)
 

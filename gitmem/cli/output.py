@@ -15,6 +15,7 @@ from ..config import GROUPS
 from ..records import to_json
 
 LEADER_COLUMN = 46
+LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source and confidence, shown apart
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
@@ -57,7 +58,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {hit.snippet}"])
+            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {LEARNED_NOTE.sub('', hit.snippet)}"])
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -81,6 +82,8 @@ def hit_header(hit: Any) -> str:
     verb = (getattr(cited, "wrote", None) or {}).get("verb")
     extra = f", {verb}" if verb else ""
     extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    if getattr(hit, "confidence", None) is not None:
+        extra += f", confidence {hit.confidence:.2f}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
 
@@ -90,7 +93,7 @@ FACT_LINES = 8
 def fact_lines(fact: Any) -> list[str]:
     """The fact as it reads in markdown, under its heading path."""
     out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
-    body = fact.text.split("\n")
+    body = LEARNED_NOTE.sub("", fact.text).split("\n")
     indent = "      " if fact.headings else "    "
     out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
     if len(body) > FACT_LINES:
@@ -295,7 +298,8 @@ def session_saved(s: Any) -> str:
         return f"private: {s.hint}"
     out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
-    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else [])])
+    run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
+    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
 def session_removed(r: Any) -> str:
@@ -342,3 +346,59 @@ def guard(report: Any) -> str:
 
 def model_ready(d: dict[str, Any]) -> str:
     return f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s"
+
+
+# -- consolidation ------------------------------------------------------------
+
+def consolidated(r: Any) -> str:
+    """`git mem consolidate`: one line a session, then what it learned."""
+    where = f" via {r.model} at {r.url}" if r.model else ""
+    out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
+           + ("would be sent" if r.mode == "dry-run" else "sent")]
+    for s in r.sessions:
+        line = f"  {s.status:<11} {s.path} ({s.chars} chars"
+        line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
+        line += f", commit {s.commit[:7]})" if s.commit else ")"
+        out.append(line + (f": {s.reason}" if s.reason else ""))
+        out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
+        out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
+        out.extend(f"      = reinforced: {x['text']}" for x in s.reinforced)
+        out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
+    if r.left:
+        out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
+    if r.mode == "review" and any(s.status == "proposed" for s in r.sessions):
+        out.append("next: git mem review")
+    out.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(out)  # render() makes what the LLM said terminal-safe
+
+
+def proposals(p: Any) -> str:
+    """`git mem review`: each pending proposal with its diff."""
+    if not p.proposals:
+        return "no pending proposals"
+    out = []
+    for prop in p.proposals:
+        head = f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})"
+        out.append(head)
+        out.append(prop.diff.rstrip("\n"))
+        out.append("")
+    out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
+    return "\n".join(out)
+
+
+def reviewed(r: Any) -> str:
+    if not r.proposals:
+        return "\n".join([f"{r.action} nothing", *(f"note: {n}" for n in r.notes)])
+    lines = [f"{r.action}: {p['id'][:7]} (session {p['session']})" for p in r.proposals]
+    if r.commits:
+        lines.append("commit" + ("s" if len(r.commits) > 1 else "") + ": " + ", ".join(c[:7] for c in r.commits))
+    return "\n".join(lines + [f"note: {n}" for n in r.notes])
+
+
+def pruned(p: Any) -> str:
+    verb = "would remove" if p.dry_run else "removed"
+    out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
+           + (f" (commit {p.commit[:7]})" if p.commit else "")]
+    out.extend(f"  {f['path']}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
+    out.extend(f"  {s['path']}:{s['line']} {s['text']}" for s in p.summaries)
+    return "\n".join(out)

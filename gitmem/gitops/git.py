@@ -367,6 +367,128 @@ class Git:
         assert head is not None
         return head, fallback
 
+    # -- plumbing: commits built without touching the work tree or the index --------
+    def _identity_env(self) -> dict[str, str]:
+        if self.identity() is not None:
+            return dict(os.environ)
+        return {**os.environ, "GIT_AUTHOR_NAME": FALLBACK_NAME, "GIT_AUTHOR_EMAIL": FALLBACK_EMAIL,
+                "GIT_COMMITTER_NAME": FALLBACK_NAME, "GIT_COMMITTER_EMAIL": FALLBACK_EMAIL}
+
+    def store_blob(self, data: bytes) -> str:
+        """Write a blob into the object store; its id."""
+        from io import BytesIO
+
+        from gitdb.base import IStream
+
+        hexsha = self.repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
+        return hexsha.decode() if isinstance(hexsha, bytes) else str(hexsha)
+
+    def build_tree(self, base: str | None, files: dict[str, bytes]) -> str:
+        """The tree of `base` with these repo-relative files replaced or added,
+        made in a private index file: the user's index and work tree are untouched."""
+        scratch = self.git_dir / "gitmem" / f"plumbing-{os.getpid()}.index"
+        scratch.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "GIT_INDEX_FILE": str(scratch)}
+        try:
+            if base:
+                self.run("read-tree", base, env=env)
+            else:
+                self.run("read-tree", "--empty", env=env)
+            for path, data in files.items():
+                oid = self.store_blob(data)
+                self.run("update-index", "--add", "--cacheinfo", "100644", oid, path, env=env)
+            return self.run("write-tree", env=env).decode().strip()
+        finally:
+            scratch.unlink(missing_ok=True)
+
+    def commit_tree(self, tree: str, parents: list[str], message: str) -> str:
+        """A commit object of this tree and parents (no branch moves); its id."""
+        args = ["commit-tree", tree]
+        for parent in parents:
+            args += ["-p", parent]
+        return self.run(*args, "-m", message, env=self._identity_env()).decode().strip()
+
+    def update_ref(self, ref: str, new: str, old: str | None) -> None:
+        """Move `ref` to `new`, only if it still points at `old` (None: only if it does not exist)."""
+        self.run("update-ref", "-m", "gitmem", ref, new, old or ZERO)
+
+    def ref(self, name: str) -> str | None:
+        """The commit a full ref name points at, or None."""
+        try:
+            return self.run("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").decode().strip() or None
+        except GitFailed:
+            return None
+
+    def tree_id(self, rev: str) -> str:
+        """The id of a commit's tree."""
+        return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").decode().strip()
+
+    def refs(self, pattern: str) -> dict[str, str]:
+        """Full ref name -> commit, for refs matching a for-each-ref pattern."""
+        out = self.run("for-each-ref", "--format=%(refname)%00%(objectname)", pattern).decode()
+        return dict(line.split("\0", 1) for line in out.splitlines() if "\0" in line)
+
+    def changed_paths(self, old: str, new: str) -> list[str]:
+        """Repo-relative paths that differ between two commits."""
+        raw = self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
+        return [_dec(p) for p in raw.split(b"\0") if p]
+
+    def diff(self, old: str, new: str) -> str:
+        """The unified diff between two commits."""
+        return self.run("diff", "--no-color", "--no-ext-diff", "--no-renames", old, new, "--") \
+            .decode("utf-8", "replace")
+
+    def grep_log(self, revs: list[str], pattern: str) -> dict[str, str]:
+        """commit -> full message, for commits reachable from `revs` whose message matches `pattern`."""
+        if not revs:
+            return {}
+        raw = self.run("log", "-z", "--fixed-strings", f"--grep={pattern}", "--format=%H%x00%B", *revs, "--")
+        parts = raw.split(b"\0")
+        return {_dec(oid).strip(): body.decode("utf-8", "replace")
+                for oid, body in zip(parts[0::2], parts[1::2]) if oid.strip()}
+
+    def merge_text(self, base: bytes, ours: bytes, theirs: bytes, scratch: Path,
+                   union: bool = False) -> tuple[bytes, bool]:
+        """A three-way merge of one file's versions (git merge-file); (result, clean).
+        With `union`, both sides' lines are kept where they overlap."""
+        scratch.mkdir(parents=True, exist_ok=True)
+        names = []
+        for label, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = scratch / f"merge-{os.getpid()}-{label}"
+            path.write_bytes(data)
+            names.append(str(path))
+        try:
+            out = self._git.execute(["git", "merge-file", "-p", *(["--union"] if union else []), "-L", "current", "-L", "base", "-L", "proposed",
+                                     *names], stdout_as_string=False, strip_newline_in_stdout=False,
+                                    with_exceptions=False, with_extended_output=True)
+            status, merged, _err = out
+            if status < 0:
+                raise GitFailed(f"git merge-file failed: {_words(_err)}")
+            return (merged if isinstance(merged, bytes) else merged.encode()), status == 0
+        finally:
+            for name in names:
+                Path(name).unlink(missing_ok=True)
+
+    def blame_times(self, path: str) -> list[int]:
+        """For each line of the work-tree file, when it was last written (committer time; uncommitted: now)."""
+        try:
+            raw = self.run("blame", "--porcelain", "--", path)
+        except GitFailed:
+            return []
+        times: dict[str, int] = {}
+        out: list[int] = []
+        current = ""
+        for line in raw.split(b"\n"):
+            if line.startswith(b"\t"):
+                out.append(times.get(current, int(time.time())))
+                continue
+            parts = line.split(b" ")
+            if len(parts[0]) == 40 and all(c in b"0123456789abcdef" for c in parts[0]) and len(parts) >= 3:
+                current = parts[0].decode()
+            elif parts[0] == b"committer-time" and len(parts) > 1:
+                times[current] = int(parts[1]) if current != ZERO else int(time.time())
+        return out
+
     def _retry(self, action: Callable[[], bytes], attempts: int = 40) -> bytes:
         for attempt in range(attempts):
             try:

@@ -137,6 +137,16 @@ def _load_vec(conn: apsw.Connection) -> None:
     conn.enable_load_extension(False)
 
 
+# The local record of facts served to an agent (index/confidence.py): a read reinforces
+# a fact's confidence without a commit. Per clone, rebuilt from nothing if lost.
+CONFIDENCE_MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+    CREATE TABLE reinforced(
+        path TEXT NOT NULL, fact TEXT NOT NULL, at REAL NOT NULL,
+        PRIMARY KEY(path, fact, at)) WITHOUT ROWID;
+    """),
+]
+
 def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: bool = True) -> apsw.Connection:
     """Open (creating if needed) a database, load sqlite-vec, migrate it."""
     path.parent.mkdir(parents=True, exist_ok=True)

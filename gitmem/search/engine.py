@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from . import candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed
+from ..index import confidence, embed
 from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 MAX_QUERY_TERMS = 64
+CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Query:
     until: str | None = None
     by: str = "auto"
     detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
+    served: bool = False  # the hits go to a person or an agent: their facts are reinforced
 
 
 Progress = Callable[[int, int], None]
@@ -83,6 +85,8 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
         found = ranking(index, query, embedder, view)
+        hits = found.hits
+        _confidence(nb, hits, query.served)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
@@ -206,6 +210,21 @@ def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, vi
 def _relative_to_best(scores: dict[int, float]) -> dict[int, float]:
     best = max(scores.values(), default=0.0) or 1.0
     return {t: v / best for t, v in scores.items()}
+
+
+def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
+    """Each current hit's effective confidence (learned facts only), a mild ranking factor
+    (x0.9 at confidence 0, x1.0 at 1; a hit without learned facts is unchanged); a served
+    hit's facts are reinforced (after the confidence is read: a result shows what it had)."""
+    current = [h for h in hits if h.current and h.revision is None and h.group == "notebook"
+               and "<!-- gitmem:" in h.text]
+    for hit in current:
+        hit.confidence = confidence.of_lines(nb, hit.path, hit.lines["start"], hit.lines["end"])
+        if hit.confidence is not None:
+            hit.score = round(hit.score * (1 - CONFIDENCE_WEIGHT * (1 - hit.confidence)), 4)
+    hits.sort(key=lambda h: -h.score)
+    if served and current:
+        confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
 
 
 def fts_query(text: str) -> str | None:

@@ -36,6 +36,7 @@ class Hit:
     changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
     revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
     fact: "Fact | None" = None  # the list item, line or paragraph of the chunk that best answers
+    confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
 
 
 @dataclass

@@ -89,7 +89,7 @@ def create_app(root: Path, hosts: set[str], token: str | None = None, remote_ima
     from . import api, edits, views
 
     web = Web(root, new_secret(), templates(), Rebuild(root), remote_images)
-    routes = [*views.routes(web), *edits.routes(web), *api.routes(web),
+    routes = [*views.ROUTES, *edits.ROUTES, *api.ROUTES,
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
 
     async def failed(request: Request, exc: Exception) -> Response:
