@@ -99,8 +99,8 @@ def current(nb: Notebook, rel: str) -> str:
                       "then run the command again")
 
 
-def apply(nb: Notebook, changes: dict[str, Change], message: str,
-          extra: list[tuple[Path, bytes]] | None = None) -> Applied | None:
+def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
+          trailers: list[tuple[str, str]] | None = None) -> Applied | None:
     """Apply each page's change to its current text, write the pages (and `extra` files) all
     together, and commit HEAD's version of the pages with the same changes. The caller holds
     write_lock(nb). None if nothing changes."""
@@ -127,7 +127,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str,
     if not committed:
         return Applied(edits, None)
     staged = _staged(nb, changes)
-    commit, fallback = nb.git.commit_files(committed, message, staged)
+    commit, fallback = nb.git.commit_files(committed, message, staged, trailers)
     return Applied(edits, commit, fallback, fallback and first_note(nb))
 
 

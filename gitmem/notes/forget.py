@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..index import forgotten
-from . import pages
+from . import pages, trailers
 from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
@@ -220,7 +220,8 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
         where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
         message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
         try:
-            done = change.apply(nb, {rel: _without(found) for rel, found in blocks.items()}, message, extra)
+            done = change.apply(nb, {rel: _without(found) for rel, found in blocks.items()}, message, extra,
+                                trailers.for_verb("forget"))
         except GitFailed as exc:
             raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
                             f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && "

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from .. import config
-from . import change, guard, pages, routing
+from . import change, guard, pages, routing, supersede, trailers
 from .change import committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
@@ -47,6 +47,7 @@ class Written:
     duplicate: dict[str, Any] | None = None
     category: str | None = None
     section: str | None = None
+    replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
 
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
@@ -70,7 +71,7 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit], mes
     """Apply `edit` (a function of the page's text) to the page and commit only it, under the
     lock the caller holds. If the commit fails the page stays written and the error says so."""
     try:
-        done = change.apply(nb, {rel: edit}, message)
+        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action))
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
                         f"your note is safe in {rel}; fix the cause, then commit it: "
@@ -121,8 +122,11 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
 
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
-             category: str | None = None, force: bool = False, allow: bool = False) -> Written:
-    """Store a fact on its page (one commit), unless it is already there."""
+             category: str | None = None, force: bool = False, allow: bool = False,
+             keep_both: bool = False) -> Written:
+    """Store a fact on its page (one commit), unless it is already there. A fact that updates
+    one line of the page (same subject and attribute, another value; see supersede.py) replaces
+    that line in the same commit, unless `keep_both`."""
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
@@ -130,19 +134,39 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
 
     def add(page: str) -> pages.Edit:
+        """The fact on this version of the page: in place of the line it updates, or appended."""
+        found = None if keep_both else supersede.find(page, text)
+        if found is not None:
+            return _replace_line(page, found[0], entry)
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     with write_lock(nb):
         committable(nb)
+        current = nb.read(rel)
         if not force:
             # may wait for the index (another process embedding): change.apply reads the page afresh
-            dup = find_duplicate(nb, text, rel, nb.read(rel))
+            dup = find_duplicate(nb, text, rel, current)
             if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        written = commit_change(nb, rel, add, f"mem: remember {_subject(text)}", "remember")
+        old = None if keep_both else supersede.find(current, text)
+        message = f"mem: remember {_subject(text)}"
+        if old is not None:
+            message += f" (replaces: {_subject(old[1].strip())})"
+        written = commit_change(nb, rel, add, message, "remember")
     written.category, written.section = cat, section
+    if old is not None and written.commit:
+        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written
+
+
+def _replace_line(page: str, number: int, entry: str) -> pages.Edit:
+    """The page with line `number` replaced by the entry, keeping the old line's indentation."""
+    lines = page.split("\n")
+    indent = lines[number - 1][:len(lines[number - 1]) - len(lines[number - 1].lstrip())]
+    new = [indent + ln for ln in entry.split("\n")]
+    lines[number - 1:number] = new
+    return pages.Edit("\n".join(lines), number, number + len(new) - 1)
 
 
 def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
