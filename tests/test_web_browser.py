@@ -172,7 +172,8 @@ def test_keyboard_focus_and_phone_width(served: Served, page) -> None:
         .filter(e => !e.labels.length && !e.getAttribute('aria-label')).length""")
     assert unlabelled == 0
     page.set_viewport_size({"width": 360, "height": 740})
-    for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status"):
+    for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status", "facts",
+                 "review"):
         page.goto(served.url + path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)

@@ -189,10 +189,15 @@ def _saved(written: Any) -> Response:
 
 def diff(before: str, after: str) -> list[dict[str, str]]:
     """A unified diff as lines tagged add / del / ctx / hunk, for the conflict view."""
+    return diff_lines("\n".join(difflib.unified_diff(before.split("\n"), after.split("\n"), "as you opened it",
+                                                     "as it is now", lineterm="", n=2)))
+
+
+def diff_lines(text: str) -> list[dict[str, str]]:
+    """Unified-diff text as lines tagged add / del / ctx / hunk."""
     out = []
-    for line in difflib.unified_diff(before.split("\n"), after.split("\n"), "as you opened it", "as it is now",
-                                     lineterm="", n=2):
-        kind = "hunk" if line.startswith(("@@", "---", "+++")) else \
+    for line in text.split("\n") if text else []:
+        kind = "hunk" if line.startswith(("@@", "---", "+++", "diff ", "index ")) else \
             "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx"
         out.append({"kind": kind, "text": line})
     return out
