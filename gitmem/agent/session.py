@@ -351,5 +351,5 @@ def remove(nb: Notebook, chat: str) -> Removed:
                                   "check the id (the 'chat:' line of the session file's header); "
                                   "find sessions with: git mem search --in sessions WORDS")
         message = f"mem: session rm {_short(chat)}"
-        commit = delete(nb, rel, message)
+        commit = delete(nb, rel, message, "session rm")
     return Removed("session rm", chat, rel, commit, message)

@@ -32,7 +32,12 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
     """Find memories by meaning and keyword in the notebook and daily logs.
 
     Results are grouped: notebook pages first, then daily logs, each ranked by
-    score (0-1). Sessions are left out; use 'git mem search --in sessions'.
+    score (0-1, one scale in every mode). Each names the fact that answers: the
+    list item, line or paragraph, under its heading path, with its lines (git
+    mem get PATH:LINES prints it) and the commit git blame names for them.
+    With nothing relevant: no good match, and a note (--min-score 0 shows the
+    closest anyway). Sessions are left out; when they would answer, a note
+    says so; use 'git mem search --in sessions'.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).
@@ -108,4 +113,26 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
     show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline)
 
 
-COMMANDS = [recall, search, log_command]
+@click.command()
+@click.argument("spec", metavar="PATH:LINE")
+@json_option
+def why(spec: str, as_json: bool) -> None:
+    """Where the fact on a line came from: who wrote it, when, and what made it.
+
+    The fact is the list item, line or paragraph holding LINE. Last changed by:
+    the commit git blame names for its lines (the newest of them). Introduced
+    by: the oldest commit git log -L finds for them. For commits gitmem made,
+    what made them (the verb; the agent, session or MCP client when known).
+
+    \b
+    Examples:
+      git mem why reference/contacts.md:3
+      git mem why knowledge/facts.md:12 --json
+    """
+    from . import output
+    from ..search import why as explain
+
+    show(explain.why(notebook(), spec), as_json, output.why)
+
+
+COMMANDS = [recall, search, log_command, why]

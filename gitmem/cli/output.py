@@ -58,7 +58,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.append(f"    {LEARNED_NOTE.sub('', hit.snippet)}")
+            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {LEARNED_NOTE.sub('', hit.snippet)}"])
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -67,16 +67,38 @@ def results(res: Any) -> str:
     return "\n".join(lines)
 
 
+def _span(lines: dict[str, int]) -> str:
+    return str(lines["start"]) if lines["start"] == lines["end"] else f"{lines['start']}-{lines['end']}"
+
+
 def hit_header(hit: Any) -> str:
-    span = hit.lines["start"] if hit.lines["start"] == hit.lines["end"] else f"{hit.lines['start']}-{hit.lines['end']}"
-    where = f"  {hit.path}:{span} "
+    """'  PATH:LINES ...... SCORE  (commit date[, until date])': the fact's lines and provenance
+    when the hit names a fact (`git mem get PATH:LINES` prints it), else the chunk's."""
+    cited = getattr(hit, "fact", None) or hit
+    where = f"  {hit.path}:{_span(cited.lines)} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
-    origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
-        f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
-    extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    origin = f"{cited.commit[:7]} {cited.date[:10]}" if cited.commit and cited.date else \
+        f"uncommitted, {cited.date[:10]}" if cited.date else "uncommitted"
+    verb = (getattr(cited, "wrote", None) or {}).get("verb")
+    extra = f", {verb}" if verb else ""
+    extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
     if getattr(hit, "confidence", None) is not None:
         extra += f", confidence {hit.confidence:.2f}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
+
+
+FACT_LINES = 8
+
+
+def fact_lines(fact: Any) -> list[str]:
+    """The fact as it reads in markdown, under its heading path."""
+    out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
+    body = LEARNED_NOTE.sub("", fact.text).split("\n")
+    indent = "      " if fact.headings else "    "
+    out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
+    if len(body) > FACT_LINES:
+        out.append(f"{indent}… {len(body) - FACT_LINES} more lines")
+    return out
 
 
 def superseded(hit: Any) -> str:
@@ -87,6 +109,32 @@ def superseded(hit: Any) -> str:
     where = f" (renamed to {change['path']} by then)" if change["path"] != hit.path else ""
     return (f"no longer true: {change['how']} in {change['commit'][:7]} {str(change['date'])[:10]} "
             f"\"{change['subject']}\"{where}")
+
+
+def why(w: Any) -> str:
+    """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
+    fact = w.fact
+    out = [f"{w.path}:{_span(fact['lines'])}"]
+    out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
+    if w.last_changed:
+        out.append(f"last changed by  {_step(w.last_changed)}")
+    if w.introduced and w.introduced.commit != getattr(w.last_changed, "commit", None):
+        out.append(f"introduced by    {_step(w.introduced)}")
+    if len(w.changes) > 2:
+        out.append(f"changed {len(w.changes)} times:")
+        out.extend(f"  {_step(s)}" for s in w.changes)
+    out.extend(f"note: {n}" for n in w.notes)
+    return "\n".join(out)
+
+
+class _Fact:
+    def __init__(self, text: str, headings: list[str]) -> None:
+        self.text, self.headings = text, headings
+
+
+def _step(s: Any) -> str:
+    made = ", ".join(f"{k} {v}" if k != "verb" else f"git mem {v}" for k, v in s.wrote.items())
+    return f"{s.commit[:7]} {s.date[:10]} {s.author} \"{s.subject}\"" + (f" ({made})" if made else "")
 
 
 SHOWN_LINES = 6
@@ -126,6 +174,8 @@ def written(w: Any) -> str:
         return f"already remembered at {d['path']}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {w.path}:{span} (commit {w.commit[:7] if w.commit else '-'})"
+    if getattr(w, "replaced", None):
+        out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
     if w.hint:
         out += f"\nhint: {w.hint}"
     return out

@@ -61,6 +61,19 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Blamed:
+    """What `git blame` says of one line: the commit that put it there in its present form."""
+
+    line: int  # in the file blamed
+    commit: str  # ZERO: not committed yet
+    orig_line: int  # the line's number in `path` at `commit`
+    path: str  # the file's name at `commit` (blame follows renames)
+    author: str
+    time: int
+    summary: str
+
+
+@dataclass(frozen=True)
 class Commit:
     oid: str
     parents: tuple[str, ...]
@@ -222,6 +235,36 @@ class Git:
             found[_dec(oid).strip()] = (tuple(parents.decode().split()), body.decode("utf-8", "replace").strip())
         return found
 
+    def blame(self, rev: str | None, path: str, ranges: list[tuple[int, int]]) -> list[Blamed]:
+        """`git blame` of lines START-END of `path` at `rev` (None: the work tree), one call for
+        all the ranges; a line not committed yet has commit ZERO."""
+        spans = [a for lo, hi in ranges for a in ("-L", f"{lo},{hi}")]
+        raw = self.run("blame", "--porcelain", *spans, *([rev] if rev else []), "--", path)
+        return _parse_blame(raw)
+
+    def line_log(self, rev: str, path: str, start: int, end: int) -> list[Commit]:
+        """The commits that changed lines START-END of `path` as of `rev`, newest first
+        (`git log -L`, which follows the lines back through earlier edits and moves)."""
+        raw = self.run("log", "-L", f"{start},{end}:{path}", "-s", "-z", f"--format={LOG_FORMAT}", rev, "--")
+        return list(_parse_log(raw))
+
+    def trailers(self, oids: list[str]) -> dict[str, dict[str, str]]:
+        """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them."""
+        if not oids:
+            return {}
+        raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *oids, "--")
+        parts = raw.split(b"\0")
+        found: dict[str, dict[str, str]] = {}
+        for oid, block in zip(parts[0::2], parts[1::2]):
+            pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
+            found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in pairs}
+        return found
+
+    def descendants(self, older: str, newer: str) -> list[str]:
+        """Commits that descend from `older` and lead to `newer`, oldest first."""
+        out = self.run("rev-list", "--ancestry-path", "--topo-order", "--reverse", f"{older}..{newer}", "--")
+        return out.decode().split()
+
     def first_parents(self, since: str, head: str) -> list[str]:
         """Commits on head's first-parent chain after `since`, oldest first."""
         out = self.run("rev-list", "--first-parent", "--reverse", f"{since}..{head}")
@@ -302,12 +345,16 @@ class Git:
         return None
 
     # -- writing ---------------------------------------------------------
-    def commit(self, paths: list[str], message: str) -> tuple[str, bool]:
-        """Stage and commit exactly `paths` (other staged work is left alone).
+    def commit(self, paths: list[str], message: str, trailers: list[tuple[str, str]] | None = None) -> tuple[str, bool]:
+        """Stage and commit exactly `paths` (other staged work is left alone), with these
+        trailers (`Key: value` lines after the message, e.g. Gitmem-Verb: remember).
 
         Returns the new commit id and whether the fallback identity was used.
         git's index.lock contention (another git process at work) is retried.
         """
+        if trailers:
+            message = message.rstrip("\n") + "\n\n" + "\n".join(
+                f"{key}: {' '.join(value.split())}" for key, value in trailers)
         env = None
         fallback = self.identity() is None
         if fallback:
@@ -480,6 +527,30 @@ def _parse_log(raw: bytes) -> Iterator[Commit]:
             changes.append(Change(_dec(tokens[i + 1]), new if regular else None))
             i += 2
         yield Commit(oid, tuple(parents.split()), int(ctime), author, email, subject, tuple(changes))
+
+
+def _parse_blame(raw: bytes) -> list[Blamed]:
+    """Lines of `git blame --porcelain`: a header per line, commit details the first time a commit shows."""
+    details: dict[str, dict[str, str]] = {}
+    out: list[Blamed] = []
+    current: tuple[str, int, int] | None = None
+    for line in raw.decode("utf-8", "replace").split("\n"):
+        if line.startswith("\t"):
+            if current:
+                oid, orig, final = current
+                d = details[oid]
+                out.append(Blamed(final, oid, orig, d.get("filename", ""), d.get("author", ""),
+                                  int(d.get("author-time", "0")), d.get("summary", "")))
+            current = None
+            continue
+        head = line.split(" ")
+        if current is None and len(head) >= 3 and len(head[0]) == 40 and all(c in "0123456789abcdef" for c in head[0]):
+            current = (head[0], int(head[1]), int(head[2]))
+            details.setdefault(head[0], {})
+        elif current is not None and " " in line:
+            key, value = line.split(" ", 1)
+            details[current[0]][key] = value
+    return out
 
 
 def open_notebook(start: Path | str = ".") -> Notebook:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..index import forgotten
-from . import pages
+from . import pages, trailers
 from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
 from ..gitops.git import FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
@@ -222,7 +222,7 @@ def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str | None, bool]:
     where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
     message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
     try:
-        return nb.git.commit(paths, message)
+        return nb.git.commit(paths, message, trailers.for_verb("forget"))
     except GitFailed as exc:
         raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
                         f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && git commit") from exc

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import config
-from . import guard, pages, routing
+from . import guard, pages, routing, supersede, trailers
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import FileLock, atomic_write
@@ -44,6 +44,7 @@ class Written:
     duplicate: dict[str, Any] | None = None
     category: str | None = None
     section: str | None = None
+    replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
 
 
 def write_lock(nb: Notebook) -> FileLock:
@@ -64,7 +65,7 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
                                                                                   "nothing to commit")
     write_page(nb, rel, text)
     try:
-        commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
+        commit, fallback = nb.git.commit([nb.repo_path(rel)], message, trailers.for_verb(action))
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
                         f"your note is safe in {rel}; fix the cause, then commit it: "
@@ -130,8 +131,11 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
 
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
-             category: str | None = None, force: bool = False, allow: bool = False) -> Written:
-    """Store a fact on its page (one commit), unless it is already there."""
+             category: str | None = None, force: bool = False, allow: bool = False,
+             keep_both: bool = False) -> Written:
+    """Store a fact on its page (one commit), unless it is already there. A fact that updates
+    one line of the page (same subject and attribute, another value; see supersede.py) replaces
+    that line in the same commit, unless `keep_both`."""
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
@@ -144,13 +148,27 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
             if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        if current.strip():
-            edit = pages.append(current, entry, section)
+        old = None if keep_both else supersede.find(current, text)
+        if old is not None:
+            edit = _replace_line(current, old[0], entry)
+            message = f"mem: remember {_subject(text)} (replaces: {_subject(old[1].strip())})"
         else:
-            edit = pages.append(pages.new_page(rel, ""), entry, section)
-        written = commit_page(nb, rel, edit.text, f"mem: remember {_subject(text)}", "remember", edit)
+            edit = pages.append(current if current.strip() else pages.new_page(rel, ""), entry, section)
+            message = f"mem: remember {_subject(text)}"
+        written = commit_page(nb, rel, edit.text, message, "remember", edit)
     written.category, written.section = cat, section
+    if old is not None and written.commit:
+        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written
+
+
+def _replace_line(page: str, number: int, entry: str) -> pages.Edit:
+    """The page with line `number` replaced by the entry, keeping the old line's indentation."""
+    lines = page.split("\n")
+    indent = lines[number - 1][:len(lines[number - 1]) - len(lines[number - 1].lstrip())]
+    new = [indent + ln for ln in entry.split("\n")]
+    lines[number - 1:number] = new
+    return pages.Edit("\n".join(lines), number, number + len(new) - 1)
 
 
 def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
