@@ -105,3 +105,14 @@ def test_review_drops_a_proposal_without_touching_the_pages(mem: Mem) -> None:
     assert mem.git("rev-parse", "HEAD").strip() == head and "wrong guess" not in (mem.path / "knowledge/facts.md").read_text()
     assert c.get("/api/review").json()["proposals"] == []
     assert c.post("/review/drop", data={"csrf": csrf(c)}).status_code == 400  # nothing chosen
+
+
+def test_search_shows_the_fact_and_its_confidence_not_the_raw_note(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    page = client(mem).get("/search?q=who+likes+jazz").text
+    hit = page.split('<li class="hit">', 1)[1].split("</li>", 1)[0]
+    assert 'href="/page/knowledge/facts.md?lines=3-3"' in hit
+    # the engine's hit confidence: the lowest of the learned facts in the hit's chunk (Carol's 0.30)
+    assert '<span class="dot low" aria-hidden="true"></span> <span class="label">low confidence 0.30</span>' in hit
+    assert '<pre class="fact-text">- Bob likes jazz</pre>' in hit and "gitmem: inferred" not in hit
