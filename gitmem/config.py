@@ -95,7 +95,8 @@ class Settings:
 
     def chunker_signature(self) -> str:
         """Changes whenever chunking would produce different chunks."""
-        return f"v1:{self.max_chars}:{self.overlap_chars}"
+        # v2: forgotten lines blanked before a page is cut; private read from bad frontmatter
+        return f"v2:{self.max_chars}:{self.overlap_chars}"
 
     def layout_signature(self) -> str:
         """Changes whenever the set of notes or their groups would differ."""

@@ -122,6 +122,29 @@ def python_in_subprocess(code: str, cwd: Path) -> subprocess.CompletedProcess[st
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
 
 
+def live_git_holding_index_lock(repo: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """A real `git commit` that holds .git/index.lock while its pre-commit hook sleeps (returns
+    once the lock is there). The hook is removed when it has run."""
+    import time
+
+    held = repo / "held-by-git.txt"
+    held.write_text("a file a person edits\n")
+    git(repo, "add", "held-by-git.txt")
+    git(repo, "commit", "-q", "-m", "a person's file")
+    held.write_text("an edit\n")
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(f"#!/bin/sh\nsleep {seconds}\nrm -f -- \"$0\"\n")
+    hook.chmod(0o755)
+    # `commit -a` holds index.lock while its hooks run
+    proc = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "a person's commit"], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not (repo / ".git" / "index.lock").exists():
+        assert proc.poll() is None, "git ended before it took index.lock"
+        time.sleep(0.01)
+    return proc
+
+
 @pytest.fixture
 def network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every attempt to reach the network in this process, and every model load that may download

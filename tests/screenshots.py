@@ -18,7 +18,7 @@ SHOTS = [("web-home.png", "", None), ("web-pages.png", "browse", None),
          ("web-page.png", "page/projects/apollo.md", None), ("web-edit.png", "edit/projects/apollo.md", None),
          ("web-search.png", "search?q=when+does+apollo+ship", None),
          ("web-history.png", "history/projects/apollo.md", None), ("web-status.png", "status?model=1", None),
-         ("web-phone.png", "search?q=Sarah+phone&mode=keyword", (390, 760))]
+         ("web-facts.png", "facts", None), ("web-phone.png", "search?q=Sarah+phone", (390, 760))]
 
 
 def sample(path: Path) -> None:
@@ -33,6 +33,13 @@ def sample(path: Path) -> None:
     mem("write", "projects/apollo.md", "--", "---\ntags: [project]\ntype: plan\n---\n# Apollo\n\n## Status\n\nOn track.\n\n"
                                        "## Decisions\n\n- Ship on Friday\n- Sarah owns the launch checklist\n")
     mem("daily", "Called Sarah about the Apollo launch timeline")
+    (path / "knowledge").mkdir(exist_ok=True)
+    (path / "knowledge" / "people.md").write_text(
+        "# People\n\n- Bob plays bass in a jazz trio <!-- gitmem: inferred 0.70 from sessions/2026-11-20-1200-ab12cd34.md -->\n"
+        "- Carol may move to Lisbon <!-- gitmem: inferred 0.40 from sessions/2026-11-20-1200-ab12cd34.md -->\n"
+        "- Alice leads the Apollo design review\n")
+    subprocess.run(["git", "add", "-A"], cwd=path, check=True)
+    subprocess.run(["git", "commit", "-qm", "people"], cwd=path, check=True)
     mem("write", "projects/apollo.md", "--section", "Status", "--replace", "Slipped a week: ships on the 14th.")
     mem("session", "save", "--chat", "42", "--agent", "helper", "-",
         stdin="user: when does apollo ship?\nassistant: On the 14th, after the slip.\n")

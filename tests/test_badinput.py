@@ -105,6 +105,11 @@ def test_odd_repository_states(mem: Mem, state: str) -> None:
         assert (mem.path / "knowledge/facts.md").read_text() == before  # untouched, as documented
         assert one_line(mem("daily", "x", code=None)).startswith("error: a merge is in progress")
         return
+    if state == "detached HEAD":  # a commit on no branch would be left behind: refused (docs/git.md)
+        assert one_line(result).startswith("error: HEAD is detached (no branch is checked out)")
+        assert (mem.path / "knowledge/facts.md").read_text() == before
+        mem.git("switch", "-q", "-c", "here")  # making a branch is how to ask for it
+        result = mem("remember", "Bikes go in the shed", code=None)
     assert result.exit_code == 0, result.output
     assert mem.git("log", "-1", "--format=%s").strip() == "mem: remember Bikes go in the shed"
     assert "Bikes go in the shed" in mem.git("show", "HEAD:knowledge/facts.md")

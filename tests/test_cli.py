@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -84,7 +85,8 @@ def test_click_is_only_imported_by_the_cli() -> None:
 
     package = Path(__file__).resolve().parent.parent / "gitmem"
     users = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py") if "import click" in p.read_text())
-    assert users == ["cli/agent.py", "cli/common.py", "cli/find.py", "cli/indexing.py", "cli/main.py", "cli/notes.py", "cli/web.py"]
+    assert [u for u in users if not u.startswith("cli/")] == []
+    assert {"cli/agent.py", "cli/common.py", "cli/consolidation.py", "cli/main.py", "cli/notes.py", "cli/web.py"} <= set(users)
     assert isinstance(cli, click.Group)
 
 
@@ -102,7 +104,7 @@ def test_no_arguments_prints_the_short_usage_and_exits_0(mem: Mem) -> None:
     result = mem(code=0)
     lines = result.stdout.splitlines()
     assert lines[0] == "usage: git mem <command> [<options>] [<args>]" and result.stderr == ""
-    assert "   remember   Store a fact on the right page, as one commit." in lines
+    assert any(re.fullmatch(r"   remember +Store a fact on the right page, as one commit\.", line) for line in lines)
     assert not any(line.lstrip().startswith(("manpage", "merge-driver")) for line in lines)  # hidden ones
 
 

@@ -1,4 +1,5 @@
 import json
+import re
 import os
 import subprocess
 import sys
@@ -199,3 +200,35 @@ def test_a_binary_always_on_file_is_left_out_not_fatal(mem) -> None:
     out = mem.json("context", "--date", "2026-02-20")
     assert [p["path"] for p in out["parts"]] == ["reference/contacts.md"]
     assert [o["path"] for o in out["omitted"]] == ["reference/photo.md"]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_private_frontmatter_with_a_yaml_error_stays_private(mem: Mem, monkeypatch) -> None:
+    """`title: Therapy: session notes` is a YAML error; the page says private: it stays out of the
+    context and the index (an index built before this rule loses its text), and status names it."""
+    from gitmem.index import blobs
+
+    mem.write("USER.md", "---\ntitle: Therapy: session notes\nprivate: true\n---\n# User\n\nThe quokkatherapy notes\n")
+    mem.write("knowledge/odd.md", "---\ntitle: Odd: but public\n---\n# Odd\n\nThe wombatpublic page\n")
+    mem.commit("pages")
+    with monkeypatch.context() as patched:  # the index as the old rule built it: text indexed
+        patched.setattr(blobs, "MENTIONS_PRIVATE", re.compile("(?!x)x"))
+        mem("index")
+    state = mem.path / ".git" / "gitmem"
+    assert b"quokkatherapy" in b"".join(p.read_bytes() for p in state.iterdir() if p.is_file())
+    from gitmem.index.db import connect, set_meta
+
+    conn = connect(state / "index.db")
+    set_meta(conn, "chunker", "v1:1600:320")  # what that index was built with
+    conn.close()
+    out = mem.json("context", "--date", DAY)
+    assert "quokkatherapy" not in out["text"]
+    assert {"path": "USER.md", "chars": 84, "reason": "private: true in its frontmatter"} in out["omitted"]
+    assert mem.json("recall", "--mode", "keyword", "quokkatherapy")["results"] == []
+    assert mem.json("recall", "--mode", "keyword", "wombatpublic")["results"][0]["path"] == "knowledge/odd.md"
+    mem("index")
+    assert b"quokkatherapy" not in b"".join(p.read_bytes() for p in state.iterdir() if p.is_file())
+    status = mem.json("status", "--no-model")
+    assert status["unparsed_frontmatter"] == ["USER.md", "knowledge/odd.md"]
+    assert "frontmatter: YAML cannot read it in 2 page(s), taken as private if it mentions private: USER.md, " \
+           "knowledge/odd.md" in mem("status", "--no-model").stdout

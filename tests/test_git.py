@@ -1,12 +1,13 @@
 import os
-import threading
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from gitmem.errors import NotARepo
-from gitmem.gitops.git import Git, blob_id
-from tests.conftest import git
+from gitmem.gitops.git import Git, IndexLocked, blob_id
+from tests.conftest import git, live_git_holding_index_lock
 
 ODD = ["with space.md", "new\nline.md", "-leading-dash.md", "glob*[x]?.md", "ünï/页.md", ":(top)magic.md"]
 
@@ -67,20 +68,34 @@ def test_leaky_hook_variables_are_stripped(repo: Path, monkeypatch: pytest.Monke
 
 
 def test_index_lock_contention_is_retried(repo: Path) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     g = Git.find(repo)
+    person = live_git_holding_index_lock(repo, 0.6)  # a running git holds the lock: wait for it
+    (repo / "a.md").write_text("a")
+    try:
+        g.commit(["a.md"], "after the lock")
+    finally:
+        person.wait()
+    assert git(repo, "log", "--format=%s") == "after the lock\na person's commit\na person's file\nstart\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_stale_index_lock_is_named_at_once(repo: Path) -> None:
+    """A lock no running git holds (a killed git left it) is said at once, with a fix that works."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     lock = repo / ".git" / "index.lock"
     lock.write_text("")
-    released = threading.Event()
-
-    def release() -> None:
-        lock.unlink()
-        released.set()
-
-    threading.Timer(0.5, release).start()
     (repo / "a.md").write_text("a")
-    g.commit(["a.md"], "after the lock")
-    assert released.is_set()  # the commit waited for the lock to go (the behaviour, not a clock)
-    assert git(repo, "log", "--format=%s") == "after the lock\n"
+    g = Git.find(repo)
+    started = time.monotonic()
+    with pytest.raises(IndexLocked) as err:
+        g.commit(["a.md"], "blocked")
+    assert time.monotonic() - started < 5  # not the 14 s of retries
+    assert "is left over from a git that stopped" in err.value.message
+    assert err.value.hint == f"remove it, then run the command again: rm -f {lock}"
+    subprocess.run(["sh", "-c", err.value.hint.split(": ", 1)[1]], cwd=repo, check=True)  # the fix works
+    g.commit(["a.md"], "after the fix")
+    assert git(repo, "log", "-1", "--format=%s") == "after the fix\n"
 
 
 def test_not_a_repo(tmp_path: Path) -> None:
@@ -127,3 +142,54 @@ def test_log_parsing_survives_control_characters_in_names(repo: Path) -> None:
     assert sorted(c.path for c in log[0].changes) == sorted(names)
     assert [c.path for c in log[1].changes] == ["plain.md"]
     assert g.describe("HEAD").subject == "second"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("config, env, author, committer, fallback", [
+    ("", {"GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@example.com",
+          "GIT_COMMITTER_NAME": "Cy", "GIT_COMMITTER_EMAIL": "cy@example.com"},
+     "Ann <ann@example.com>", "Cy <cy@example.com>", False),
+    ("[user]\n\tname = Conf Name\n", {"GIT_AUTHOR_EMAIL": "ann@example.com", "GIT_COMMITTER_EMAIL": "cy@example.com"},
+     "Conf Name <ann@example.com>", "Conf Name <cy@example.com>", False),
+    ("", {"GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@example.com"},
+     "Ann <ann@example.com>", "gitmem <gitmem@localhost>", True),
+    ("[user]\n\tname = Conf Name\n", {}, "Conf Name <gitmem@localhost>", "Conf Name <gitmem@localhost>", True),
+])
+def test_identity_follows_git(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: str,
+                              env: dict[str, str], author: str, committer: str, fallback: bool) -> None:
+    """GIT_AUTHOR_*/GIT_COMMITTER_* and user.* as git itself reads them; gitmem's fallback fills
+    only what git would lack."""
+    cfg = tmp_path / "partial.gitconfig"
+    cfg.write_text(config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (repo / "a.md").write_text("a")
+    g = Git.find(repo)
+    _, used = g.commit(["a.md"], "m")
+    (repo / "b.md").write_text("b")
+    _, used_too = g.commit_files({"b.md": b"b"}, "n")
+    assert used == used_too == fallback
+    for rev in ("HEAD", "HEAD~1"):
+        assert git(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", rev) == f"{author}|{committer}\n"
+
+
+def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.errors import GitFailed
+    from gitmem.gitops.git import IndexNotUpdated
+
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    g = Git.find(repo)
+
+    def fail(*args: object) -> None:
+        raise GitFailed("git update-index failed: index.lock held")
+
+    monkeypatch.setattr(Git, "_restage", fail)
+    with pytest.raises(IndexNotUpdated) as err:
+        g.commit_files({"a.md": b"a\n"}, "mem: a")
+    head = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    assert err.value.message.startswith(f"committed {head}, but git's index could not be updated")
+    assert err.value.hint.endswith("run: git reset -q -- a.md")
+    assert git(repo, "log", "-1", "--format=%s") == "mem: a\n"

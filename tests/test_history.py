@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -218,20 +220,93 @@ def test_history_is_sound_over_generated_histories(data: st.DataObject) -> None:
     only lived inside a merged branch is reachable with --at, not --history);
     current results are where they say, superseded ones at their revision, and
     the commit said to have changed them did remove one of their lines."""
+    with generated(data) as (repo, index, tokens):
+        now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
+        on_chain = chain_tokens(repo)
+        for token in tokens:
+            if token in on_chain:
+                check_history(repo, index, token, token in now)
+            else:
+                assert query(index, token, views.history()) == []
+
+
+@contextmanager
+def generated(data: st.DataObject) -> Iterator[tuple[Path, Index, list[str]]]:
+    """A generated history, indexed: (repo, index, every token it ever used)."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         history = Generated(data.draw)
         history.build(repo)
-        now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
-        on_chain = chain_tokens(repo)
         index = Index(open_notebook(repo))
         try:
             index.sync()
-            for n in range(1, history.counter + 1):
-                token = f"tok{n:04d}x"
-                if token in on_chain:
-                    check_history(repo, index, token, token in now)
-                else:
-                    assert query(index, token, views.history()) == []
+            yield repo, index, [f"tok{n:04d}x" for n in range(1, history.counter + 1)]
         finally:
             index.close()
+
+
+def blamed_commit(repo: Path, rev: str | None, path: str, start: int, end: int) -> set[str]:
+    """The commits `git blame` names for lines start..end of `path` at `rev` (None: the work tree)."""
+    out = git(repo, "blame", "--porcelain", "-L", f"{start},{end}", *([rev] if rev else []), "--", path)
+    return {line.split()[0] for line in out.splitlines() if re.match(r"^[0-9a-f]{40} \d+ \d+", line)}
+
+
+def check_facts(repo: Path, index: Index, token: str) -> int:
+    """Each hit's fact holds the token; a past fact is at its lines at SINCE (as blame saw it
+    there) and at its revision, and CHANGED_BY's page no longer holds it; a current fact cites
+    the commit git blame names. Returns how many past facts were checked."""
+    past = 0
+    for hit in query(index, token, views.history()):
+        fact = hit.fact
+        assert fact is not None and token in fact.text
+        lines = fact.lines["start"], fact.lines["end"]
+        assert hit.lines["start"] <= lines[0] <= lines[1] <= hit.lines["end"]
+        if hit.current:
+            page = show(repo, hit.revision, hit.path) if hit.revision else (repo / hit.path).read_text()
+            assert "\n".join(page.split("\n")[lines[0] - 1:lines[1]]) == fact.text
+            assert blamed_commit(repo, hit.revision or "HEAD", hit.path, *lines) == {fact.commit}
+            continue
+        past += 1
+        assert hit.since == fact.commit == hit.commit
+        at_since = show(repo, hit.since, fact.blamed["path"]).split("\n")
+        assert "\n".join(at_since[fact.blamed["lines"]["start"] - 1:fact.blamed["lines"]["end"]]) == fact.text
+        at_rev = show(repo, hit.revision, hit.path).split("\n")
+        assert "\n".join(at_rev[lines[0] - 1:lines[1]]) == fact.text
+        assert blamed_commit(repo, hit.revision, hit.path, *lines) == {hit.since}
+        change = hit.changed_by
+        after = git(repo, "ls-tree", change["commit"], "--", change["path"]) and show(repo, change["commit"],
+                                                                                       change["path"])
+        assert fact.text not in after.split("\n"), f"{change['commit'][:7]} still holds {fact.text!r}"
+        assert hit.until == change["date"]
+    return past
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_history_facts_agree_with_git_blame_and_show(data: st.DataObject) -> None:
+    """Over generated histories (edits, deletes, renames, merges): every token's facts, current
+    and past, are where they say, with the commits git blame and git show agree on."""
+    with generated(data) as (repo, index, tokens):
+        on_chain = chain_tokens(repo)
+        for token in tokens:
+            if token in on_chain:
+                check_facts(repo, index, token)
+
+
+def test_a_changed_phone_is_one_past_fact_with_since_until_and_changed_by(mem: Mem) -> None:
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen phone: 555-1234\n")
+    added = mem.commit("Sarah's number")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob: 555-0000\n- Sarah Chen phone: 555-1234\n- Hand note\n")
+    mem.commit("Bob and a hand note")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob: 555-0000\n- Sarah Chen phone: 555-9999\n- Hand note\n")
+    changed = mem.commit("Sarah's new number")
+    results = mem.json("recall", "--mode", "keyword", "--history", "Sarah phone")["results"]
+    past = [r for r in results if not r["current"]]
+    assert len(past) == 1
+    old = past[0]
+    assert old["fact"]["text"] == "- Sarah Chen phone: 555-1234"
+    assert old["since"] == added and old["changed_by"]["commit"] == changed
+    assert mem.git("show", f"{old['revision']}:reference/contacts.md").split("\n")[old["fact"]["lines"]["start"] - 1] \
+        == "- Sarah Chen phone: 555-1234"
+    now = [r for r in results if r["current"]]
+    assert now[0]["fact"]["text"] == "- Sarah Chen phone: 555-9999" and now[0]["fact"]["commit"] == changed

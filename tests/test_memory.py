@@ -147,7 +147,11 @@ def test_a_corrected_fact_is_not_a_duplicate(mem: Mem, old: str, new: str) -> No
     first = mem.json("remember", old)
     out = mem.json("remember", new)
     assert out["action"] == "remember", out
-    assert new in (mem.path / out["path"]).read_text() and old in (mem.path / first["path"]).read_text()
+    page = (mem.path / out["path"]).read_text()
+    # an update of the same attribute replaces the old line (supersede.py); anything else keeps both
+    replaced = out["replaced"] is not None
+    assert replaced == ("moved to" in old or "phone" in old)
+    assert new in page and (old in (mem.path / first["path"]).read_text()) != replaced
 
 
 @pytest.mark.parametrize("text", ["Ship Apollo on 2026-03-14", "Meeting moved to 2026-03-14 at 10:00",
@@ -161,6 +165,23 @@ def test_a_dotted_page_name_is_still_a_note(mem: Mem) -> None:
     assert out["path"] == "people/j.smith.md"
     hits = mem.json("recall", "--mode", "keyword", "bassoon")["results"]
     assert [h["path"] for h in hits] == ["people/j.smith.md"]
+
+
+def test_the_fallback_identity_note_is_printed_once(mem: Mem, monkeypatch, tmp_path) -> None:
+    empty = tmp_path / "empty.gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    first = mem("remember", "A fact with no author")
+    assert first.stdout.count("no git identity is configured") == 1
+    second = mem.json("remember", "Another fact with no author")
+    assert second["identity"] == "gitmem <gitmem@localhost>" and second["hint"] is None
+    assert "no git identity" not in mem("daily", "An entry with no author").stdout
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Ann")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "ann@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Ann")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "ann@example.com")
+    assert mem.json("remember", "A fact by Ann")["identity"] is None
+    assert mem.git("log", "-1", "--format=%an <%ae>") == "Ann <ann@example.com>\n"
 
 
 def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:

@@ -85,7 +85,8 @@ def test_filters_apply_before_ranking(mem: Mem) -> None:
 
 def test_json_schema(corpus: Mem) -> None:
     out = corpus.json("recall", "timeline")
-    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view"}
+    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view", "evidence"}
+    assert set(out["evidence"]) == {"keyword", "semantic", "confidence"}
     assert out["view"] == {"kind": "live"}
     assert out["semantic"] is True and out["mode"] == "hybrid"
     hit = out["results"][0]
@@ -105,11 +106,13 @@ def test_human_output_is_grouped(corpus: Mem) -> None:
     out = corpus("recall", "--mode", "keyword", "Sarah tomatoes").stdout
     expected = (
         "NOTEBOOK (1)\n"
-        f"  knowledge/garden.md:1-3 .................... 1.00  ({head} {day})\n"
-        "    # Garden The tomatoes need watering twice a week in summer.\n"
+        f"  knowledge/garden.md:3 ...................... 0.40  ({head} {day})\n"  # one of the two words
+        "    Garden\n"
+        "      The tomatoes need watering twice a week in summer.\n"
         "DAILY (1)\n"
-        f"  daily/2026-02-20.md:1-3 .................... 0.SCORE  ({head} {day})\n"
-        "    # Daily Log — 2026-02-20 ## 10:00 — Called Sarah about the timeline\n")
+        f"  daily/2026-02-20.md:3 ...................... 0.SCORE  ({head} {day})\n"
+        "    Daily Log — 2026-02-20\n"
+        "      ## 10:00 — Called Sarah about the timeline\n")
     assert re.fullmatch(re.escape(expected).replace("SCORE", r"\d\d"), out), out
 
 

@@ -11,7 +11,7 @@ from gitmem.cli.main import cli
 from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
-TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "forget"]
+TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget"]
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
 RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
            "end": "to"}
@@ -77,7 +77,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
                                         "e.g. date=2026-02-20)"),
-    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, log, recall, remember, search, write)"),
+    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, log, recall, remember, search, why, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
     assert handler(mem).call(name, args) == (False, error)
@@ -180,9 +180,9 @@ def test_text_recall_marks_provenance_on_every_snippet(mem: Mem) -> None:
     headers = [ln for ln in out if ln.startswith("  ") and not ln.startswith("    ")]
     head = mem.git("rev-parse", "--short=7", "HEAD").strip()
     today = date.today().isoformat()
-    assert len(headers) == 2 and len(out) == 5  # group line, then header + snippet per hit
+    assert len(headers) == 2 and len(out) == 7  # group line, then header, heading path and fact per hit
     assert {re.sub(r" \.+ \d\.\d\d ", " … ", h) for h in headers} == {
-        f"  knowledge/facts.md:1-3 …  ({head} {today})", f"  knowledge/car.md:1-3 …  (uncommitted, {today})"}
+        f"  knowledge/facts.md:3 …  ({head} {today}, remember)", f"  knowledge/car.md:3 …  (uncommitted, {today})"}
 
 
 def test_history_options_and_log_through_mcp(mem: Mem) -> None:
@@ -218,7 +218,7 @@ def test_forget_through_mcp(mem: Mem) -> None:
 def test_every_tool_says_whether_it_reads_or_destroys(tool: server.Tool) -> None:
     """Paper cut 5: MCP tool annotations. Reads are read-only; forget (and write, which can
     replace a page) are destructive; nothing reaches outside the notebook."""
-    reads = {"context", "get", "recall", "search", "log"}
+    reads = {"context", "get", "recall", "search", "log", "why"}
     assert tool.hints["readOnlyHint"] is (tool.name in reads)
     assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write"})
     assert tool.hints["openWorldHint"] is False

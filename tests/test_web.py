@@ -129,7 +129,8 @@ def test_search_groups_results_like_the_cli(notes: Mem) -> None:
     assert link
     shown = client(notes).get(link.group(1).replace("&amp;", "&")).text
     excerpt = shown.split('<section class="excerpt"', 1)[1].split("</section>", 1)[0]
-    assert f"Lines {link.group(2)}-{link.group(3)} of " in excerpt and "- Sarah&#39;s phone is 555-1234" in excerpt
+    span = link.group(2) if link.group(2) == link.group(3) else f"{link.group(2)}-{link.group(3)}"
+    assert f"Lines {span} of " in excerpt and "- Sarah&#39;s phone is 555-1234" in excerpt
     none = client(notes).get("/search?q=zebra&mode=keyword").text
     assert "No good match for “zebra”" in none
     tagged = client(notes).get("/search?q=Friday+Sarah&mode=keyword&tag=project").text
@@ -301,6 +302,17 @@ def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     local = TestClient(create_app(notes.path, {"127.0.0.1", "localhost"}), base_url="http://127.0.0.1:8765")
     assert local.get("/").status_code == 200
     assert local.get("/", headers={"Host": "localhost:8765"}).status_code == 200
+
+
+def test_allowed_host_names_follow_the_bound_address() -> None:
+    import socket
+
+    from gitmem.web.security import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1") == {"127.0.0.1", "localhost", "::1"}
+    assert allowed_hosts("192.0.2.7", ("notes.lan:8765",)) == {"192.0.2.7", "notes.lan"}
+    wildcard = allowed_hosts("0.0.0.0")
+    assert {"localhost", "127.0.0.1", socket.gethostname().lower()} <= wildcard and "evil.example" not in wildcard
 
 
 @pytest.mark.tally("bad-input/fault matrix")

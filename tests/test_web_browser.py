@@ -172,7 +172,8 @@ def test_keyboard_focus_and_phone_width(served: Served, page) -> None:
         .filter(e => !e.labels.length && !e.getAttribute('aria-label')).length""")
     assert unlabelled == 0
     page.set_viewport_size({"width": 360, "height": 740})
-    for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status"):
+    for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status", "facts",
+                 "review"):
         page.goto(served.url + path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)
@@ -207,3 +208,22 @@ def test_rebuild_from_the_status_page_reports_progress_until_done(served: Served
     status.get_by_text("Rebuilt at").wait_for(timeout=120_000)  # htmx polls /rebuild every second
     assert re.search(r"\d+ commits, \d+ chunks", status.inner_text())
     assert page.url.endswith("/status")  # updated in place, no page load
+
+
+def test_facts_confirm_and_forget_from_the_facts_page(served: Served, page) -> None:
+    mem = served.mem
+    mem.write("knowledge/people.md", "# People\n\n- Bob plays bass <!-- gitmem: inferred 0.70 from sessions/s.md -->\n"
+                                     "- Carol moved to Lisbon\n")
+    mem.commit("people")
+    page.goto(served.url + "facts")
+    bob = page.locator(".fact", has_text="Bob plays bass")
+    assert bob.locator(".label").inner_text() == "medium 0.70 · inferred"
+    assert bob.locator(".dot.medium").count() == 1
+    bob.get_by_role("button", name="Confirm knowledge/people.md:3").click()
+    assert "saved in" in page.locator(".flash").inner_text()
+    assert "confirmed " in (mem.path / "knowledge/people.md").read_text().split("\n")[2]
+    page.locator(".fact", has_text="Carol moved").get_by_role("button", name="Forget knowledge/people.md:4").click()
+    assert "knowledge/people.md:4" in page.locator(".spots").inner_text()
+    assert "Carol" in (mem.path / "knowledge/people.md").read_text()  # asked first
+    page.get_by_role("button", name="Yes, forget it").click()
+    assert "Carol" not in (mem.path / "knowledge/people.md").read_text()

@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 from . import context
 from .. import dates, records
-from ..notes import forget, memory
-from ..search import engine as search, timeline
+from ..notes import forget, memory, trailers
+from ..search import engine as search, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, log_bug
 from ..notebook import Notebook
@@ -98,7 +98,7 @@ def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any
         since, until = dates.date_range(a.get("since"), a.get("from"), a.get("to"), a.get("date"))
         query = search.Query(a["query"], a.get("mode", "hybrid"), chosen, a.get("limit"), a.get("min_score"),
                              tuple(a.get("tags") or ()), a.get("type"), a.get("at"), a.get("history", False),
-                             since, until, a.get("by", "auto"))
+                             since, until, a.get("by", "auto"), served=True)
         return search.run(nb, query)
     return run
 
@@ -111,16 +111,18 @@ TOOLS: list[Tool] = [
           "flush": boolean("Return the pre-compaction reminder instead.")},
          (), lambda nb, a: context.run(nb, a.get("date"), a.get("flush", False)), READ_ONLY),
     Tool("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
-         "commit. A fact the notebook already holds is not stored twice. Secrets and instruction-like text are "
+         "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
+         "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
          "refused.",
          {"text": string("The fact, in one or a few sentences."),
           "to": string("Store it on this page (notebook-relative path)."),
           "section": string("Under this H2 section of the page."),
           "category": choice("Route by category instead of guessing.", CATEGORIES),
-          "force": boolean("Store it even if the notebook already says it.")},
+          "force": boolean("Store it even if the notebook already says it."),
+          "keep_both": boolean("Add it even if it updates a line of the page (keep the old one).")},
          ("text",),
          lambda nb, a: memory.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
-                                       a.get("force", False)), ADDS),
+                                       a.get("force", False), keep_both=a.get("keep_both", False)), ADDS),
     Tool("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
          "what happened, progress, open threads.",
          {"text": string("The entry; its first line becomes the heading.")},
@@ -157,6 +159,10 @@ TOOLS: list[Tool] = [
           "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
          (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
                                         a.get("limit")), READ_ONLY),
+    Tool("why", "Where the fact on a line came from: the commit that last changed it (git blame), the one that "
+         "introduced it, and what made each (the gitmem verb, agent, session or MCP client). " + DATA_NOTE,
+         {"path": string("PATH:LINE, e.g. reference/contacts.md:3.")},
+         ("path",), lambda nb, a: why.why(nb, a["path"]), READ_ONLY),
     Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
          "asks you to forget it. At most 3 lines on one page a call: name the fact's exact words or PATH:LINE. "
          "Git history still holds it; the result says so.",
@@ -173,6 +179,7 @@ class Handler:
         self.nb = nb
         self.tools = {t.name: t for t in (tools or TOOLS)}
         self._lock = threading.Lock()
+        self.client: str | None = None  # the MCP client's name and version, from its initialize request
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[bool, Any]:
         """(ok, data): data is the --json value, or the error text for a failed call."""
@@ -182,7 +189,7 @@ class Handler:
         args = lenient(tool, dict(arguments or {}))
         try:
             check(tool, args)
-            with self._lock:
+            with self._lock, trailers.client(self.client):
                 return True, records.jsonable(tool.run(self.nb, args))
         except GitmemError as exc:
             return False, f"error: {for_agents(exc.line())}"
@@ -270,6 +277,13 @@ def check(tool: Tool, args: dict[str, Any]) -> None:
                          f"see the input schema of {tool.name} in tools/list")
 
 
+def client_name(ctx: Any) -> str | None:
+    """'NAME VERSION' of the MCP client, from its initialize request (None if it gave none)."""
+    info = getattr(getattr(getattr(ctx, "session", None), "client_params", None), "client_info", None)
+    name = getattr(info, "name", None)
+    return f"{name} {getattr(info, 'version', '') or ''}".strip() if name else None
+
+
 MCP_REQUIREMENTS = ("mcp>=2.3", "jsonschema>=4")  # the [mcp] extra in pyproject.toml
 
 
@@ -312,6 +326,7 @@ async def _serve(nb: Notebook) -> None:
                                             for t in handler.tools.values()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        handler.client = handler.client or client_name(ctx)
         ok, data = await anyio.to_thread.run_sync(handler.call, params.name, params.arguments)
         text = wire(data) if ok else data
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=not ok,

@@ -80,6 +80,7 @@ class Saved:
     commit: str | None
     hint: str | None = None
     notes: list[str] = field(default_factory=list)
+    consolidation: Any = None  # session save --consolidate: the run (agent/consolidate.py)
 
 
 @dataclass
@@ -350,5 +351,5 @@ def remove(nb: Notebook, chat: str) -> Removed:
                                   "check the id (the 'chat:' line of the session file's header); "
                                   "find sessions with: git mem search --in sessions WORDS")
         message = f"mem: session rm {_short(chat)}"
-        commit = delete(nb, rel, message)
+        commit = delete(nb, rel, message, "session rm")
     return Removed("session rm", chat, rel, commit, message)

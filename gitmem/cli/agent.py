@@ -53,10 +53,12 @@ def session() -> None:
 @click.option("--hook", is_flag=True,
               help="Read an agent hook's JSON on stdin and save the transcript it names (Claude Code).")
 @click.option("--private", is_flag=True, help="A private chat: save nothing.")
+@click.option("--consolidate", "then_consolidate", is_flag=True,
+              help="Then consolidate this session through the LLM (see git mem consolidate).")
 @guard_option
 @json_option
 def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str, hook: bool, private: bool,
-                 allow: bool, as_json: bool) -> None:
+                 then_consolidate: bool, allow: bool, as_json: bool) -> None:
     """Save a chat transcript as a session file, as one commit.
 
     The file is sessions/YYYY-MM-DD-HHMM-XXXXXXXX.md (flat layout: memory/...),
@@ -71,6 +73,7 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
       git mem session save ~/.claude/projects/x/abc.jsonl
       printf 'user: hi\\nassistant: hello\\n' | git mem session save --chat 7
       git mem session save --hook           as a Claude Code SessionEnd hook
+      git mem session save --hook --consolidate   ... and propose what it learned
       git mem session save --private        saves nothing
     """
     from . import output
@@ -83,7 +86,12 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
         raw, hook_chat = sessions.from_hook(sys.stdin.read())
     else:
         raw, hook_chat = _read_input(file), None
-    result = sessions.save(notebook(), raw, chat or hook_chat, agent, fmt, private, allow)
+    nb = notebook()
+    result = sessions.save(nb, raw, chat or hook_chat, agent, fmt, private, allow)
+    if then_consolidate and result.path:
+        from ..agent import consolidate as consolidation
+
+        result.consolidation = consolidation.after_save(nb, result.path)
     show(result, as_json, output.session_saved)
 
 

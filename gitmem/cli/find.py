@@ -19,7 +19,8 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int |
     from ..search import engine as search
 
     since, until = dates.date_range(since, start, end, day)
-    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by)
+    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
+                         served=True)
     show(search.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
          as_json, output.results)
 
@@ -32,8 +33,13 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
 
     Results are grouped: notebook pages first, then daily logs, then documents
     (PDF, DOCX, HTML, text files; a PDF hit names its page: manual.pdf#p12:3-8),
-    each ranked by score (0-1). Sessions are left out; use 'git mem search --in
-    sessions'. search.recall in .gitmem.toml changes which groups recall reads.
+    each ranked by score (0-1, one scale in every mode). Each names the fact that
+    answers: the list item, line or paragraph, under its heading path, with its
+    lines (git mem get PATH:LINES prints it) and the commit git blame names for
+    them. With nothing relevant: no good match, and a note (--min-score 0 shows
+    the closest anyway). Sessions are left out; when they would answer, a note
+    says so; use 'git mem search --in sessions'. search.recall in .gitmem.toml
+    changes which groups recall reads.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).
@@ -110,4 +116,26 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
     show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline)
 
 
-COMMANDS = [recall, search, log_command]
+@click.command()
+@click.argument("spec", metavar="PATH:LINE")
+@json_option
+def why(spec: str, as_json: bool) -> None:
+    """Where the fact on a line came from: who wrote it, when, and what made it.
+
+    The fact is the list item, line or paragraph holding LINE. Last changed by:
+    the commit git blame names for its lines (the newest of them). Introduced
+    by: the oldest commit git log -L finds for them. For commits gitmem made,
+    what made them (the verb; the agent, session or MCP client when known).
+
+    \b
+    Examples:
+      git mem why reference/contacts.md:3
+      git mem why knowledge/facts.md:12 --json
+    """
+    from . import output
+    from ..search import why as explain
+
+    show(explain.why(notebook(), spec), as_json, output.why)
+
+
+COMMANDS = [recall, search, log_command, why]

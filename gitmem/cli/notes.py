@@ -52,10 +52,11 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
 @click.option("--category", type=click.Choice(CATEGORIES),
               help="Route by category instead of guessing from the text.")
 @click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
+@click.option("--keep-both", is_flag=True, help="Add it even if it updates a line of the page (keep the old one).")
 @guard_option
 @json_option
 def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
-             force: bool, allow: bool, as_json: bool) -> None:
+             force: bool, keep_both: bool, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
     Routing, first match wins: shopping (buy, out of, pick up) ->
@@ -66,12 +67,17 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
     anything else -> knowledge/facts.md (flat layout: sections of
     MEMORY.md). --category or --to overrides it. A fact the notebook
     already holds is not stored twice.
+    A fact that updates a line of its page (the same person's phone, address or
+    birthday with another value; a preference that flips) replaces that line in
+    the same commit and says so; --keep-both keeps the old line too.
     Secrets and instruction-like text are refused, with the reason.
 
     \b
     Examples:
       git mem remember "Sarah Chen's phone is 555-1234"
       git mem remember --category preference "Prefers tea over coffee"
+      git mem remember "Sarah Chen's phone is 555-9999"     replaces her old number
+      git mem remember --keep-both "Sarah's phone is 555-0000"
       git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
       echo "a longer fact" | git mem remember -
     """
@@ -80,7 +86,7 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
 
     nb = notebook()
     result = memory.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
-                             force, allow)
+                             force, allow, keep_both)
     show(result, as_json, output.written)
 
 

@@ -15,6 +15,7 @@ from ..config import GROUPS
 from ..records import to_json
 
 LEADER_COLUMN = 46
+LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source and confidence, shown apart
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
@@ -57,7 +58,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.append(f"    {hit.snippet}")
+            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {LEARNED_NOTE.sub('', hit.snippet)}"])
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -66,13 +67,40 @@ def results(res: Any) -> str:
     return "\n".join(lines)
 
 
+def _span(lines: dict[str, int]) -> str:
+    return str(lines["start"]) if lines["start"] == lines["end"] else f"{lines['start']}-{lines['end']}"
+
+
 def hit_header(hit: Any) -> str:
-    where = f"  {hit.where} "
+    """'  PATH:LINES ...... SCORE  (commit date[, until date])': the fact's lines and provenance
+    when the hit names a fact (`git mem get PATH:LINES` prints it), else the chunk's; a PDF hit
+    as PATH#pPAGE:LINES."""
+    cited = getattr(hit, "fact", None) or hit
+    page = getattr(hit, "page", None)
+    where = f"  {hit.path}{f'#p{page}' if page else ''}:{_span(cited.lines)} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
-    origin = f"{hit.commit[:7]} {hit.date[:10]}" if hit.commit and hit.date else \
-        f"uncommitted, {hit.date[:10]}" if hit.date else "uncommitted"
-    extra = "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    origin = f"{cited.commit[:7]} {cited.date[:10]}" if cited.commit and cited.date else \
+        f"uncommitted, {cited.date[:10]}" if cited.date else "uncommitted"
+    verb = (getattr(cited, "wrote", None) or {}).get("verb")
+    extra = f", {verb}" if verb else ""
+    extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
+    if getattr(hit, "confidence", None) is not None:
+        extra += f", confidence {hit.confidence:.2f}"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
+
+
+FACT_LINES = 8
+
+
+def fact_lines(fact: Any) -> list[str]:
+    """The fact as it reads in markdown, under its heading path."""
+    out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
+    body = LEARNED_NOTE.sub("", fact.text).split("\n")
+    indent = "      " if fact.headings else "    "
+    out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
+    if len(body) > FACT_LINES:
+        out.append(f"{indent}… {len(body) - FACT_LINES} more lines")
+    return out
 
 
 def superseded(hit: Any) -> str:
@@ -83,6 +111,32 @@ def superseded(hit: Any) -> str:
     where = f" (renamed to {change['path']} by then)" if change["path"] != hit.path else ""
     return (f"no longer true: {change['how']} in {change['commit'][:7]} {str(change['date'])[:10]} "
             f"\"{change['subject']}\"{where}")
+
+
+def why(w: Any) -> str:
+    """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
+    fact = w.fact
+    out = [f"{w.path}:{_span(fact['lines'])}"]
+    out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
+    if w.last_changed:
+        out.append(f"last changed by  {_step(w.last_changed)}")
+    if w.introduced and w.introduced.commit != getattr(w.last_changed, "commit", None):
+        out.append(f"introduced by    {_step(w.introduced)}")
+    if len(w.changes) > 2:
+        out.append(f"changed {len(w.changes)} times:")
+        out.extend(f"  {_step(s)}" for s in w.changes)
+    out.extend(f"note: {n}" for n in w.notes)
+    return "\n".join(out)
+
+
+class _Fact:
+    def __init__(self, text: str, headings: list[str]) -> None:
+        self.text, self.headings = text, headings
+
+
+def _step(s: Any) -> str:
+    made = ", ".join(f"{k} {v}" if k != "verb" else f"git mem {v}" for k, v in s.wrote.items())
+    return f"{s.commit[:7]} {s.date[:10]} {s.author} \"{s.subject}\"" + (f" ({made})" if made else "")
 
 
 SHOWN_LINES = 6
@@ -122,6 +176,8 @@ def written(w: Any) -> str:
         return f"already remembered at {d['path']}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {w.path}:{span} (commit {w.commit[:7] if w.commit else '-'})"
+    if getattr(w, "replaced", None):
+        out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
     if w.hint:
         out += f"\nhint: {w.hint}"
     return out
@@ -137,11 +193,7 @@ def forgot(f: Any) -> str:
     if f.index:
         out.append(forgot_index(f.index))
     out.extend(f"note: {n}" for n in f.notes)
-    out.append(f"note: {f.history}")
-    if f.identity:
-        from ..gitops.git import FALLBACK_HINT
-
-        out.append(f"note: {FALLBACK_HINT}")
+    out.append(f"note: {f.history}")  # the fallback identity's note, once, is among f.notes
     return "\n".join(out)
 
 
@@ -223,6 +275,10 @@ def status(d: dict[str, Any]) -> str:
     if "hooks" in d:
         lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
     lines.extend(_documents(d.get("documents")))
+    if d.get("unparsed_frontmatter"):
+        bad = d["unparsed_frontmatter"]
+        lines.append(f"frontmatter: YAML cannot read it in {len(bad)} page(s), taken as private if it mentions "
+                     f"private: {', '.join(bad)}")
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)
@@ -256,7 +312,8 @@ def session_saved(s: Any) -> str:
         return f"private: {s.hint}"
     out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
-    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else [])])
+    run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
+    return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
 def session_removed(r: Any) -> str:
@@ -303,3 +360,59 @@ def guard(report: Any) -> str:
 
 def model_ready(d: dict[str, Any]) -> str:
     return f"model ready: {d['name']} ({d['dim']} dimensions, {d['source']}) in {d['seconds']}s"
+
+
+# -- consolidation ------------------------------------------------------------
+
+def consolidated(r: Any) -> str:
+    """`git mem consolidate`: one line a session, then what it learned."""
+    where = f" via {r.model} at {r.url}" if r.model else ""
+    out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
+           + ("would be sent" if r.mode == "dry-run" else "sent")]
+    for s in r.sessions:
+        line = f"  {s.status:<11} {s.path} ({s.chars} chars"
+        line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
+        line += f", commit {s.commit[:7]})" if s.commit else ")"
+        out.append(line + (f": {s.reason}" if s.reason else ""))
+        out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
+        out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
+        out.extend(f"      = reinforced: {x['text']}" for x in s.reinforced)
+        out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
+    if r.left:
+        out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
+    if r.mode == "review" and any(s.status == "proposed" for s in r.sessions):
+        out.append("next: git mem review")
+    out.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(out)  # render() makes what the LLM said terminal-safe
+
+
+def proposals(p: Any) -> str:
+    """`git mem review`: each pending proposal with its diff."""
+    if not p.proposals:
+        return "no pending proposals"
+    out = []
+    for prop in p.proposals:
+        head = f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})"
+        out.append(head)
+        out.append(prop.diff.rstrip("\n"))
+        out.append("")
+    out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
+    return "\n".join(out)
+
+
+def reviewed(r: Any) -> str:
+    if not r.proposals:
+        return "\n".join([f"{r.action} nothing", *(f"note: {n}" for n in r.notes)])
+    lines = [f"{r.action}: {p['id'][:7]} (session {p['session']})" for p in r.proposals]
+    if r.commits:
+        lines.append("commit" + ("s" if len(r.commits) > 1 else "") + ": " + ", ".join(c[:7] for c in r.commits))
+    return "\n".join(lines + [f"note: {n}" for n in r.notes])
+
+
+def pruned(p: Any) -> str:
+    verb = "would remove" if p.dry_run else "removed"
+    out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
+           + (f" (commit {p.commit[:7]})" if p.commit else "")]
+    out.extend(f"  {f['path']}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
+    out.extend(f"  {s['path']}:{s['line']} {s['text']}" for s in p.summaries)
+    return "\n".join(out)

@@ -15,10 +15,14 @@ from .common import notebook
 @click.option("--token", envvar="GITMEM_WEB_TOKEN", metavar="SECRET",
               help="Require this secret on every request (Bearer header, or the printed URL once). "
                    "[env: GITMEM_WEB_TOKEN]")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests addressed to this host name (e.g. a name other machines use for "
+                   "this one); others get 421.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the notebook in the default browser.")
 @click.option("--remote-images", is_flag=True, help="Load images from other sites that notes link to (off: "
                                                     "reading a note never contacts a third party).")
-def serve(port: int, host: str, token: str | None, open_browser: bool, remote_images: bool) -> None:
+def serve(port: int, host: str, token: str | None, allow_hosts: tuple[str, ...], open_browser: bool,
+          remote_images: bool) -> None:
     """Serve the notebook in a browser (browse, edit, search, history, status)
     and as a JSON API under /api/.
 
@@ -41,7 +45,7 @@ def serve(port: int, host: str, token: str | None, open_browser: bool, remote_im
     if absent:
         raise GitmemError(f"the web packages are not installed ({', '.join(absent)} missing)",
                           "pip install 'gitmem-notebook[web]'")
-    server.serve(notebook().top, host, port, token, open_browser, remote_images, click.echo)
+    server.serve(notebook().top, host, port, token, open_browser, remote_images, click.echo, allow_hosts)
 
 
 COMMANDS = [serve]

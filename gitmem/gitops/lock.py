@@ -88,6 +88,31 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never half.
     The old file's permissions are kept, bar the executable bits: whatever gitmem writes is
     text, and a mode carried over from a replaced script would let git (a hook) run it."""
+    atomic_write_all([(path, data)])
+
+
+def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Replace several files, in order, each atomically. Every new file is written and synced
+    beside its target first (where a full or read-only disk fails, with nothing replaced);
+    only then are they renamed into place."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            staged.append((_stage(path, data), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        raise
+
+
+def _stage(path: Path, data: bytes) -> str:
+    """A synced temporary file beside `path` holding `data`, with the mode `path` has
+    (bar the executable bits)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
     try:
@@ -99,10 +124,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.chmod(tmp, path.stat().st_mode & 0o666)
         else:
             os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.unlink(tmp)
         raise
+    return tmp

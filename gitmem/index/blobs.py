@@ -15,6 +15,9 @@ from ..markdown import body_offset
 from ..notebook import decode
 
 CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
+# in a frontmatter block YAML cannot read: the page may be private, so it is taken as private
+MENTIONS_PRIVATE = re.compile(r"\bprivate\b", re.IGNORECASE)
+BAD_FRONTMATTER = "bad-frontmatter"
 
 
 @dataclass
@@ -28,26 +31,36 @@ class Parsed:
 
 
 def parse(data: bytes) -> Parsed:
-    """A blob as page text, with frontmatter fields and flags (binary, conflict)."""
+    """A blob as page text, with frontmatter fields and flags (binary; conflict and/or
+    bad-frontmatter, comma-separated)."""
     if b"\0" in data[:8192]:
         return Parsed("", 0, flags="binary")
     text = decode(data)
     body = body_offset(text)
     parsed = Parsed(text, body)
-    if body:
-        _frontmatter(text[:body], parsed)
+    flags = []
+    if body and not _frontmatter(text[:body], parsed):
+        flags.append(BAD_FRONTMATTER)
     if CONFLICT.search(text):
-        parsed.flags = "conflict"
+        flags.insert(0, "conflict")
+    parsed.flags = ",".join(flags)
     return parsed
 
 
-def _frontmatter(block: str, parsed: Parsed) -> None:
+def _frontmatter(block: str, parsed: Parsed) -> bool:
+    """Read the fields of a frontmatter block into `parsed`; False if YAML cannot read it. Such a
+    block that mentions private makes the page private (`title: Therapy: notes` is a YAML error
+    that must not publish a page marked `private: true`); otherwise the page is plain text."""
     import frontmatter  # with PyYAML, 7 ms: only for pages that have frontmatter
 
     try:
         meta = frontmatter.loads(block).metadata
-    except Exception:  # malformed YAML is indexed as plain text, never fatal
-        return
+    except Exception:  # malformed YAML is never fatal
+        parsed.private = 1 if MENTIONS_PRIVATE.search(block) else 0
+        return False
+    if not meta and _content(block):  # a list or a bare string: the library hands back no fields
+        parsed.private = 1 if MENTIONS_PRIVATE.search(block) else 0
+        return False
     tags = meta.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in tags.replace(",", " ").split()]
@@ -56,6 +69,13 @@ def _frontmatter(block: str, parsed: Parsed) -> None:
     kind = meta.get("type")
     parsed.type = str(kind).strip().lower() if kind else None
     parsed.private = 1 if meta.get("private") is True or str(meta.get("private")).lower() == "true" else 0
+    return True
+
+
+def _content(block: str) -> str:
+    """A frontmatter block without its --- lines and comments."""
+    lines = block.split("\n")[1:]
+    return "".join(ln for ln in lines if ln.strip() not in ("---", "...") and not ln.lstrip().startswith("#")).strip()
 
 
 def text_hash(body: str) -> str:

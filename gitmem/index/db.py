@@ -167,6 +167,16 @@ def _load_vec(conn: apsw.Connection) -> None:
     conn.enable_load_extension(False)
 
 
+# The local record of facts served to an agent (index/confidence.py): a read reinforces
+# a fact's confidence without a commit. Per clone, rebuilt from nothing if lost.
+CONFIDENCE_MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+    CREATE TABLE reinforced(
+        path TEXT NOT NULL, fact TEXT NOT NULL, at REAL NOT NULL,
+        PRIMARY KEY(path, fact, at)) WITHOUT ROWID;
+    """),
+]
+
 def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: bool = True) -> apsw.Connection:
     """Open (creating if needed) a database, load sqlite-vec, migrate it."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,6 +193,24 @@ def connect(path: Path, migrations: list[tuple[int, str]] = MIGRATIONS, vec: boo
         conn.close()
         if isinstance(exc, (apsw.CorruptError, apsw.NotADBError)):
             raise IndexCorrupt(f"{path.name} is damaged: {exc}") from exc
+        raise
+    return conn
+
+
+def connect_as_is(path: Path) -> apsw.Connection:
+    """The index read-only and as it is on disk, for when it cannot be opened for writing (a full
+    or read-only disk: SQLite cannot make the WAL's shared-memory file). `immutable` reads the
+    main file without locks or a WAL; an index that has one (another process is mid-write) may
+    then miss its last changes, which the caller says."""
+    from urllib.parse import quote
+
+    conn = apsw.Connection(f"file:{quote(str(path))}?immutable=1",
+                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    try:
+        _load_vec(conn)
+        conn.execute("SELECT count(*) FROM meta").fetchone()
+    except BaseException:
+        conn.close()
         raise
     return conn
 

@@ -111,10 +111,14 @@ class Record:
             self.entries.add((len(found), _digest(self.salt, found)))
         return len(self.entries) - before
 
-    def save(self) -> None:
+    def data(self) -> bytes:
+        """The record file's bytes."""
         body = [HEADER, f"salt {self.salt}"] + [f"{'line' if k < 0 else 'phrase'} {abs(k)} {h}"
                                                 for k, h in sorted(self.entries)]
-        atomic_write(self.path, ("\n".join(body) + "\n").encode("ascii"))
+        return ("\n".join(body) + "\n").encode("ascii")
+
+    def save(self) -> None:
+        atomic_write(self.path, self.data())
 
     def matcher(self) -> "Matcher":
         return Matcher(self.salt, self.entries)
@@ -246,6 +250,11 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
     done = Purge()
     bad = [(tid, digest, body) for tid, digest, body in conn.execute("SELECT id, hash, body FROM texts")
            if any(fresh.holds(line) for line in body.split("\n"))]
+    seen = {tid for tid, _, _ in bad}
+    for tid in _split_across_chunks(index, fresh):
+        if tid not in seen:
+            seen.add(tid)
+            bad.append(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,)).fetchone())
     ids = [tid for tid, _, _ in bad]
     blobs = _blobs_holding(conn, ids)
     # uncommitted files are re-read from the work tree by the same sync
@@ -276,6 +285,30 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
                 done.subjects += 1
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")
     return done
+
+
+def _split_across_chunks(index: "Index", fresh: Matcher) -> set[int]:
+    """Texts of chunks that hold part of a forgotten line which a chunk border cut (a list longer
+    than a chunk, a line longer than a chunk): no chunk holds the whole line, so each blob of more
+    than one chunk is read whole, and every chunk overlapping a line that holds forgotten text
+    counts. A blob only the work tree had is left to the sync that re-reads the work tree."""
+    from ..notebook import decode
+
+    conn, git = index.conn, index.nb.git
+    found: set[int] = set()
+    many = conn.execute("SELECT b.id, b.oid FROM blobs b WHERE (SELECT count(*) FROM chunks c "
+                        "WHERE c.blob = b.id) > 1").fetchall()
+    for bid, oid in many:
+        data = git.blob_or_none(oid)
+        if data is None:
+            continue
+        hit = [n for n, line in enumerate(decode(data).split("\n"), start=1) if fresh.holds(line)]
+        if not hit:
+            continue
+        for tid, start, end in conn.execute("SELECT text, start_line, end_line FROM chunks WHERE blob = ?", (bid,)):
+            if any(start <= n <= end for n in hit):
+                found.add(int(tid))
+    return found
 
 
 def _blobs_holding(conn: "apsw.Connection", text_ids: list[int]) -> list[int]:

@@ -14,6 +14,7 @@ flock dies with its process, so a killed indexer never blocks the next one.
 from __future__ import annotations
 
 import functools
+import os
 import stat
 import time
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from .db import LIVE_VIEW, IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
 from ..gitops.git import Commit, blob_id
 from ..gitops.lock import FileLock
+from ..markdown import body_offset
 from ..notebook import Notebook
 
 if TYPE_CHECKING:
@@ -53,11 +55,15 @@ class SyncReport:
 class Index:
     """The derived SQLite index of one notebook (one worktree)."""
 
-    def __init__(self, nb: Notebook) -> None:
+    def __init__(self, nb: Notebook, as_is: bool = False) -> None:
+        """as_is: a reader that can answer from the index as it stands when the disk cannot take
+        a write (full, read-only): it then opens read-only and `sync` notes that instead of failing."""
         self.nb = nb
         self.path = nb.state_dir / "index.db"
         self.lock = FileLock(nb.state_dir / "index.lock")
-        self.conn = self._open()
+        self.as_is = as_is
+        self.stuck: str | None = None  # why the index cannot be brought up to date (as_is readers)
+        self.conn = self._open_as_is() if as_is else self._open()
         self._cache: apsw.Connection | None = None
         self.forgotten = forgotten.current(nb)  # whatever chunks a blob must blank forgotten text
 
@@ -75,6 +81,29 @@ class Index:
                 conn.close()
             discard(self.nb)
             return db.connect(self.path)
+
+    def _open_as_is(self) -> apsw.Connection:
+        try:
+            return self._open()
+        except Exception as exc:
+            machine = from_machine(exc)
+            if machine is None or "busy" in machine.message or not self.path.is_file():
+                raise
+            try:
+                conn = db.connect_as_is(self.path)
+            except apsw.Error:
+                raise exc from None  # not readable either: the first failure says what is wrong
+            self.stuck = self._why(machine.message)
+            return conn
+
+    def _why(self, message: str) -> str:
+        """A machine failure as the user should hear it: SQLite reports a full disk as an I/O
+        error when it cannot size its shared-memory file."""
+        try:
+            st = os.statvfs(self.nb.state_dir)
+        except OSError:
+            return message
+        return "the disk is full" if st.f_bavail * st.f_frsize < 1 << 16 else message
 
     def close(self) -> None:
         self.conn.close()
@@ -102,6 +131,22 @@ class Index:
         from the index as it stands and say so (report.stale)."""
         started = time.monotonic()
         report = SyncReport()
+        if self.stuck is None:
+            try:
+                return self._sync(wait, started, report, progress)
+            except Exception as exc:
+                machine = from_machine(exc) if self.as_is else None
+                if machine is None or "busy" in machine.message:
+                    raise
+                self.stuck = self._why(machine.message)
+        report.stale = True
+        report.notes.append(f"the index could not be brought up to date ({self.stuck}), so this answer comes from "
+                            "the index as it is and may miss recent changes; free space in the git dir (or make it "
+                            "writable), then run 'git mem index'")
+        return report
+
+    def _sync(self, wait: float | None, started: float, report: SyncReport,
+              progress: Callable[[int, int], None] | None) -> SyncReport:
         head = self.nb.git.head()
         work = self._scan_worktree()
         if self._current(head, work):
@@ -113,6 +158,7 @@ class Index:
         try:
             report.waited = time.monotonic() - started > 0.05
             with db.transaction(self.conn):
+                rechunk = self.meta("chunker") not in (None, self.nb.settings.chunker_signature())
                 self._check_signature()
                 purge = forgotten.sync(self)
                 head = self.nb.git.head()
@@ -120,6 +166,8 @@ class Index:
                     self._sync_history(head, report, progress)
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
+                if rechunk:
+                    self._drop_unused_texts()
             if purge is not None and purge.texts:
                 report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
                                  **forgotten.after_purge(self, purge)}
@@ -139,6 +187,20 @@ class Index:
 
     def _worktree_rows(self) -> dict[str, tuple[float | None, float | None]]:
         return {p: (m, r) for p, m, r in self.conn.execute("SELECT path, mtime, read_at FROM worktree")}
+
+    def _drop_unused_texts(self) -> None:
+        """After every page was chunked again (new chunking rules), drop the texts no chunk holds
+        any more, such as a page's that is private under the new rules."""
+        conn = self.conn
+        unused = conn.execute("SELECT id, body FROM texts WHERE id NOT IN (SELECT text FROM chunks)").fetchall()
+        has_vectors = db.has_table(conn, "vectors")
+        for tid, body in unused:
+            conn.execute("INSERT INTO texts_fts(texts_fts, rowid, body) VALUES('delete', ?, ?)", (tid, body))
+            if has_vectors:
+                conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
+            conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
+        if unused and has_vectors:
+            db.vectors_changed(conn)
 
     def _check_signature(self) -> None:
         """Different chunking settings: forget every chunk (texts and vectors stay).
@@ -310,10 +372,13 @@ class Index:
         if parsed.private or "binary" in parsed.flags:
             return
         s = self.nb.settings
-        for seq, piece in enumerate(chunker.chunk(parsed.text, s.max_chars, s.overlap_chars, parsed.body)):
-            body = self.forgotten.redact(piece.text)
-            if body.strip():
-                yield seq, piece, body
+        # blanked in the whole text before it is cut: a forgotten line is whole here, wherever
+        # a chunk border would fall (mid-list, or inside a line longer than a chunk)
+        text = self.forgotten.redact(parsed.text)
+        body = parsed.body if text is parsed.text else body_offset(text)
+        for seq, piece in enumerate(chunker.chunk(text, s.max_chars, s.overlap_chars, body)):
+            if piece.text.strip():
+                yield seq, piece, piece.text
 
     def text_row(self, body: str, report: SyncReport | None = None) -> int:
         """The id of a chunk text, stored (with its FTS row) if new."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import db, embed, extracts
+from .blobs import BAD_FRONTMATTER
 from ..gitops import hookrun, hooks
 from .indexer import LIVE_VIEW, Index, SyncReport, recovering
 from ..gitops.lock import FileLock
@@ -87,6 +88,7 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
             "documents": extracts.summary(index),
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
             "hooks": hooks.summary(nb),
+            "unparsed_frontmatter": _unparsed(index),
         }
     finally:
         index.close()
@@ -129,6 +131,14 @@ def _counts(index: Index) -> dict[str, int]:
         "conflicted_files": one(f"""SELECT count(*) FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
                                     WHERE b.flags LIKE '%conflict%'"""),
     }
+
+
+def _unparsed(index: Index) -> list[str]:
+    """Pages (as the index last saw them) whose frontmatter YAML cannot read; those that mention
+    private are kept out of the index and the context as private."""
+    rows = index.conn.execute(f"""SELECT v.path FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
+                                  WHERE b.flags LIKE '%{BAD_FRONTMATTER}%' ORDER BY v.path""")
+    return [path for (path,) in rows]
 
 
 def _model_state(nb: Notebook, index: Index, check: bool) -> dict[str, Any]:

@@ -16,14 +16,18 @@ Text that exists only in the work tree is "uncommitted".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..dates import iso
 
 if TYPE_CHECKING:
-    from ..gitops.git import Commit
+    from ..gitops.git import Blamed, Commit
+    from ..notebook import Notebook
+    from .forgotten import Matcher
     from .indexer import Index
+
+TRAILER_PREFIX = "Gitmem-"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,78 @@ class Origin:
     date: str | None
     author: str | None
     subject: str | None
+
+
+@dataclass
+class Blame:
+    """The commit that put some lines there in their present form (the newest that `git blame`
+    names for any of them), and what gitmem recorded as having made it."""
+
+    commit: str | None  # None: a line is not committed yet
+    date: str | None
+    author: str | None
+    subject: str | None
+    path: str | None  # repo path of the file at that commit (blame follows renames)
+    lines: dict[str, int] | None  # the lines' numbers in that commit's file
+    wrote: dict[str, str] = field(default_factory=dict)  # Gitmem-* trailers: Verb, Agent, Client, Session
+
+
+def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
+             ranges: list[tuple[int, int]]) -> dict[tuple[int, int], Blame]:
+    """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
+    (None: the work tree), from one blame of all the ranges; subjects that quote forgotten text
+    are withheld."""
+    from ..gitops.git import ZERO
+
+    if not ranges:
+        return {}
+    lines = nb.git.blame(rev, nb.repo_path(path), sorted(set(ranges)))
+    by_line = {b.line: b for b in lines}
+    found: dict[tuple[int, int], Blame] = {}
+    for lo, hi in ranges:
+        blamed = [by_line[n] for n in range(lo, hi + 1) if n in by_line]
+        if not blamed:
+            continue
+        if any(b.commit == ZERO for b in blamed):
+            found[(lo, hi)] = Blame(None, iso(max(b.time for b in blamed)), None, "uncommitted", None, None)
+            continue
+        newest = _newest(nb, blamed, rev)
+        same = [b for b in blamed if b.commit == newest.commit]
+        span = {"start": min(b.orig_line for b in same), "end": max(b.orig_line for b in same)} if same else None
+        found[(lo, hi)] = Blame(newest.commit, iso(newest.time), newest.author,
+                                withheld.subject(newest.summary), newest.path, span)
+    wrote = trailers(nb, [b.commit for b in found.values() if b.commit])
+    for b in found.values():
+        b.wrote = wrote.get(b.commit or "", {})
+    return found
+
+
+def trailers(nb: "Notebook", oids: list[str]) -> dict[str, dict[str, str]]:
+    """What gitmem recorded as having made each commit: its Gitmem-* trailers, as
+    {verb, agent, session, client} (empty for a commit gitmem did not make)."""
+    found = nb.git.trailers(sorted(set(oids)))
+    return {oid: {k[len(TRAILER_PREFIX):].lower(): v for k, v in pairs.items() if k.startswith(TRAILER_PREFIX)}
+            for oid, pairs in found.items()}
+
+
+def _newest(nb: "Notebook", blamed: list["Blamed"], rev: str | None) -> "Blamed":
+    """The line whose commit is the latest: by date, and among commits of the same second the
+    one the others are ancestors of. Lines from two branches (neither commit holds the other's
+    line) first stood together in a merge: that merge, found on the way from one to `rev`."""
+    top = max(b.time for b in blamed)
+    tied = list({b.commit: b for b in blamed if b.time == top}.values())
+    best = tied[0]
+    for other in tied[1:]:
+        if nb.git.is_ancestor(best.commit, other.commit):
+            best = other
+    others = {b.commit for b in blamed} - {best.commit}
+    if all(nb.git.is_ancestor(o, best.commit) for o in others):
+        return best
+    for merge in nb.git.descendants(best.commit, rev or "HEAD"):
+        if all(nb.git.is_ancestor(o, merge) for o in others):
+            c = nb.git.describe(merge)
+            return replace(best, commit=c.oid, author=c.author, time=c.time, summary=c.subject)
+    return best
 
 
 def of_text(index: "Index", path: str, version: int | None, text: int) -> Origin:

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..index import forgotten
-from . import pages
+from . import pages, trailers
 from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
-from ..gitops.git import FALLBACK_IDENTITY
+from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
-from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock, write_page
+from . import change
+from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock
 from ..notebook import Notebook
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
@@ -85,8 +86,7 @@ def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, 
         if not broad:
             _narrow_enough(nb, spots, past, agent)
         documents = _in_documents(nb, target) if past else []
-        _record(nb, spots, phrase, past)
-        commit, fallback = _commit(nb, spots) if spots else (None, False)
+        commit, fallback, note = _take(nb, spots, phrase, past)
     purged, notes = purge(nb)
     if documents:
         notes.insert(0, f"{', '.join(documents)} hold{'s' if len(documents) == 1 else ''} it: the index no longer "
@@ -98,6 +98,8 @@ def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, 
                     purged, notes=notes)
     if fallback:
         forgot.identity = FALLBACK_IDENTITY
+    if note:
+        forgot.notes.append(FALLBACK_HINT)
     return forgot
 
 
@@ -212,40 +214,59 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
     return spots
 
 
-def _record(nb: Notebook, spots: list[Spot], phrase: str | None, past: list[str]) -> None:
-    """Add the lines (on pages, or only in history), the searched-for phrase and how commit
-    subjects quote each fact to the record before they leave the page."""
+def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
+          past: list[str]) -> tuple[str | None, bool, bool]:
+    """Take the lines off their pages and add them to the record, together (change.apply writes
+    both or neither): the lines (on pages, or only in history), the searched-for phrase, and how
+    commit subjects quote each fact. Then commit the pages git tracks. Returns (commit, whether
+    the fallback identity signed it, whether to say so)."""
     lines: list[str] = list(past)
     facts: list[str] = list(past)
+    blocks: dict[str, list[list[str]]] = {}
     for spot in spots:
         taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        blocks.setdefault(spot.path, []).append(taken)
         lines.extend(taken)
         facts.extend([*taken, "\n".join(taken)])  # a long line; an item and its continuation lines
     with forgotten.record_lock(nb):
         record = forgotten.Record.load(nb)
-        if record.add(lines, phrase, facts):
-            record.save()
+        extra = [(record.path, record.data())] if record.add(lines, phrase, facts) else []
+        if not spots:
+            change.apply(nb, {}, "", extra)
+            return None, False, False
+        tracked = set(nb.git.files(nb.prefix, untracked=False))
+        count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
+        paths = sorted({nb.repo_path(s.path) for s in spots} & tracked)
+        where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
+        message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
+        try:
+            done = change.apply(nb, {rel: _without(found) for rel, found in blocks.items()}, message, extra,
+                                trailers.for_verb("forget"))
+        except GitFailed as exc:
+            raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
+                            f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && "
+                            "git commit") from exc
+    if done is None:
+        return None, False, False
+    return done.commit, done.fallback, done.note_identity
 
 
-def _commit(nb: Notebook, spots: list[Spot]) -> tuple[str | None, bool]:
-    by_page: dict[str, list[tuple[int, int]]] = {}
-    for spot in spots:
-        by_page.setdefault(spot.path, []).append((spot.start, spot.end))
-    for rel, spans in by_page.items():
-        write_page(nb, rel, pages.remove_lines(nb.read(rel), spans))
-    # a page git does not track yet is only edited: forgetting must not commit someone's draft
-    tracked = set(nb.git.files(nb.prefix, untracked=False))
-    paths = [nb.repo_path(rel) for rel in by_page if nb.repo_path(rel) in tracked]
-    if not paths:
-        return None, False
-    count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
-    where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
-    message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
-    try:
-        return nb.git.commit(paths, message)
-    except GitFailed as exc:
-        raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
-                        f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && git commit") from exc
+def _without(blocks: list[list[str]]) -> change.Change:
+    """The change that takes these runs of lines off a page's text (each run once, where it is
+    first found): the same lines go, whichever version of the page it is applied to."""
+    def edit(text: str) -> pages.Edit | None:
+        lines = text.split("\n")
+        spans: list[tuple[int, int]] = []
+        for block in blocks:
+            for i in range(len(lines) - len(block) + 1):
+                span = (i + 1, i + len(block))
+                if lines[i:i + len(block)] == block and span not in spans:
+                    spans.append(span)
+                    break
+        if not spans:
+            return None
+        return pages.Edit(pages.remove_lines(text, spans), min(a for a, _ in spans), min(a for a, _ in spans))
+    return edit
 
 
 @recovering

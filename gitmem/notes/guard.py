@@ -46,8 +46,8 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(pass(word|wd|phrase|code)?|pwd|pin|secret|api[_ -]?key|access[_ -]?key|auth[_ -]?token|token)"
         r"\s*(:|=|\bis\b|\bwas\b)\s*" + _VALUE, re.I)),
     ("password in another language", re.compile(
-        r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])\s*(:|：|=|\b(ist|lautet|war|est|était|es|era|é|era|is|jest|je|är|on|er)\b"
-        r"|是|为|為|は)\s*" + _VALUE, re.I)),
+        r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])\s*"
+        r"(:|：|=|\b(ist|lautet|war|est|était|es|era|é|is|jest|je|är|on|er)\b|是|为|為|は)\s*" + _VALUE, re.I)),
     ("secret in an environment variable", re.compile(
         r"\b[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\s*=\s*['\"]?(?P<v>[^\s'\"]{8,})")),
     # A .env line: NAME=value at the start of a line, any case, the name ending in a

@@ -1,8 +1,10 @@
 """Writing and reading memories: remember, daily, write, get.
 
-Each write takes the notebook's write lock, reads the page, edits it, writes
-it atomically and commits exactly that page: one write, one commit. If the
-commit fails the page stays written and staged, so nothing is lost.
+Each write is a change to one page, a function of the page's text, applied by
+change.apply under the notebook's write lock: to the page as it is just before
+writing, and to HEAD's version for the commit, which holds only gitmem's change.
+One write, one commit. If the commit fails the page stays written and the change
+staged, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ import difflib
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from .. import config
-from . import guard, pages, routing
+from . import change, guard, pages, routing, supersede, trailers
+from .change import committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
-from ..gitops.lock import FileLock, atomic_write
+from ..gitops.lock import atomic_write
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 
@@ -44,40 +47,18 @@ class Written:
     duplicate: dict[str, Any] | None = None
     category: str | None = None
     section: str | None = None
-
-
-def write_lock(nb: Notebook) -> FileLock:
-    return FileLock(nb.state_dir / "write.lock", timeout=60)
+    replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
 
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
                 edit: pages.Edit | None = None) -> Written:
-    """Write the page atomically and commit exactly it.
-
-    Before the commit can be tried, a failure leaves the page untouched (a merge
-    in progress, a disk that cannot take the page); after, the page stays written
-    (and staged, if git got that far), and the error says so."""
-    committable(nb)
-    if nb.read(rel) == text:
-        return Written("unchanged", rel, {"start": edit.start_line if edit else 1, "end": edit.end_line if edit
-                                          else text.count("\n")}, None, "", hint="the page already says this; "
-                                                                                  "nothing to commit")
-    write_page(nb, rel, text)
-    try:
-        commit, fallback = nb.git.commit([nb.repo_path(rel)], message)
-    except GitFailed as exc:
-        raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
-                        f"your note is safe in {rel}; fix the cause, then commit it: "
-                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
-    written = Written(action, rel, {"start": edit.start_line if edit else 1,
-                                    "end": edit.end_line if edit else text.count("\n")}, commit, message)
-    if fallback:
-        written.identity, written.hint = FALLBACK_IDENTITY, FALLBACK_HINT
-    return written
+    """Make the page say `text` (one commit). The caller holds write_lock(nb)."""
+    whole = edit if edit is not None and edit.text == text else pages.Edit(text, 1, max(1, text.count("\n")))
+    return commit_change(nb, rel, lambda _page: whole, message, action)
 
 
 def write_page(nb: Notebook, rel: str, text: str) -> None:
-    """Replace the page atomically; on failure it is unchanged, and the error says so."""
+    """Replace the page atomically, without a commit; on failure it is unchanged, and the error says so."""
     try:
         atomic_write(nb.file(rel), text.encode("utf-8"))
     except OSError as exc:
@@ -85,15 +66,26 @@ def write_page(nb: Notebook, rel: str, text: str) -> None:
                           "free some space or make the notebook writable, then run the command again") from exc
 
 
-def committable(nb: Notebook) -> None:
-    """GitmemError if gitmem cannot make its own commit now (a person is mid-merge or mid-rebase)."""
-    busy = nb.git.in_progress()
-    if busy:
-        abort = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
-                 "revert": "git revert --abort"}[busy]
-        raise GitmemError(f"a {busy} is in progress in this repository, so gitmem cannot commit; nothing was written",
-                          f"finish it (resolve, then git commit or git {busy} --continue) or abort it ({abort}), "
-                          "then run the command again")
+def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit], message: str,
+                  action: str) -> Written:
+    """Apply `edit` (a function of the page's text) to the page and commit only it, under the
+    lock the caller holds. If the commit fails the page stays written and the error says so."""
+    try:
+        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action))
+    except GitFailed as exc:
+        raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
+                        f"your note is safe in {rel}; fix the cause, then commit it: "
+                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
+    if done is None or rel not in done.edits and done.commit is None:
+        made = edit(nb.read(rel))
+        return Written("unchanged", rel, {"start": made.start_line, "end": made.end_line}, None, "",
+                       hint="the page already says this; nothing to commit")
+    made = done.edits.get(rel) or edit(nb.read(rel))
+    written = Written(action, rel, {"start": made.start_line, "end": made.end_line}, done.commit, message)
+    if done.fallback:
+        written.identity = FALLBACK_IDENTITY
+        written.hint = FALLBACK_HINT if done.note_identity else None
+    return written
 
 
 def given_text(value: str, what: str) -> str:
@@ -130,27 +122,51 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
 
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
-             category: str | None = None, force: bool = False, allow: bool = False) -> Written:
-    """Store a fact on its page (one commit), unless it is already there."""
+             category: str | None = None, force: bool = False, allow: bool = False,
+             keep_both: bool = False) -> Written:
+    """Store a fact on its page (one commit), unless it is already there. A fact that updates
+    one line of the page (same subject and attribute, another value; see supersede.py) replaces
+    that line in the same commit, unless `keep_both`."""
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
     guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
+
+    def add(page: str) -> pages.Edit:
+        """The fact on this version of the page: in place of the line it updates, or appended."""
+        found = None if keep_both else supersede.find(page, text)
+        if found is not None:
+            return _replace_line(page, found[0], entry)
+        return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
+
     with write_lock(nb):
+        committable(nb)
         current = nb.read(rel)
         if not force:
+            # may wait for the index (another process embedding): change.apply reads the page afresh
             dup = find_duplicate(nb, text, rel, current)
             if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        if current.strip():
-            edit = pages.append(current, entry, section)
-        else:
-            edit = pages.append(pages.new_page(rel, ""), entry, section)
-        written = commit_page(nb, rel, edit.text, f"mem: remember {_subject(text)}", "remember", edit)
+        old = None if keep_both else supersede.find(current, text)
+        message = f"mem: remember {_subject(text)}"
+        if old is not None:
+            message += f" (replaces: {_subject(old[1].strip())})"
+        written = commit_change(nb, rel, add, message, "remember")
     written.category, written.section = cat, section
+    if old is not None and written.commit:
+        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written
+
+
+def _replace_line(page: str, number: int, entry: str) -> pages.Edit:
+    """The page with line `number` replaced by the entry, keeping the old line's indentation."""
+    lines = page.split("\n")
+    indent = lines[number - 1][:len(lines[number - 1]) - len(lines[number - 1].lstrip())]
+    new = [indent + ln for ln in entry.split("\n")]
+    lines[number - 1:number] = new
+    return pages.Edit("\n".join(lines), number, number + len(new) - 1)
 
 
 def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
@@ -204,9 +220,10 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
     day = f"{when:%Y-%m-%d}"
     rel = daily_path(nb, day)
     guard.check(text, allow, rel)
+    entry = pages.daily_entry(text, when)
     with write_lock(nb):
-        edit = pages.add_daily(nb.read(rel), day, pages.daily_entry(text, when))
-        return commit_page(nb, rel, edit.text, f"mem: daily {day} {_subject(text)}", "daily", edit)
+        return commit_change(nb, rel, lambda page: pages.add_daily(page, day, entry),
+                             f"mem: daily {day} {_subject(text)}", "daily")
 
 
 class PageChanged(GitmemError):
@@ -227,20 +244,24 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     rel = nb.page(page)
     _section(section)
     guard.check(content, allow, rel, section)
-    with write_lock(nb):
-        current = nb.read(rel)
-        if expected is not None and current != expected:
-            raise PageChanged(rel, expected, current)
+
+    def edit(current: str) -> pages.Edit:
         if not current.strip() and not section:
             new = content if replace else pages.new_page(rel, content)
-            edit = pages.Edit(new if new.endswith("\n") else new + "\n", 1, max(1, new.rstrip("\n").count("\n") + 1))
-        elif replace:
-            edit = pages.replace(current or pages.new_page(rel, ""), content, section)
-        else:
-            edit = pages.append(current or pages.new_page(rel, ""), content, section)
-        verb = "replace" if replace else "write"
-        where = f"{rel} § {section}" if section else rel
-        written = commit_page(nb, rel, edit.text, f"mem: {verb} {where}", "write", edit)
+            return pages.Edit(new if new.endswith("\n") else new + "\n", 1,
+                              max(1, new.rstrip("\n").count("\n") + 1))
+        if replace:
+            return pages.replace(current or pages.new_page(rel, ""), content, section)
+        return pages.append(current or pages.new_page(rel, ""), content, section)
+
+    verb = "replace" if replace else "write"
+    where = f"{rel} § {section}" if section else rel
+    with write_lock(nb):
+        if expected is not None:
+            current = change.current(nb, rel)
+            if current != expected:
+                raise PageChanged(rel, expected, current)
+        written = commit_change(nb, rel, edit, f"mem: {verb} {where}", "write")
     written.section = section
     return written
 

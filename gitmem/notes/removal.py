@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..errors import GitFailed
 from ..notebook import Notebook
+from . import trailers
 from .memory import PageChanged, Written, committable, write_lock
 
 
@@ -21,7 +22,7 @@ def remove(nb: Notebook, page: str, expected: str | None = None) -> Written:
     return Written("delete", rel, {"start": 1, "end": current.count("\n")}, commit, message)
 
 
-def delete(nb: Notebook, rel: str, message: str) -> str | None:
+def delete(nb: Notebook, rel: str, message: str, verb: str = "delete") -> str | None:
     """Unlink a page and commit that (None: it was never committed, so there is nothing to commit).
     The caller holds the write lock."""
     repo_path = nb.repo_path(rel)
@@ -30,7 +31,7 @@ def delete(nb: Notebook, rel: str, message: str) -> str | None:
     if not tracked:
         return None
     try:
-        return nb.git.commit([repo_path], message)[0]
+        return nb.git.commit([repo_path], message, trailers.for_verb(verb))[0]
     except GitFailed as exc:
         raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
                         f"git history still has it; fix the cause, then run: git commit -- {repo_path}") from exc

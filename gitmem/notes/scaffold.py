@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import config
 from ..gitops import hookrun, hooks, merge
-from . import instructions
+from . import change, instructions
 from ..errors import NotARepo, UsageError
 from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY, Git
 from ..gitops.lock import atomic_write
@@ -63,7 +63,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     if created:
         commit, fallback = git.commit(created, "mem: init notebook")
         identity = FALLBACK_IDENTITY if fallback else None
-        if fallback:
+        if fallback and change.first_note(nb):
             notes.append(FALLBACK_HINT)
     merge.configure(git)
     installed = _hooks(nb, notes) if install_hooks else None

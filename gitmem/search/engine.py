@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from . import candidates, vectors, views
+from . import candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import embed, extracts
+from ..index import confidence, embed, extracts
 from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 MAX_QUERY_TERMS = 64
+CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
 
 
 @dataclass
@@ -43,6 +44,8 @@ class Query:
     since: str | None = None
     until: str | None = None
     by: str = "auto"
+    detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
+    served: bool = False  # the hits go to a person or an agent: their facts are reinforced
 
 
 Progress = Callable[[int, int], None]
@@ -62,7 +65,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
     dates.window(query.since, query.until)  # a malformed date fails before any work
     if not query.groups:
         query = replace(query, groups=nb.settings.recall)
-    index = Index(nb)  # opened before the loader thread starts importing, see db.vec_extension
+    index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:
         report = index.sync(progress=indexing)
@@ -84,11 +87,18 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
                     notes.extend(_embed(index, embedder, view, progress))
         timing["model_ms"] = _ms(started) - timing["index_ms"]
         mark = time.monotonic()
-        hits = rank(index, query, embedder, view)
+        found = ranking(index, query, embedder, view)
+        hits = found.hits
+        _confidence(nb, hits, query.served)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
-        return Results(query.text, mode, embedder is not None, hits, timing, notes, view.describe())
+        if found.empty:
+            notes.append(scale.no_match_note(query.text, found.evidence))
+        if not found.hits:
+            notes.extend(_in_sessions(index, query, embedder, view))
+        return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
+                       evidence=found.evidence)
     finally:
         index.close()
 
@@ -121,7 +131,10 @@ def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | No
 
 def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: Progress | None = None) -> list[str]:
     """Embed the view's new texts; a past view with many (history not yet
-    embedded by 'git mem index') answers semantically from what is embedded."""
+    embedded by 'git mem index') answers semantically from what is embedded; an index that
+    cannot be written (a full disk) answers from the embeddings it has."""
+    if index.stuck:
+        return []
     if view.kind != "live":
         waiting = views.pending(index, view)
         if waiting > EMBED_ON_READ:
@@ -130,8 +143,22 @@ def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: P
     return index.embed(embedder, view=view.sql, progress=progress).notes
 
 
+@dataclass
+class Ranking:
+    hits: list[Hit]
+    evidence: scale.Evidence
+    empty: bool = False  # no good match: the confidence is below the floor
+
+
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
     """Ranked hits for `query` among the candidates of the view (default: live)."""
+    return ranking(index, query, embedder, view).hits
+
+
+def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
+            view: views.View | None = None) -> Ranking:
+    """Ranked hits on one score scale (see scale.py); none when nothing is a good match
+    (unless min_score is 0: then the closest, whatever they are)."""
     s = index.nb.settings
     limit = query.limit if query.limit is not None else s.limit
     min_score = query.min_score if query.min_score is not None else s.min_score
@@ -139,18 +166,71 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
     view = view or views.live()
     cand = candidates.Candidates(conn, query, view)
     lists = []
+    evidence = scale.Evidence()
+    semantic = embedder is not None and query.mode in ("hybrid", "semantic")
+    match = fts_query(query.text)
+    terms = match.split(" OR ") if match else []
     if query.mode in ("hybrid", "keyword") or embedder is None:
         lists.append(_keyword(conn, query.text, cand))
-    if embedder is not None and query.mode in ("hybrid", "semantic"):
-        lists.append(_semantic(index, embedder, query.text, cand))
-    scores = fuse(lists, s) if len(lists) > 1 else (lists[0] if lists else {})
-    ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -scores[t])
+        evidence.keyword = scale.coverage(conn, terms, sorted(lists[-1], key=lambda t: -lists[-1][t]))
+    if semantic:
+        assert embedder is not None
+        cosines = _semantic(index, embedder, query.text, cand)
+        evidence.semantic = round(max(cosines.values(), default=0.0), 4)
+        if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
+            evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]))
+        lists.append(cosines)
+    evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
+    relative = fuse(lists, s) if len(lists) > 1 else _relative_to_best(lists[0] if lists else {})
+    scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
+    if min_score > 0 and evidence.confidence < scale.FLOOR:
+        cand.finish([])
+        return Ranking([], evidence, empty=bool(scores))
+    ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -relative[t])
     cand.finish(ranked)
     if view.kind == "history":
         from . import history
 
-        return history.hits(index, ranked, scores, query.text, limit)
-    return _hits(index, ranked, scores, query.text, limit, view)
+        return Ranking(history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
+                                    query.detail), evidence)
+    found = _hits(index, ranked, scores, query.text, limit, view)
+    if query.detail:
+        facts.attach(index, found, query.text, embedder)
+    return Ranking([hit for hit, _blob, _rev in found], evidence)
+
+
+def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View) -> list[str]:
+    """When recall (which leaves sessions out) finds nothing good: whether saved sessions would answer."""
+    import shlex
+    from dataclasses import replace
+
+    if "sessions" in query.groups or view.kind != "live":
+        return []
+    found = ranking(index, replace(query, groups=("sessions",), detail=False), embedder, view)
+    if not found.hits:
+        return []
+    n = len(found.hits)
+    return [f"{n} match{'es' if n != 1 else ''} in sessions: git mem search --in sessions {shlex.quote(query.text)}"]
+
+
+def _relative_to_best(scores: dict[int, float]) -> dict[int, float]:
+    best = max(scores.values(), default=0.0) or 1.0
+    return {t: v / best for t, v in scores.items()}
+
+
+def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
+    """Each current hit's effective confidence (learned facts only), a mild ranking factor
+    (x0.9 at confidence 0, x1.0 at 1; a hit without learned facts is unchanged); a served
+    hit's facts are reinforced (after the confidence is read: a result shows what it had)."""
+    current = [h for h in hits if h.current and h.revision is None and h.group == "notebook"
+               and "<!-- gitmem:" in h.text]
+    for hit in current:
+        hit.confidence = confidence.of_lines(nb, hit.path, hit.lines["start"], hit.lines["end"])
+        if hit.confidence is not None:
+            hit.score = round(hit.score * (1 - CONFIDENCE_WEIGHT * (1 - hit.confidence)), 4)
+    hits.sort(key=lambda h: -h.score)
+    if served and current:
+        confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
 
 
 def fts_query(text: str) -> str | None:
@@ -230,21 +310,23 @@ def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
 
 
 def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
-          view: views.View) -> list[Hit]:
+          view: views.View) -> list[tuple[Hit, int, str | None]]:
+    """(hit, blob, revision to blame: None for the work tree) for the best `limit` chunk occurrences."""
     conn = index.conn
     revision = view.revision.commit if view.revision else None
-    hits: list[Hit] = []
+    hits: list[tuple[Hit, int, str | None]] = []
     for tid in ranked:
         rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
-                                      ch.heading, t.body, ch.page
+                                      ch.heading, t.body, cand.blob, ch.page
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
                                 WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
-        for path, grp, version, start, end, heading, body, page in rows:
+        for path, grp, version, start, end, heading, body, blob, page in rows:
             origin = view.origin(index, path, version, tid)
-            hits.append(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
-                            text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
-                            commit=origin.commit, date=origin.date, author=origin.author,
-                            subject=origin.subject, revision=revision, page=page))
+            hits.append((Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
+                             text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
+                             commit=origin.commit, date=origin.date, author=origin.author,
+                             subject=origin.subject, revision=revision, page=page), blob,
+                         revision or (None if version is None else "HEAD")))
             if len(hits) >= limit:
                 return hits
     return hits

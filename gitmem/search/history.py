@@ -33,9 +33,11 @@ from ..index.blobs import parse
 from ..dates import iso
 from ..index.provenance import Origin, of_text
 
+from . import facts
 from .hits import Hit, snippet
 
 if TYPE_CHECKING:
+    from ..index.embed import Embedder
     from ..index.indexer import Index
 
 
@@ -59,11 +61,13 @@ class Fate:
     lost: tuple[str, ...]  # the lines of the text the change took away
 
 
-def hits(index: "Index", ranked: list[int], scores: dict[int, float], query: str, limit: int) -> list["Hit"]:
-    """Hits for ranked texts over the history view (temp.cand)."""
-    walker = Walker(index)
+def hits(index: "Index", ranked: list[int], scores: dict[int, float], query: str, limit: int,
+         embedder: "Embedder | None" = None, detail: bool = True) -> list["Hit"]:
+    """Hits for ranked texts over the history view (temp.cand); with `detail`, each names its
+    fact, and a superseded one is judged by the fact's lines rather than by the chunk's."""
+    walker = Walker(index, embedder, detail)
     found: list["Hit"] = []
-    seen: set[tuple[str, int | None, str]] = set()
+    seen: set[tuple[str, int | None, str, str]] = set()
     for tid in ranked:
         rows = index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
                                       ORDER BY path""", (tid,)).fetchall()
@@ -111,10 +115,13 @@ def _run(versions: list[tuple[int, int, int | None]], chunk_of: dict[Any, int], 
 class Walker:
     """Follows what a text says forward through later versions of its page."""
 
-    def __init__(self, index: "Index") -> None:
+    def __init__(self, index: "Index", embedder: "Embedder | None" = None, detail: bool = True) -> None:
         self.index = index
         self.conn = index.conn
         self._pages: dict[int, str] = {}
+        self.embedder = embedder
+        self.detail = detail
+        self.reader = facts.Reader(index)
 
     def page(self, blob: int) -> str:
         if blob not in self._pages:
@@ -197,19 +204,21 @@ class Walker:
         return provenance.commit(self.index, row[0]) if row else None
 
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
-            seen: set[tuple[str, int | None, str]]) -> "Hit | None":
+            seen: set[tuple[str, int | None, str, str]]) -> "Hit | None":
         conn = self.conn
-        start, end, heading, body, page = conn.execute(
-            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.page
+        start, end, heading, body, blob, page = conn.execute(
+            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page
                  FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)).fetchone()
         version = run.versions[-1]
         origin = of_text(self.index, path, version, tid)
         hit = Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query), text=body,
                   score=round(score, 4), lines={"start": start, "end": end}, commit=origin.commit,
                   date=origin.date, author=origin.author, subject=origin.subject, page=page)
+        fact = self.fact(hit, blob, query) if self.detail else None
         if run.live:
+            self.cite(fact, path, "HEAD" if version is not None else None)
             return hit
-        claim = [line for line in body.split("\n") if line.strip()]
+        claim = [line for line in (fact.text if fact else body).split("\n") if line.strip()]
         fate = self.fate(path, run.end_commit, claim)
         revision = conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
                                     WHERE v.id = ?""", (version,)).fetchone()[0]
@@ -217,20 +226,38 @@ class Walker:
             if self.covered(fate.path, claim):
                 return None  # a current chunk among the candidates says the same
             hit.revision = revision  # still true, in the words of an older version
+            self.cite(fact, path, revision)
             return hit
-        key = (fate.path, fate.commit, fate.how)
+        key = (fate.path, fate.commit, fate.how, "\n".join(claim) if fact else "")
         if key in seen:
             return None
         seen.add(key)
-        first = run.versions[0]
-        origin = self.since(first, fate.lost or tuple(claim)) if first is not None else None
-        if origin is not None:
-            hit.commit, hit.date, hit.author, hit.subject = origin.commit, origin.date, origin.author, origin.subject
+        if fact is not None:
+            self.cite(fact, path, revision)
+            hit.commit, hit.date, hit.author, hit.subject = fact.commit, fact.date, fact.author, fact.subject
+        else:
+            first = run.versions[0]
+            since = self.since(first, fate.lost or tuple(claim)) if first is not None else None
+            if since is not None:
+                hit.commit, hit.date, hit.author, hit.subject = since.commit, since.date, since.author, since.subject
         hit.current = False
+        hit.since = hit.commit
         hit.revision = revision
         hit.changed_by = self.change(fate)
         hit.until = hit.changed_by["date"]
         return hit
+
+    def fact(self, hit: "Hit", blob: int, query: str) -> "facts.Fact | None":
+        """The hit's best fact, within its chunk's lines."""
+        text = self.reader.text(blob, hit.path)
+        found = facts.within(text, hit.lines["start"], hit.lines["end"]) if text is not None else []
+        cosine = facts.cosines([found], query, self.embedder)[0] if self.embedder is not None else None
+        hit.fact = facts.best(found, query, cosine)
+        return hit.fact
+
+    def cite(self, fact: "facts.Fact | None", path: str, rev: str | None) -> None:
+        if fact is not None:
+            facts.cite(self.index, [(fact, path, rev)])
 
     def covered(self, path: str, claim: list[str]) -> bool:
         """Whether the current candidates of `path` hold every line of `claim`."""

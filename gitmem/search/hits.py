@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .facts import Fact
+    from .scale import Evidence
 
 SNIPPET = 200
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -27,9 +31,12 @@ class Hit:
     author: str | None
     current: bool = True
     subject: str | None = None
+    since: str | None = None  # superseded: the commit that put it there (its fact's lines, by git blame)
     until: str | None = None  # superseded: when it stopped being true
     changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
     revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
+    fact: "Fact | None" = None  # the list item, line or paragraph of the chunk that best answers
+    confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
     page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
 
     @property
@@ -49,6 +56,7 @@ class Results:
     timing: dict[str, float]
     notes: list[str] = field(default_factory=list)
     view: dict[str, Any] | None = None
+    evidence: "Evidence | None" = None  # how well the best match answers the query (scale.py)
 
 
 def snippet(body: str, query: str, width: int = SNIPPET) -> str:

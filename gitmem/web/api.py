@@ -7,7 +7,7 @@ State changes need the `X-Gitmem` header (see security.py)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -17,10 +17,7 @@ from .. import config
 from ..errors import UsageError
 from ..records import jsonable
 from . import files
-from .views import run_search, search_form
-
-if TYPE_CHECKING:
-    from .app import Web
+from .views import app_of, run_search, search_form
 
 
 def answer(data: Any, status: int = 200) -> JSONResponse:
@@ -46,127 +43,162 @@ def field(data: dict[str, Any], name: str, kind: type = str, default: Any = None
     return value
 
 
-def routes(web: "Web") -> list[Route]:
-    async def status(request: Request) -> Response:
-        from ..index import maintenance
+async def status(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
 
-        return answer(await web.call(maintenance.status, check_model=request.query_params.get("model") != "0"))
+    return answer(await web.call(maintenance.status, check_model=request.query_params.get("model") != "0"))
 
-    async def recall(request: Request) -> Response:
-        return answer(await web.call(run_search, {**search_form(request.query_params), "kind": "recall"}))
 
-    async def search(request: Request) -> Response:
-        form = search_form(request.query_params)
-        form["kind"] = "search"
-        form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
-        return answer(await web.call(run_search, form))
+async def recall(request: Request) -> Response:
+    web = app_of(request)
+    return answer(await web.call(run_search, {**search_form(request.query_params), "kind": "recall"}))
 
-    async def debug_search(request: Request) -> Response:
-        form = search_form(request.query_params)
-        sources = [s.strip() for s in request.query_params.get("sources", "notebook,daily").split(",") if s.strip()]
-        unknown = [s for s in sources if s not in config.GROUPS]
-        if unknown:
-            raise UsageError(f"unknown source {unknown[0]!r}", f"sources are {', '.join(config.GROUPS)}")
-        return answer(await web.call(run_search, {**form, "kind": "search", "groups": tuple(sources)}))
 
-    async def log(request: Request) -> Response:
-        from ..search import timeline
+async def search(request: Request) -> Response:
+    web = app_of(request)
+    form = search_form(request.query_params)
+    form["kind"] = "search"
+    form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
+    return answer(await web.call(run_search, form))
 
-        q = request.query_params
-        limit = _int(q.get("n") or q.get("limit"))
-        return answer(await web.call(timeline.log, q.get("since"), q.get("until"), q.get("path"), q.get("grep"),
-                                     limit))
 
-    async def get(request: Request) -> Response:
-        from ..notes import memory
+async def debug_search(request: Request) -> Response:
+    web = app_of(request)
+    form = search_form(request.query_params)
+    sources = [s.strip() for s in request.query_params.get("sources", "notebook,daily").split(",") if s.strip()]
+    unknown = [s for s in sources if s not in config.GROUPS]
+    if unknown:
+        raise UsageError(f"unknown source {unknown[0]!r}", f"sources are {', '.join(config.GROUPS)}")
+    return answer(await web.call(run_search, {**form, "kind": "search", "groups": tuple(sources)}))
 
-        path = request.query_params.get("path") or ""
+
+async def log(request: Request) -> Response:
+    web = app_of(request)
+    from ..search import timeline
+
+    q = request.query_params
+    limit = _int(q.get("n") or q.get("limit"))
+    return answer(await web.call(timeline.log, q.get("since"), q.get("until"), q.get("path"), q.get("grep"),
+                                 limit))
+
+
+async def get(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
+
+    path = request.query_params.get("path") or ""
+    return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
+
+
+async def listing(request: Request) -> Response:
+    web = app_of(request)
+    return answer(await web.call(files.listing))
+
+
+async def export(request: Request) -> Response:
+    web = app_of(request)
+    data = await web.call(files.export)
+    return JSONResponse(data, headers={"content-disposition": 'attachment; filename="notebook.json"'})
+
+
+async def sessions(request: Request) -> Response:
+    web = app_of(request)
+    return answer({"sessions": [jsonable(s) for s in await web.call(files.sessions)]})
+
+
+async def session_rm(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import session
+
+    return answer(await web.call(session.remove, request.path_params["chat"]))
+
+
+async def remember(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
+
+    d = await body(request)
+    return answer(await web.call(memory.remember, field(d, "text", default=""), field(d, "to"),
+                                 field(d, "section"), field(d, "category"), bool(field(d, "force", bool))))
+
+
+async def daily(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
+
+    d = await body(request)
+    return answer(await web.call(memory.daily, field(d, "text", default="")))
+
+
+async def write(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
+
+    d = await body(request)
+    return answer(await web.call(memory.write, field(d, "path", default=""), field(d, "content", default=""),
+                                 field(d, "section"), bool(field(d, "replace", bool)),
+                                 expected=field(d, "expected")))
+
+
+async def forget(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    d = await body(request)
+    return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool)),
+                                 broad=bool(field(d, "yes", bool))))
+
+
+async def rebuild(request: Request) -> Response:
+    web = app_of(request)
+    if request.method == "POST":
+        return answer(web.rebuild.start(), 202)
+    return answer(web.rebuild.state())
+
+
+async def debug_status(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    data = await web.call(maintenance.status, check_model=request.query_params.get("model") != "0")
+    return answer({**data, "rebuild": web.rebuild.state()})
+
+
+async def compaction(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import context
+
+    return answer(await web.call(context.run, request.query_params.get("date"), True))
+
+
+async def notebook_page(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory, removal
+
+    path = request.path_params["path"]
+    if request.method == "GET":
         return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
+    if request.method == "DELETE":
+        return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
+    d = await body(request)
+    replace = request.method == "PUT"
+    written = await web.call(memory.write, path, field(d, "content", default=""), field(d, "section"),
+                             replace, expected=field(d, "expected"))
+    return answer(written, 201 if written.action != "unchanged" else 200)
 
-    async def listing(request: Request) -> Response:
-        return answer(await web.call(files.listing))
 
-    async def export(request: Request) -> Response:
-        data = await web.call(files.export)
-        return JSONResponse(data, headers={"content-disposition": 'attachment; filename="notebook.json"'})
-
-    async def sessions(request: Request) -> Response:
-        return answer({"sessions": [jsonable(s) for s in await web.call(files.sessions)]})
-
-    async def session_rm(request: Request) -> Response:
-        from ..agent import session
-
-        return answer(await web.call(session.remove, request.path_params["chat"]))
-
-    async def remember(request: Request) -> Response:
-        from ..notes import memory
-
-        d = await body(request)
-        return answer(await web.call(memory.remember, field(d, "text", default=""), field(d, "to"),
-                                     field(d, "section"), field(d, "category"), bool(field(d, "force", bool))))
-
-    async def daily(request: Request) -> Response:
-        from ..notes import memory
-
-        d = await body(request)
-        return answer(await web.call(memory.daily, field(d, "text", default="")))
-
-    async def write(request: Request) -> Response:
-        from ..notes import memory
-
-        d = await body(request)
-        return answer(await web.call(memory.write, field(d, "path", default=""), field(d, "content", default=""),
-                                     field(d, "section"), bool(field(d, "replace", bool)),
-                                     expected=field(d, "expected")))
-
-    async def forget(request: Request) -> Response:
-        from ..notes import forget as forgetting
-
-        d = await body(request)
-        return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool)),
-                                     broad=bool(field(d, "yes", bool))))
-
-    async def rebuild(request: Request) -> Response:
-        if request.method == "POST":
-            return answer(web.rebuild.start(), 202)
-        return answer(web.rebuild.state())
-
-    async def debug_status(request: Request) -> Response:
-        from ..index import maintenance
-
-        data = await web.call(maintenance.status, check_model=request.query_params.get("model") != "0")
-        return answer({**data, "rebuild": web.rebuild.state()})
-
-    async def compaction(request: Request) -> Response:
-        from ..agent import context
-
-        return answer(await web.call(context.run, request.query_params.get("date"), True))
-
-    async def notebook_page(request: Request) -> Response:
-        from ..notes import memory, removal
-
-        path = request.path_params["path"]
-        if request.method == "GET":
-            return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
-        if request.method == "DELETE":
-            return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
-        d = await body(request)
-        replace = request.method == "PUT"
-        written = await web.call(memory.write, path, field(d, "content", default=""), field(d, "section"),
-                                 replace, expected=field(d, "expected"))
-        return answer(written, 201 if written.action != "unchanged" else 200)
-
-    return [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
-            Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
-            Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
-            Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
-            Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),
-            Route("/api/debug/memory/status", debug_status),
-            Route("/api/debug/memory/search", debug_search),
-            Route("/api/debug/memory/files", listing),
-            Route("/api/debug/memory/rebuild", rebuild, methods=["GET", "POST"]),
-            Route("/api/debug/memory/simulate-compaction", compaction, methods=["POST"]),
-            Route("/api/debug/notebook/{path:path}", notebook_page, methods=["GET", "PUT", "POST", "DELETE"])]
+ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
+          Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
+          Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
+          Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),
+          Route("/api/debug/memory/status", debug_status),
+          Route("/api/debug/memory/search", debug_search),
+          Route("/api/debug/memory/files", listing),
+          Route("/api/debug/memory/rebuild", rebuild, methods=["GET", "POST"]),
+          Route("/api/debug/memory/simulate-compaction", compaction, methods=["POST"]),
+          Route("/api/debug/notebook/{path:path}", notebook_page, methods=["GET", "PUT", "POST", "DELETE"])]
 
 
 def _int(value: str | None) -> int | None:

@@ -25,6 +25,7 @@ from .jobs import Rebuild
 from .security import Guard, new_secret
 
 T = TypeVar("T")
+LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source note: shown as a dot, not as text
 FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200})$")
 STATIC = Path(__file__).with_name("static")
 STATUS_OF: list[tuple[type[GitmemError], int]] = [(PageNotFound, 404), (PathOutside, 400), (UsageError, 400),
@@ -78,18 +79,22 @@ def filesize(size: int) -> str:
 
 
 def templates() -> Environment:
+    from .facts import level
+
     env = Environment(loader=PackageLoader("gitmem.web", "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=False)
     env.filters["filesize"] = filesize
+    env.filters["unlearned"] = lambda text: LEARNED_NOTE.sub("", str(text))
+    env.filters["level"] = level
     return env
 
 
 def create_app(root: Path, hosts: set[str], token: str | None = None, remote_images: bool = False) -> Any:
     """The app for the notebook at `root`, answering only to `hosts`, wrapped in the security guard."""
-    from . import api, edits, views
+    from . import api, edits, facts, views
 
     web = Web(root, new_secret(), templates(), Rebuild(root), remote_images)
-    routes = [*views.routes(web), *edits.routes(web), *api.routes(web),
+    routes = [*views.ROUTES, *edits.ROUTES, *facts.ROUTES, *api.ROUTES,
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
 
     async def failed(request: Request, exc: Exception) -> Response:

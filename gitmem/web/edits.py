@@ -19,117 +19,139 @@ from starlette.routing import Route
 from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from .render import render
+from .views import app_of
 
 if TYPE_CHECKING:
     from .app import Web
 
 
-def routes(web: "Web") -> list[Route]:
-    async def preview(request: Request) -> Response:
-        form = await request.form()
-        rendered = render(str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
-        return web.page(request, "preview.html", rendered=rendered)
+async def preview(request: Request) -> Response:
+    web = app_of(request)
+    form = await request.form()
+    rendered = render(str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
+    return web.page(request, "preview.html", rendered=rendered)
 
-    async def edit_form(request: Request) -> Response:
-        from ..notes import memory
 
-        page = await web.call(memory.get, request.path_params["path"])
-        return _editor(web, request, page.path, page.text, page.text)
+async def edit_form(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
 
-    async def edit_save(request: Request) -> Response:
-        from ..notes import memory
+    page = await web.call(memory.get, request.path_params["path"])
+    return _editor(web, request, page.path, page.text, page.text)
 
-        form = await request.form()
-        path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
-        if form.get("do") == "preview":
-            return _editor(web, request, path, text, original)
-        try:
-            written = await web.call(memory.write, path, text, replace=True, expected=original,
-                                     allow=form.get("allow") == "1")
-        except memory.PageChanged as exc:
-            return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current))
-        except GitmemError as exc:
-            return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused))
-        return _saved(written)
 
-    async def new_form(request: Request) -> Response:
-        path = request.query_params.get("path", "")
-        return web.page(request, "edit.html", nav="new", creating=True, path=path, text="", preview="",
-                        title="New page")
+async def edit_save(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
 
-    async def new_save(request: Request) -> Response:
-        from ..notes import memory
+    form = await request.form()
+    path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
+    if form.get("do") == "preview":
+        return _editor(web, request, path, text, original)
+    try:
+        written = await web.call(memory.write, path, text, replace=True, expected=original,
+                                 allow=form.get("allow") == "1")
+    except memory.PageChanged as exc:
+        return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current))
+    except GitmemError as exc:
+        return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused))
+    return _saved(written)
 
-        form = await request.form()
-        path, text = _text(form, "path").strip(), _text(form, "text")
-        if form.get("do") == "preview":
-            return web.page(request, "edit.html", nav="new", creating=True, path=path, text=text, title="New page",
-                            preview=_preview(web, text, path))
-        try:
-            written = await web.call(memory.write, path, text, replace=True, expected="")
-        except memory.PageChanged as exc:
-            error = f"{exc.path} already exists; open it to edit it, or choose another name"
-            return web.page(request, "edit.html", 409, nav="new", creating=True, path=path, text=text,
-                            preview=_preview(web, text, path), error=error, title="New page")
-        except GitmemError as exc:
-            return web.page(request, "edit.html", 422, nav="new", creating=True, path=path, text=text,
-                            preview=_preview(web, text, path), error=exc.line(), title="New page")
-        return _saved(written)
 
-    async def delete_form(request: Request) -> Response:
-        from ..notes import memory
+async def new_form(request: Request) -> Response:
+    web = app_of(request)
+    path = request.query_params.get("path", "")
+    return web.page(request, "edit.html", nav="new", creating=True, path=path, text="", preview="",
+                    title="New page")
 
-        page = await web.call(memory.get, request.path_params["path"])
-        return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
-                        rendered=render(page.text, page.path, web.remote_images), title=f"Delete {page.path}")
 
-    async def delete(request: Request) -> Response:
-        from ..notes import removal
+async def new_save(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
 
-        form = await request.form()
-        written = await web.call(removal.remove, request.path_params["path"], expected=_original(form))
-        return RedirectResponse(f"/browse?flash={quote('deleted ' + written.path)}", status_code=303)
+    form = await request.form()
+    path, text = _text(form, "path").strip(), _text(form, "text")
+    if form.get("do") == "preview":
+        return web.page(request, "edit.html", nav="new", creating=True, path=path, text=text, title="New page",
+                        preview=_preview(web, text, path))
+    try:
+        written = await web.call(memory.write, path, text, replace=True, expected="")
+    except memory.PageChanged as exc:
+        error = f"{exc.path} already exists; open it to edit it, or choose another name"
+        return web.page(request, "edit.html", 409, nav="new", creating=True, path=path, text=text,
+                        preview=_preview(web, text, path), error=error, title="New page")
+    except GitmemError as exc:
+        return web.page(request, "edit.html", 422, nav="new", creating=True, path=path, text=text,
+                        preview=_preview(web, text, path), error=exc.line(), title="New page")
+    return _saved(written)
 
-    async def forget_form(request: Request) -> Response:
-        return web.page(request, "forget.html", nav="forget", title="Forget")
 
-    async def forget(request: Request) -> Response:
-        from ..notes import forget as forgetting
+async def delete_form(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import memory
 
-        form = await request.form()
-        target, every = _text(form, "target"), bool(form.get("all"))
-        data: dict[str, Any] = {"nav": "forget", "target": target, "every": every, "title": "Forget"}
-        try:
-            if form.get("confirm") == "yes":
-                # the person saw the list on the confirmation page: that is the CLI's --yes
-                data["done"] = await web.call(forgetting.forget, target, every, broad=True)
-            else:
-                data["spots"] = await web.call(_spots, target, every)
-        except GitmemError as exc:
-            return web.page(request, "forget.html", 422, error=exc.line(), **data)
-        return web.page(request, "forget.html", **data)
+    page = await web.call(memory.get, request.path_params["path"])
+    return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
+                    rendered=render(page.text, page.path, web.remote_images), title=f"Delete {page.path}")
 
-    async def session_delete(request: Request) -> Response:
-        from ..agent import session
 
-        form = await request.form()
-        removed = await web.call(session.remove, _text(form, "chat"))
-        return RedirectResponse(f"/sessions?flash={quote('deleted ' + removed.path)}", status_code=303)
+async def delete(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import removal
 
-    async def rebuild(request: Request) -> Response:
-        job = web.rebuild.start()
-        if request.headers.get("hx-request"):
-            return web.page(request, "rebuild.html", job=job)
-        return RedirectResponse("/rebuild", status_code=303)
+    form = await request.form()
+    written = await web.call(removal.remove, request.path_params["path"], expected=_original(form))
+    return RedirectResponse(f"/browse?flash={quote('deleted ' + written.path)}", status_code=303)
 
-    return [Route("/preview", preview, methods=["POST"]),
-            Route("/edit/{path:path}", edit_form, methods=["GET"]), Route("/edit/{path:path}", edit_save, methods=["POST"]),
-            Route("/new", new_form, methods=["GET"]), Route("/new", new_save, methods=["POST"]),
-            Route("/delete/{path:path}", delete_form, methods=["GET"]),
-            Route("/delete/{path:path}", delete, methods=["POST"]),
-            Route("/forget", forget_form, methods=["GET"]), Route("/forget", forget, methods=["POST"]),
-            Route("/sessions/delete", session_delete, methods=["POST"]),
-            Route("/rebuild", rebuild, methods=["POST"])]
+
+async def forget_form(request: Request) -> Response:
+    web = app_of(request)
+    return web.page(request, "forget.html", nav="forget", title="Forget")
+
+
+async def forget(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    form = await request.form()
+    target, every = _text(form, "target"), bool(form.get("all"))
+    data: dict[str, Any] = {"nav": "forget", "target": target, "every": every, "title": "Forget"}
+    try:
+        if form.get("confirm") == "yes":
+            # the person saw the list on the confirmation page: that is the CLI's --yes
+            data["done"] = await web.call(forgetting.forget, target, every, broad=True)
+        else:
+            data["spots"] = await web.call(_spots, target, every)
+    except GitmemError as exc:
+        return web.page(request, "forget.html", 422, error=exc.line(), **data)
+    return web.page(request, "forget.html", **data)
+
+
+async def session_delete(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import session
+
+    form = await request.form()
+    removed = await web.call(session.remove, _text(form, "chat"))
+    return RedirectResponse(f"/sessions?flash={quote('deleted ' + removed.path)}", status_code=303)
+
+
+async def rebuild(request: Request) -> Response:
+    web = app_of(request)
+    job = web.rebuild.start()
+    if request.headers.get("hx-request"):
+        return web.page(request, "rebuild.html", job=job)
+    return RedirectResponse("/rebuild", status_code=303)
+
+
+ROUTES = [Route("/preview", preview, methods=["POST"]),
+          Route("/edit/{path:path}", edit_form, methods=["GET"]), Route("/edit/{path:path}", edit_save, methods=["POST"]),
+          Route("/new", new_form, methods=["GET"]), Route("/new", new_save, methods=["POST"]),
+          Route("/delete/{path:path}", delete_form, methods=["GET"]),
+          Route("/delete/{path:path}", delete, methods=["POST"]),
+          Route("/forget", forget_form, methods=["GET"]), Route("/forget", forget, methods=["POST"]),
+          Route("/sessions/delete", session_delete, methods=["POST"]),
+          Route("/rebuild", rebuild, methods=["POST"])]
 
 
 def _original(form: Any) -> str:
@@ -167,10 +189,15 @@ def _saved(written: Any) -> Response:
 
 def diff(before: str, after: str) -> list[dict[str, str]]:
     """A unified diff as lines tagged add / del / ctx / hunk, for the conflict view."""
+    return diff_lines("\n".join(difflib.unified_diff(before.split("\n"), after.split("\n"), "as you opened it",
+                                                     "as it is now", lineterm="", n=2)))
+
+
+def diff_lines(text: str) -> list[dict[str, str]]:
+    """Unified-diff text as lines tagged add / del / ctx / hunk."""
     out = []
-    for line in difflib.unified_diff(before.split("\n"), after.split("\n"), "as you opened it", "as it is now",
-                                     lineterm="", n=2):
-        kind = "hunk" if line.startswith(("@@", "---", "+++")) else \
+    for line in text.split("\n") if text else []:
+        kind = "hunk" if line.startswith(("@@", "---", "+++", "diff ", "index ")) else \
             "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx"
         out.append({"kind": kind, "text": line})
     return out

@@ -134,13 +134,29 @@ def host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def allowed_hosts(bind: str) -> set[str]:
-    """The names a browser may use for this server: the bound address, and localhost's names
-    when bound to loopback."""
-    hosts = {bind.lower()}
+def allowed_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
+    """The names a browser may use for this server: the bound address (for a wildcard address,
+    this machine's names and addresses), localhost's names when bound to loopback or a wildcard,
+    and any the user added (--allow-host)."""
+    hosts = {bind.lower(), *(host_name(h) for h in extra)}
     if bind in LOCAL_NAMES or bind.startswith("127."):
         hosts |= LOCAL_NAMES
+    if bind in ("0.0.0.0", "::", ""):
+        hosts |= LOCAL_NAMES | machine_names()
     return hosts
+
+
+def machine_names() -> set[str]:
+    """This machine's host names and the addresses they resolve to."""
+    import socket
+
+    names = {socket.gethostname().lower(), socket.getfqdn().lower()}
+    for name in list(names):
+        try:
+            names |= {str(info[4][0]).lower() for info in socket.getaddrinfo(name, None)}
+        except OSError:
+            pass
+    return {n for n in names if n}
 
 
 def is_loopback(bind: str) -> bool:

@@ -51,7 +51,7 @@ def url(host: str, port: int, token: str | None) -> str:
 
 
 def serve(root: Path, host: str, port: int, token: str | None, open_browser: bool, remote_images: bool,
-          say: Callable[[str], None]) -> None:
+          say: Callable[[str], None], allow_hosts: tuple[str, ...] = ()) -> None:
     """Serve the notebook at `root` until interrupted."""
     import uvicorn
 
@@ -60,7 +60,7 @@ def serve(root: Path, host: str, port: int, token: str | None, open_browser: boo
     check(host, token)
     sock = bind(host, port)
     address = url(host, sock.getsockname()[1], token)
-    hosts = allowed_hosts(host)
+    hosts = allowed_hosts(host, allow_hosts)
     app = create_app(root, hosts, token, remote_images)
     say(f"serving {root} at {address}" + ("" if is_loopback(host) else " (reachable from other machines)"))
     say("press Ctrl+C to stop")

@@ -17,80 +17,103 @@ if TYPE_CHECKING:
     from .app import Web
 
 
-def routes(web: "Web") -> list[Route]:
-    async def home(request: Request) -> Response:
-        def work(nb: Notebook) -> dict[str, Any]:
-            from ..index import maintenance
+def app_of(request: Request) -> "Web":
+    """The app's shared state (notebook root, CSRF secret, templates, rebuild job)."""
+    return request.app.state.web  # type: ignore[no-any-return]
 
-            listing = files.listing(nb)
-            daily = None
-            if listing.latest_daily:
-                daily = {"path": listing.latest_daily, "html": render(nb.read(listing.latest_daily),
-                                                                      listing.latest_daily, web.remote_images).html}
-            return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False)}
 
-        return web.page(request, "home.html", nav="home", **await web.call(work))
+async def home(request: Request) -> Response:
+    web = app_of(request)
 
-    async def browse(request: Request) -> Response:
-        folder = request.query_params.get("folder")
-        group = request.query_params.get("group")
-        listing = await web.call(files.listing)
-        shown = [f for f in listing.files if (folder is None or f.folder == folder) and (not group or f.group == group)]
-        return web.page(request, "browse.html", nav="browse", listing=listing, files=shown, folder=folder,
-                        group=group, title="Pages")
-
-    async def page(request: Request) -> Response:
-        at = request.query_params.get("at") or None
-        data = await web.call(_page, request.path_params["path"], at, web.remote_images,
-                              request.query_params.get("lines") or None)
-        return web.page(request, "page.html", nav="browse", **data)
-
-    async def history(request: Request) -> Response:
-        from ..search import timeline
-
-        path = request.path_params["path"]
-        found = await web.call(timeline.log, None, None, path, None, 200)
-        return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
-                        f={}, title=f"History of {path}")
-
-    async def log(request: Request) -> Response:
-        from ..search import timeline
-
-        q = request.query_params
-        f = {k: q.get(k) or None for k in ("since", "until", "grep")}
-        found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], 100)
-        return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline")
-
-    async def search(request: Request) -> Response:
-        form = search_form(request.query_params)
-        results = None
-        if form["q"].strip():
-            results = await web.call(run_search, form)
-        grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
-        return web.page(request, "search.html", nav="search", f=form, results=results,
-                        grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS,
-                        modes=config.MODES, bases=config.DATE_BASES, title="Search")
-
-    async def status(request: Request) -> Response:
+    def work(nb: Notebook) -> dict[str, Any]:
         from ..index import maintenance
 
-        data = await web.call(maintenance.status, check_model=request.query_params.get("model") == "1")
-        if request.query_params.get("model") != "1":
-            data["model"]["semantic"] = None
-        return web.page(request, "status.html", nav="status", status=data, job=web.rebuild.state(), title="Status")
+        listing = files.listing(nb)
+        daily = None
+        if listing.latest_daily:
+            daily = {"path": listing.latest_daily, "html": render(nb.read(listing.latest_daily),
+                                                                  listing.latest_daily, web.remote_images).html}
+        return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False)}
 
-    async def rebuild_progress(request: Request) -> Response:
-        name = "rebuild.html" if request.headers.get("hx-request") else "rebuild_page.html"
-        return web.page(request, name, nav="status", job=web.rebuild.state(), title="Rebuild")
+    return web.page(request, "home.html", nav="home", **await web.call(work))
 
-    async def sessions(request: Request) -> Response:
-        return web.page(request, "sessions.html", nav="sessions", sessions=await web.call(files.sessions),
-                        title="Sessions")
 
-    return [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
-            Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
-            Route("/status", status), Route("/rebuild", rebuild_progress, methods=["GET"]),
-            Route("/sessions", sessions)]
+async def browse(request: Request) -> Response:
+    web = app_of(request)
+    folder = request.query_params.get("folder")
+    group = request.query_params.get("group")
+    listing = await web.call(files.listing)
+    shown = [f for f in listing.files if (folder is None or f.folder == folder) and (not group or f.group == group)]
+    return web.page(request, "browse.html", nav="browse", listing=listing, files=shown, folder=folder,
+                    group=group, title="Pages")
+
+
+async def page(request: Request) -> Response:
+    web = app_of(request)
+    at = request.query_params.get("at") or None
+    data = await web.call(_page, request.path_params["path"], at, web.remote_images,
+                          request.query_params.get("lines") or None)
+    return web.page(request, "page.html", nav="browse", **data)
+
+
+async def history(request: Request) -> Response:
+    web = app_of(request)
+    from ..search import timeline
+
+    path = request.path_params["path"]
+    found = await web.call(timeline.log, None, None, path, None, 200)
+    return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
+                    f={}, title=f"History of {path}")
+
+
+async def log(request: Request) -> Response:
+    web = app_of(request)
+    from ..search import timeline
+
+    q = request.query_params
+    f = {k: q.get(k) or None for k in ("since", "until", "grep")}
+    found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], 100)
+    return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline")
+
+
+async def search(request: Request) -> Response:
+    web = app_of(request)
+    form = search_form(request.query_params)
+    results = None
+    if form["q"].strip():
+        results = await web.call(run_search, form)
+    grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
+    return web.page(request, "search.html", nav="search", f=form, results=results,
+                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS,
+                    modes=config.MODES, bases=config.DATE_BASES, title="Search")
+
+
+async def status(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    data = await web.call(maintenance.status, check_model=request.query_params.get("model") == "1")
+    if request.query_params.get("model") != "1":
+        data["model"]["semantic"] = None
+    return web.page(request, "status.html", nav="status", status=data, job=web.rebuild.state(), title="Status")
+
+
+async def rebuild_progress(request: Request) -> Response:
+    web = app_of(request)
+    name = "rebuild.html" if request.headers.get("hx-request") else "rebuild_page.html"
+    return web.page(request, name, nav="status", job=web.rebuild.state(), title="Rebuild")
+
+
+async def sessions(request: Request) -> Response:
+    web = app_of(request)
+    return web.page(request, "sessions.html", nav="sessions", sessions=await web.call(files.sessions),
+                    title="Sessions")
+
+
+ROUTES = [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
+          Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
+          Route("/status", status), Route("/rebuild", rebuild_progress, methods=["GET"]),
+          Route("/sessions", sessions)]
 
 
 def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,124 @@
+"""An OpenAI-compatible chat-completions client: the one protocol that Ollama,
+llama.cpp's server, vLLM, LM Studio and OpenAI all speak.
+
+The client is the standard library's urllib: consolidation makes one JSON POST
+per session and needs only a timeout, so a third-party HTTP stack (httpx,
+requests) would add a dependency to every install for no gain. Settings are
+this machine's, never the notebook's: GITMEM_LLM_URL / GITMEM_LLM_MODEL /
+GITMEM_LLM_KEY, or git config mem.llm.url / mem.llm.model (a key is read from
+the environment only, so it never lands in a committed file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import GitmemError
+from ..notebook import Notebook
+
+URL_ENV, MODEL_ENV, KEY_ENV, TIMEOUT_ENV = "GITMEM_LLM_URL", "GITMEM_LLM_MODEL", "GITMEM_LLM_KEY", "GITMEM_LLM_TIMEOUT"
+URL_KEY, MODEL_KEY = "mem.llm.url", "mem.llm.model"
+DEFAULT_TIMEOUT = 120.0
+ATTEMPTS = 3
+BACKOFF = 2.0  # seconds before the second attempt; doubled before the third
+MAX_ANSWER = 200_000  # bytes read from an answer; an endpoint cannot flood memory
+
+
+class NoEndpoint(GitmemError):
+    pass
+
+
+class LLMFailed(GitmemError):
+    """Every attempt failed; `reason` says how the last one did."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str
+    model: str
+    key: str | None = field(default=None, repr=False)
+    timeout: float = DEFAULT_TIMEOUT
+
+
+def endpoint(nb: Notebook) -> Endpoint:
+    """This machine's endpoint, or NoEndpoint naming the settings."""
+    url = os.environ.get(URL_ENV) or nb.git.config_get(URL_KEY)
+    model = os.environ.get(MODEL_ENV) or nb.git.config_get(MODEL_KEY)
+    if not url or not model:
+        raise NoEndpoint("no LLM endpoint is configured: set GITMEM_LLM_URL and GITMEM_LLM_MODEL "
+                         "(or git config mem.llm.url / mem.llm.model; a key goes in GITMEM_LLM_KEY)",
+                         "e.g. GITMEM_LLM_URL=http://127.0.0.1:11434/v1 GITMEM_LLM_MODEL=llama3.1; "
+                         "see docs/consolidation.md")
+    if not url.startswith(("http://", "https://")):
+        raise NoEndpoint(f"the LLM URL {url!r} is not an http(s) URL", "set GITMEM_LLM_URL to e.g. "
+                         "http://127.0.0.1:11434/v1")
+    try:
+        timeout = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
+    except ValueError:
+        timeout = DEFAULT_TIMEOUT
+    return Endpoint(url.rstrip("/"), model, os.environ.get(KEY_ENV) or None, timeout)
+
+
+def chat(ep: Endpoint, messages: list[dict[str, str]]) -> str:
+    """One chat completion's text. LLMFailed (one attempt) on an HTTP error, a
+    timeout, or an answer that is not a chat completion."""
+    body = json.dumps({"model": ep.model, "messages": messages, "temperature": 0, "stream": False,
+                       "response_format": {"type": "json_object"}}).encode()
+    headers = {"Content-Type": "application/json"}
+    if ep.key:
+        headers["Authorization"] = f"Bearer {ep.key}"
+    request = urllib.request.Request(f"{ep.url}/chat/completions", data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=ep.timeout) as response:
+            raw = response.read(MAX_ANSWER)
+    except urllib.error.HTTPError as exc:
+        raise LLMFailed(f"HTTP {exc.code} from {ep.url}") from exc
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        what = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
+        raise LLMFailed(f"no answer from {ep.url}: {what}") from exc
+    try:
+        content = json.loads(raw)["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise LLMFailed("the endpoint's answer is not a chat completion") from exc
+    if not isinstance(content, str):
+        raise LLMFailed("the endpoint's answer has no text")
+    return content
+
+
+def ask_json(ep: Endpoint, messages: list[dict[str, str]], validate: Callable[[Any], None],
+             attempts: int = ATTEMPTS, sleep: Callable[[float], None] = time.sleep) -> tuple[Any, int]:
+    """The answer as JSON that passes `validate` (which raises ValueError), and the
+    attempts it took; retried with backoff. LLMFailed with the last reason after `attempts`."""
+    reason = ""
+    for attempt in range(1, attempts + 1):
+        if attempt > 1:
+            sleep(BACKOFF * 2 ** (attempt - 2))
+        try:
+            text = chat(ep, messages)
+        except LLMFailed as exc:
+            reason = exc.message
+            continue
+        try:
+            answer = json.loads(_unfence(text))
+            validate(answer)
+        except ValueError as exc:
+            reason = f"malformed answer: {str(exc).splitlines()[0][:200]}"
+            continue
+        return answer, attempt
+    raise LLMFailed(f"{reason} (after {attempts} attempts)")
+
+
+def _unfence(text: str) -> str:
+    """The JSON inside a ```json fence, which small models add despite being asked not to."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+        stripped = stripped.rsplit("```", 1)[0]
+    return stripped

@@ -1,0 +1,276 @@
+"""Proposals: what consolidation learned, as commits on `gitmem/proposed` that a
+person accepts or drops, and the record (in git) of which sessions were read.
+
+The branch is a chain built with plumbing (no checkout, the user's index and
+work tree untouched). Each proposal commit has the previous link as its first
+parent and the commit it was computed against (the base) as its last parent;
+its tree is the base's tree with the session's page edits. Its diff against
+the base is the proposal. A drop adds a commit with a `Gitmem-Dropped` trailer
+to the chain; an accept is a commit on the checked-out branch with a
+`Gitmem-Proposal` trailer. A session is consolidated once a commit reachable
+from HEAD or from a proposals branch (local or fetched: `origin/gitmem/proposed`)
+names it in a `Gitmem-Session` trailer, so two clones that pulled the same
+sessions and each other's proposals do not both propose it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import GitmemError, Refused, UsageError
+from ..notebook import Notebook
+from ..gitops.lock import atomic_write
+from ..notes import guard
+from ..notes.memory import committable, write_lock, write_page
+
+BRANCH = "gitmem/proposed"
+REF = f"refs/heads/{BRANCH}"
+REMOTE_REFS = f"refs/remotes/*/{BRANCH}"
+TRAILER = re.compile(r"^(Gitmem-[A-Za-z-]+): (.+)$", re.MULTILINE)
+
+
+class ProposalNotFound(GitmemError):
+    pass
+
+
+class ProposalConflict(GitmemError):
+    pass
+
+
+@dataclass
+class Proposal:
+    id: str
+    session: str
+    model: str
+    base: str
+    subject: str
+    message: str
+    paths: list[str] = field(default_factory=list)
+    diff: str = ""
+    empty: bool = False
+
+
+@dataclass
+class Reviewed:
+    action: str  # "accepted" or "dropped"
+    proposals: list[dict]
+    commits: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Pending:
+    proposals: list[Proposal]
+    notes: list[str] = field(default_factory=list)
+
+
+def trailers(message: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for key, value in TRAILER.findall(message):
+        found.setdefault(key, []).append(value.strip())
+    return found
+
+
+def tips(nb: Notebook) -> list[str]:
+    """The proposals branch here and as fetched from every remote."""
+    local = nb.git.ref(REF)
+    return list(dict.fromkeys([*([local] if local else []), *nb.git.refs(REMOTE_REFS).values()]))
+
+
+def consolidated(nb: Notebook) -> set[str]:
+    """`path@blob` of every session some commit records as consolidated."""
+    revs = [r for r in [nb.git.head(), *tips(nb)] if r]
+    done: set[str] = set()
+    for message in nb.git.grep_log(revs, "Gitmem-Session:").values():
+        found = trailers(message)
+        for path, blob in zip(found.get("Gitmem-Session", []), found.get("Gitmem-Session-Blob", [])):
+            done.add(f"{path}@{blob}")
+    return done
+
+
+def _chain(nb: Notebook) -> tuple[list[Proposal], set[str]]:
+    """Every proposal on the chains (newest first) and the ids dropped."""
+    proposals: dict[str, Proposal] = {}
+    dropped: set[str] = set()
+    seen: set[str] = set()
+    for tip in tips(nb):
+        oid: str | None = tip
+        while oid and oid not in seen:
+            seen.add(oid)
+            parents, message = nb.git.messages([oid])[oid]
+            found = trailers(message)
+            if "Gitmem-Dropped" in found:
+                dropped.update(found["Gitmem-Dropped"])
+                oid = parents[0] if parents else None
+                continue
+            if "Gitmem-Session" not in found or not parents:
+                break
+            proposals[oid] = Proposal(oid, found["Gitmem-Session"][0], (found.get("Gitmem-Model") or ["?"])[0],
+                                      parents[-1], message.split("\n", 1)[0], message,
+                                      empty="Gitmem-Empty" in found)
+            oid = parents[0] if len(parents) > 1 else None
+    return list(proposals.values()), dropped
+
+
+def pending(nb: Notebook, with_diff: bool = True) -> Pending:
+    """Proposals neither accepted (on this branch) nor dropped, oldest first."""
+    proposals, dropped = _chain(nb)
+    head = nb.git.head()
+    accepted: set[str] = set()
+    if head:
+        for message in nb.git.grep_log([head], "Gitmem-Proposal:").values():
+            accepted.update(trailers(message).get("Gitmem-Proposal", []))
+    out = [p for p in reversed(proposals) if not p.empty and p.id not in dropped and p.id not in accepted]
+    for p in out:
+        p.paths = nb.git.changed_paths(p.base, p.id)
+        if with_diff:
+            p.diff = nb.git.diff(p.base, p.id)
+    return Pending(out)
+
+
+def propose(nb: Notebook, base: str, changes: dict[str, str], message: str) -> str:
+    """Add a proposal (notebook-relative page -> new text) on top of the chain; its id."""
+    tree = nb.git.build_tree(base, {nb.repo_path(rel): text.encode("utf-8") for rel, text in changes.items()})
+    return _append(nb, tree, [base], message)
+
+
+def _append(nb: Notebook, tree: str, extra_parents: list[str], message: str) -> str:
+    for _ in range(5):  # another process may move the branch between read and update
+        tip = nb.git.ref(REF) or next(iter(nb.git.refs(REMOTE_REFS).values()), None)
+        local = nb.git.ref(REF)
+        parents = [p for p in [tip, *extra_parents] if p]
+        oid = nb.git.commit_tree(tree, list(dict.fromkeys(parents)), message)
+        try:
+            nb.git.update_ref(REF, oid, local)
+            return oid
+        except GitmemError:
+            continue
+    raise GitmemError(f"could not move {BRANCH}: another process kept changing it", "run the command again")
+
+
+def _select(nb: Notebook, ids: tuple[str, ...], every: bool) -> list[Proposal]:
+    found = pending(nb, with_diff=False).proposals
+    if every:
+        return found
+    if not ids:
+        raise UsageError("name the proposals (their ids from 'git mem review') or pass --all",
+                         "e.g. git mem review accept 3f2a9c1 or git mem review accept --all")
+    chosen = []
+    for want in ids:
+        match = [p for p in found if p.id.startswith(want.lower())] if len(want) >= 4 else []
+        if len(match) != 1:
+            raise ProposalNotFound(f"no pending proposal {want!r}" if not match else f"{want!r} names several proposals",
+                                   "list them with: git mem review")
+        chosen.append(match[0])
+    return _unique(chosen)
+
+
+def _unique(items: list[Proposal]) -> list[Proposal]:
+    seen: dict[str, Proposal] = {}
+    for p in items:
+        seen.setdefault(p.id, p)
+    return list(seen.values())
+
+
+def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Reviewed:
+    """Bring proposals onto the checked-out branch, one commit each, merged
+    three ways with whatever the pages say now (a conflict refuses that proposal)."""
+    chosen = _select(nb, ids, every)
+    done = Reviewed("accepted", [], [])
+    for p in chosen:
+        with write_lock(nb):
+            committable(nb)
+            merged = _merged(nb, p)
+            write_pages(nb, merged)
+            found = trailers(p.message)
+            message = (f"{p.subject}\n\nAccepted from {BRANCH}.\n\n"
+                       f"Gitmem-Session: {found['Gitmem-Session'][0]}\n"
+                       f"Gitmem-Session-Blob: {(found.get('Gitmem-Session-Blob') or ['-'])[0]}\n"
+                       f"Gitmem-Model: {p.model}\nGitmem-Proposal: {p.id}\n")
+            paths = [nb.repo_path(rel) for rel in merged]
+            commit, _ = nb.git.commit(paths, message) if paths else (None, False)
+        done.proposals.append({"id": p.id, "session": p.session, "pages": sorted(merged)})
+        if commit:
+            done.commits.append(commit)
+    return done
+
+
+def _merged(nb: Notebook, p: Proposal) -> dict[str, str]:
+    """The new text of every page the proposal changes, merged with the current page."""
+    out: dict[str, str] = {}
+    for path in nb.git.changed_paths(p.base, p.id):
+        rel = nb.rel(path)
+        if rel is None:
+            continue
+        nb.page(rel)  # confined: a proposal fetched from elsewhere is untrusted
+        base = nb.git.show(p.base, path) or b""
+        theirs = nb.git.show(p.id, path) or b""
+        ours = nb.read_bytes(rel) or b""
+        if ours == theirs:
+            continue
+        if ours == base:
+            result = theirs
+        else:
+            result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir)
+            if not clean and _only_adds(base, theirs):  # two proposals that each append lines: keep both
+                result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir, union=True)
+            if not clean:
+                raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
+                                       f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
+                                       f"then: git mem review drop {p.id[:7]}")
+        text = result.decode("utf-8", "replace")
+        _guarded(p, rel, base.decode("utf-8", "replace"), text)
+        out[rel] = text
+    return out
+
+
+def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
+    """Refused if a line the proposal adds is a secret or an injection: a proposal
+    fetched from another clone was never checked by this one's guard."""
+    old = set(base.split("\n"))
+    added = "\n".join(line for line in text.split("\n") if line not in old)
+    try:
+        guard.check(added, False, rel)
+    except Refused as exc:
+        raise Refused(f"proposal {p.id[:7]}: {exc.message}; nothing was written",
+                      f"drop it: git mem review drop {p.id[:7]}") from exc
+
+
+def write_pages(nb: Notebook, texts: dict[str, str]) -> None:
+    """Write several pages, all or none: if one cannot be written, those already
+    written get their earlier bytes back (the caller holds the write lock)."""
+    done: list[tuple[str, bytes | None]] = []
+    try:
+        for rel, text in texts.items():
+            before = nb.read_bytes(rel)
+            write_page(nb, rel, text)
+            done.append((rel, before))
+    except BaseException:
+        for rel, before in reversed(done):
+            if before is None:
+                nb.file(rel).unlink(missing_ok=True)
+            else:
+                atomic_write(nb.file(rel), before)
+        raise
+
+
+def _only_adds(base: bytes, theirs: bytes) -> bool:
+    """Whether `theirs` is `base` with lines inserted and none changed or removed."""
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, base.split(b"\n"), theirs.split(b"\n"), autojunk=False).get_opcodes()
+    return all(tag in ("equal", "insert") for tag, *_ in ops)
+
+
+def drop(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Reviewed:
+    """Discard proposals: one commit on the proposals branch records which (their sessions stay consolidated)."""
+    chosen = _select(nb, ids, every)
+    if not chosen:
+        return Reviewed("dropped", [], [], ["no pending proposals"])
+    tip = nb.git.ref(REF) or next(iter(nb.git.refs(REMOTE_REFS).values()))
+    tree = nb.git.tree_id(tip)
+    lines = "\n".join(f"Gitmem-Dropped: {p.id}" for p in chosen)
+    message = f"mem: drop {len(chosen)} proposal{'s' if len(chosen) != 1 else ''}\n\n{lines}\n"
+    commit = _append(nb, tree, [], message)
+    return Reviewed("dropped", [{"id": p.id, "session": p.session} for p in chosen], [commit])

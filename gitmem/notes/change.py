@@ -1,0 +1,176 @@
+"""A change to pages, applied under the write lock and committed on its own.
+
+A change is a function of a page's text: it returns the Edit it makes to that
+text (None: nothing to do). Because it is a function and not a finished page,
+`apply` can run it on whatever the page says at the moment of writing, and run
+it again on HEAD's version of the page:
+
+- the page is read under the write lock, the change applied, and the page read
+  once more just before the atomic replace; if a person (or a `git pull`)
+  changed it meanwhile, the change is made again on the new text, so no line
+  they wrote is lost (a write that waited for the index, say, never writes back
+  stale text);
+- the commit holds HEAD's version of each page with the change applied, and
+  nothing else: a person's uncommitted edit to the same page stays in the work
+  tree (with gitmem's change) and out of gitmem's commit; their staged work on
+  the page gets the change too and stays staged; other files are not touched;
+- a page git tracks but the work tree lacks (left out of a sparse checkout, or
+  deleted and not committed) is never read as empty: the write is refused;
+- any other files written with the pages (forget's record) are written with
+  them: every new file is made and synced first, and only then are all put in
+  place, so a full or read-only disk fails before anything changed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import GitFailed, GitmemError
+from ..gitops.lock import FileLock, atomic_write_all
+from ..notebook import Notebook, decode
+from .pages import Edit
+
+Change = Callable[[str], "Edit | None"]
+ATTEMPTS = 5  # a page that changes under us this often is being rewritten in a loop: say so
+NOTED = "identity-noted"  # in the shared state dir: the fallback identity's note was shown once
+
+
+class PageMissing(GitmemError):
+    """A page git tracks is not in the work tree."""
+
+
+@dataclass
+class Applied:
+    edits: dict[str, Edit]  # the edit made to each page's work-tree text
+    commit: str | None  # None: nothing to commit (the change was only in the work tree)
+    fallback: bool = False  # gitmem's fallback identity signed the commit
+    note_identity: bool = False  # ... and this is the first time: say so
+
+
+def write_lock(nb: Notebook) -> FileLock:
+    return FileLock(nb.state_dir / "write.lock", timeout=60)
+
+
+def committable(nb: Notebook) -> None:
+    """GitmemError if gitmem cannot make its own commit now: a person is mid-merge or mid-rebase,
+    HEAD is detached (a bisect, a checked-out tag), or git's index.lock is left over."""
+    git = nb.git
+    busy = git.in_progress()
+    if busy:
+        abort = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
+                 "revert": "git revert --abort"}[busy]
+        raise GitmemError(f"a {busy} is in progress in this repository, so gitmem cannot commit; nothing was written",
+                          f"finish it (resolve, then git commit or git {busy} --continue) or abort it ({abort}), "
+                          "then run the command again")
+    if git.head() is not None and git.detached():
+        why = "a git bisect is under way" if git.bisecting() else "no branch is checked out"
+        back = "git bisect reset" if git.bisecting() else "git switch BRANCH"
+        raise GitmemError(f"HEAD is detached ({why}): a gitmem commit would be on no branch and left behind at the "
+                          "next checkout; nothing was written",
+                          f"go back to a branch ({back}), or make one here to keep notes on (git switch -c NAME), "
+                          "then run the command again")
+    try:
+        git.check_index_lock()
+    except GitFailed as exc:
+        raise type(exc)(f"{exc.message}; nothing was written", exc.hint) from exc
+
+
+def current(nb: Notebook, rel: str) -> str:
+    """The page's text as a write starts from: the work-tree file, '' for a new page.
+    A page git tracks that is not in the work tree is refused, never taken as empty."""
+    data = nb.read_bytes(rel)
+    if data is not None:
+        return nb.read(rel)
+    path = nb.repo_path(rel)
+    entry = nb.git.index_entry(path)
+    if entry is None:
+        return ""
+    if entry[0] == "S":
+        folder = posixpath.dirname(path)
+        bring = f"git sparse-checkout add {folder}" if folder else "git sparse-checkout disable"
+        raise PageMissing(f"{rel} is tracked but left out of this sparse checkout, so gitmem cannot read it; "
+                          "nothing was written", f"bring it in ({bring}) and run the command again")
+    raise PageMissing(f"{rel} is deleted in the work tree but git still tracks it, so gitmem will not rewrite it "
+                      "from nothing; nothing was written",
+                      f"restore it (git restore -- {path}) or commit the deletion (git rm -- {path}), "
+                      "then run the command again")
+
+
+def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
+          trailers: list[tuple[str, str]] | None = None) -> Applied | None:
+    """Apply each page's change to its current text, write the pages (and `extra` files) all
+    together, and commit HEAD's version of the pages with the same changes. The caller holds
+    write_lock(nb). None if nothing changes."""
+    committable(nb)
+    for _ in range(ATTEMPTS):
+        before = {rel: current(nb, rel) for rel in changes}
+        edits = {rel: edit for rel, change in changes.items()
+                 if (edit := change(before[rel])) is not None and edit.text != before[rel]}
+        committed = _to_commit(nb, changes)
+        if not edits and not committed and not extra:
+            return None
+        if all(current(nb, rel) == before[rel] for rel in changes):  # nobody wrote meanwhile
+            break
+    else:
+        raise GitmemError(f"{', '.join(changes)} kept changing while gitmem wrote; nothing was written",
+                          "stop whatever rewrites the page, then run the command again")
+    files = [(nb.file(rel), edit.text.encode("utf-8")) for rel, edit in edits.items()]
+    try:
+        atomic_write_all(files + list(extra or []))  # the record last: a page that fails leaves it as it was
+    except OSError as exc:
+        where = ", ".join(edits) or "gitmem's state"
+        raise GitmemError(f"could not write {where}: {exc.strerror or exc}; nothing was changed",
+                          "free some space or make the notebook writable, then run the command again") from exc
+    if not committed:
+        return Applied(edits, None)
+    staged = _staged(nb, changes)
+    commit, fallback = nb.git.commit_files(committed, message, staged, trailers)
+    return Applied(edits, commit, fallback, fallback and first_note(nb))
+
+
+def _to_commit(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
+    """Each page as HEAD has it with its change made (pages the change leaves alone left out)."""
+    out = {}
+    head = nb.git.head()
+    for rel, change in changes.items():
+        path = nb.repo_path(rel)
+        data = nb.git.show(head, path) if head else None
+        text = decode(data) if data is not None else ""
+        edit = change(text)
+        if edit is not None and edit.text != text:
+            out[path] = edit.text.encode("utf-8")
+    return out
+
+
+def _staged(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
+    """The change made to a person's staged version of a page (where it differs from HEAD's)."""
+    out = {}
+    head = nb.git.head()
+    for rel, change in changes.items():
+        path = nb.repo_path(rel)
+        entry = nb.git.index_entry(path)
+        if entry is None:
+            continue
+        at_head = [e.oid for e in nb.git.tree(head, path) if e.path == path] if head else []
+        if at_head == [entry[2]]:
+            continue
+        text = decode(nb.git.read_blob(entry[2]))
+        edit = change(text)
+        if edit is not None:
+            out[path] = edit.text.encode("utf-8")
+    return out
+
+
+def first_note(nb: Notebook) -> bool:
+    """True the first time the fallback identity signs a commit in this clone (its note is shown once)."""
+    marker = nb.shared_dir / NOTED
+    if marker.exists():
+        return False
+    try:
+        atomic_write_all([(marker, b"gitmem told you once that it signed commits 'gitmem <gitmem@localhost>'\n")])
+    except OSError:
+        pass
+    return True

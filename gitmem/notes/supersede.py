@@ -1,0 +1,207 @@
+"""Supersession: whether a new fact updates an old one (same subject and attribute,
+another value), so that `remember` replaces the old line instead of adding a
+contradicting one.
+
+No model: a fact is read as (subject, attribute, value) by patterns, and only
+for attributes that hold one value at a time (a phone number per kind, an
+email, an address, a birthday, an employer, a "favourite X", a date something
+is on, any "KEY: value" line), or as a preference with a polarity ("likes X"
+/ "hates X", "prefers A over B" / "prefers B over A"). A wrong replacement
+destroys a current fact, so anything unsure is kept: both subjects must name
+the same one (one's words within the other's: "Sarah" and "Sarah Chen", not
+"Sarah Lee"), qualifiers must agree ("work phone" is not "home phone"), and
+attributes that hold many values at once (children, friends, allergies,
+likes of different things) never replace. Measured on tests/data/supersede.jsonl
+by benchmarks/supersede.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..markdown import normalize_fact
+
+# attribute -> the words that name it (longest first when matching)
+SINGLE: dict[str, tuple[str, ...]] = {
+    "phone": ("phone number", "telephone number", "phone no", "phone", "telephone", "tel", "mobile number",
+              "mobile", "cell number", "cell"),
+    "email": ("email address", "e mail address", "email", "e mail", "mail address"),
+    "address": ("home address", "postal address", "address", "lives at", "lives in", "moved to", "is based in",
+                "based in", "resides in", "lives on"),
+    "birthday": ("birthday", "date of birth", "born on", "birth date", "dob"),
+    "employer": ("works at", "works for", "employed at", "employed by", "employer", "company"),
+    "title": ("job title", "job", "role", "position", "title"),
+    "age": ("years old", "age"),
+    "deadline": ("deadline", "due date", "is due on", "is due", "due on", "due"),
+    "date": ("is scheduled for", "scheduled for", "is on", "takes place on", "happens on", "moved to", "date"),
+    "time": ("starts at", "begins at", "is at", "time"),
+    "password": ("wifi password", "password", "pin", "passcode"),
+    "name": ("is called", "is named", "name is", "name"),
+    "size": ("shoe size", "size"),
+    "status": ("status",),
+    "owner": ("owner", "owned by", "lead", "led by", "manager", "managed by"),
+    "budget": ("budget",),
+    "location": ("location", "venue", "is held at", "is held in", "meets in", "meets at"),
+}
+QUALIFIERS = frozenset("work home office personal private business mobile cell landline main second "
+                       "primary secondary school guest".split())
+MULTI = frozenset("son sons daughter daughters child children kid kids brother brothers sister sisters friend "
+                  "friends colleague colleagues allergy allergies pet pets hobby hobbies language languages "
+                  "cousin cousins".split())
+POSITIVE = ("likes", "loves", "enjoys", "adores", "is a fan of", "is into")
+NEGATIVE = ("dislikes", "hates", "can t stand", "cannot stand", "doesn t like", "does not like",
+            "no longer likes", "stopped liking", "avoids", "is not a fan of")
+PREFERS = re.compile(r"^(?P<subject>.*?)\s*\bprefers?\s+(?P<a>.+?)\s+(?:over|to|rather than|instead of)\s+(?P<b>.+)$")
+AGE = re.compile(r"^(?P<subject>.+?) (?:is|turned|turns) (?P<value>\d+)(?: years old)?$")
+FAVOURITE = re.compile(r"^(?P<subject>.*?)\s*\bfavou?rite\s+(?P<attr>[a-z]+(?: [a-z]+)?)\s+(?:is|are|was)\s+"
+                       r"(?P<value>.+)$")
+FILLER = frozenset("the a an my our his her their is are was now has have s new changed to updated will be "
+                   "currently".split())
+NUMBER = re.compile(r"\d")
+DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
+                 "april may june july august september october november december jan feb mar apr jun jul aug sep "
+                 "sept oct nov dec weekend".split())
+
+
+@dataclass(frozen=True)
+class Claim:
+    subject: tuple[str, ...]
+    attribute: str
+    value: tuple[str, ...]
+    polarity: int = 0  # preferences: +1 likes, -1 dislikes; 0 otherwise
+
+
+def _words(text: str) -> list[str]:
+    return normalize_fact(text).replace("'", " ").split()
+
+
+def _clean(words: list[str]) -> tuple[str, ...]:
+    return tuple(w for w in words if w not in FILLER)
+
+
+def read(line: str) -> Claim | None:
+    """A fact as (subject, attribute, value), when it has an attribute that holds one value."""
+    text = " ".join(_words(line))
+    if not text:
+        return None
+    age = AGE.match(text)
+    if age:
+        return Claim(_clean(age["subject"].split()), "age", (age["value"],))
+    favourite = FAVOURITE.match(text)
+    if favourite:
+        return Claim(_clean(favourite["subject"].split()), "favourite " + favourite["attr"],
+                     _clean(favourite["value"].split()))
+    prefers = PREFERS.match(text)
+    if prefers:
+        a, b = _clean(prefers["a"].split()), _clean(prefers["b"].split())
+        return Claim(_clean(prefers["subject"].split()), "prefers " + " ".join(sorted((" ".join(a), " ".join(b)))),
+                     a + ("over",) + b)
+    for words, sign in ((NEGATIVE, -1), (POSITIVE, 1)):
+        for w in words:
+            m = re.search(rf"(?:^| ){w} (?P<object>.+)$", text)
+            if m:
+                return Claim(_clean(text[:m.start()].split()), "likes " + " ".join(_clean(m["object"].split())),
+                             (), sign)
+    return _attribute(text)
+
+
+def _attribute(text: str) -> Claim | None:
+    for attr, names in SINGLE.items():
+        for name in sorted(names, key=len, reverse=True):
+            m = re.search(rf"(?:^| ){name}(?: |$)", text)
+            if not m:
+                continue
+            if attr == "address" and name == "moved to" and all(w in DAYS or w.isdigit() for w in text[m.end():].split()):
+                continue  # "moved to Friday": a date, not a home
+            before, after = text[:m.start()].split(), text[m.end():].split()
+            qualifiers = tuple(w for w in before if w in QUALIFIERS)
+            subject = _clean([w for w in before if w not in QUALIFIERS])
+            if any(w in MULTI for w in subject) or not after:
+                return None
+            value = _clean(after)
+            if not value or not _fits(attr, value):
+                continue  # "is on vacation" is no date; another attribute may fit
+            return Claim(subject, " ".join(qualifiers + (attr,)), value)
+    return None
+
+
+def _fits(attr: str, value: tuple[str, ...]) -> bool:
+    """Whether a value can be of this attribute (a phone has digits, a date names a day)."""
+    joined = " ".join(value)
+    if attr in ("phone", "age"):
+        return bool(NUMBER.search(joined))
+    if attr in ("birthday", "date", "deadline"):
+        return bool(NUMBER.search(joined)) or any(w in DAYS for w in value)
+    if attr == "time":
+        return bool(NUMBER.search(joined)) or any(w in ("noon", "midnight", "am", "pm") for w in value)
+    return True
+
+
+KEY_VALUE = re.compile(r"^(?P<key>.{2,60}?)(?:(?<!\d):|:(?!\d))\s*(?P<value>.+)$")  # not 9:30
+
+
+def keyed(line: str) -> Claim | None:
+    """`Key: value` lines ("Wifi password: larch42", "Sarah: 555-1234")."""
+    body = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", line).strip()
+    m = KEY_VALUE.match(body)
+    if not m or "://" in body:
+        return None
+    key = _words(m["key"])
+    if not key or len(key) > 6 or any(w in MULTI for w in key):
+        return None
+    return Claim(tuple(key), ":", _clean(_words(m["value"])))
+
+
+def claim(line: str) -> Claim | None:
+    found = read(line)
+    if found is not None:
+        return found
+    return keyed(line)
+
+
+def _same_subject(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if not a and not b:
+        return True  # both about the user ("prefers tea over coffee")
+    if not a or not b:
+        return False
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return set(small) <= set(large)
+
+
+def updates(new: str, old: str) -> bool:
+    """Whether the fact `new` replaces the line `old` (same subject and attribute, another value)."""
+    if normalize_fact(new) == normalize_fact(old):
+        return False  # the same fact: a duplicate, not an update
+    a, b = claim(new), claim(old)
+    if a is None or b is None or a.attribute != b.attribute or not _same_subject(a.subject, b.subject):
+        return False
+    key_a, key_b = keyed(new), keyed(old)
+    if key_a is not None and key_b is not None and set(key_a.subject) - FILLER != set(key_b.subject) - FILLER:
+        return False  # "Budget for Q3: 40k" and "Budget for Q4: 55k": two keys
+    if a.attribute.startswith("likes "):
+        return a.polarity != b.polarity
+    if a.attribute == ":" and a.subject != b.subject:
+        return False
+    if a.value == b.value or not a.value or not b.value:
+        return False
+    if a.attribute.startswith("prefers "):
+        return True  # the same two things, the other way round
+    return _comparable(a, b)
+
+
+def _comparable(a: Claim, b: Claim) -> bool:
+    """Values of one kind: both numbers (a phone, a date) or both words; a value that only
+    adds words to the other ("Paris" -> "Paris, France") is the same value said more fully."""
+    if bool(NUMBER.search(" ".join(a.value))) != bool(NUMBER.search(" ".join(b.value))) and \
+            a.attribute in ("phone", "age", "size", "birthday"):
+        return False
+    small, large = (a.value, b.value) if len(a.value) <= len(b.value) else (b.value, a.value)
+    return not set(small) <= set(large)
+
+
+def find(page: str, new: str) -> tuple[int, str] | None:
+    """The line of `page` (1-based, and its text) that the fact `new` updates, if exactly one does."""
+    found = [(n, line) for n, line in enumerate(page.split("\n"), start=1)
+             if line.strip() and not line.lstrip().startswith("#") and updates(new, line)]
+    return found[0] if len(found) == 1 else None

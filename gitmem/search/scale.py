@@ -1,0 +1,78 @@
+"""One score scale for every mode, and the floor below which nothing is a good match.
+
+The rankers' own scores say nothing across queries: BM25 grows with the
+query's length and the corpus, cosine similarity sits between 0.1 and 0.3 for
+unrelated text with this model, and the fusion is relative to each query's
+best. So each query gets a confidence in [0, 1], how well its best match
+answers it, from two pieces of evidence that mean the same in every corpus:
+- keyword: the share of the query's words (weighted by how rare they are in
+  the index, BM25's idf) that the best keyword match holds, judged by FTS5
+  itself (same tokenizer and stemmer);
+- meaning: the best cosine similarity, mapped linearly from COSINE_NONE (as
+  close as unrelated text gets) to COSINE_FULL (a clear answer).
+The confidence is the larger of the two (keyword mode has only the first: it
+never loads the model). A hit's score is the confidence times its score
+relative to the query's best in that mode, so the best hit of a query scores
+the same in hybrid and in semantic mode, and 0.8 means the same in both. A
+query whose confidence is below FLOOR gets no results and a note instead of
+the least bad chunks. The constants were fitted on SciFact and LoCoMo
+(benchmarks/floor.py; figures in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import apsw
+
+COSINE_NONE = 0.25
+COSINE_FULL = 0.50
+KEYWORD_NONE = 0.30
+KEYWORD_FULL = 0.80
+FLOOR = 0.20
+CHECKED = 3  # best keyword matches whose coverage is measured
+
+
+@dataclass
+class Evidence:
+    keyword: float | None = None  # idf-weighted share of the query's words in the best keyword match
+    semantic: float | None = None  # best cosine similarity
+    confidence: float = 0.0  # how well the best match answers the query, in [0, 1]
+
+
+def _line(x: float, lo: float, hi: float) -> float:
+    return min(1.0, max(0.0, (x - lo) / (hi - lo)))
+
+
+def confidence(keyword: float | None, semantic: float | None) -> float:
+    parts = [] if keyword is None else [_line(keyword, KEYWORD_NONE, KEYWORD_FULL)]
+    parts += [] if semantic is None else [_line(semantic, COSINE_NONE, COSINE_FULL)]
+    return round(max(parts, default=0.0), 4)
+
+
+def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> float | None:
+    """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds."""
+    if not terms or not texts:
+        return None if not terms else 0.0
+    total = conn.execute("SELECT count(*) FROM texts").fetchone()[0] or 1
+    weights = {}
+    for term in terms:
+        df = conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH ?", (term,)).fetchone()[0]
+        weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+    whole = sum(weights.values()) or 1.0
+    best = 0.0
+    for tid in texts[:CHECKED]:
+        held = sum(w for term, w in weights.items() if conn.execute(
+            "SELECT 1 FROM texts_fts WHERE texts_fts MATCH ? AND rowid = ?", (term, tid)).fetchone())
+        best = max(best, held / whole)
+    return round(best, 4)
+
+
+def no_match_note(query: str, evidence: Evidence) -> str:
+    said = [f"{name} {value:.2f}" for name, value in (("keyword", evidence.keyword),
+                                                        ("meaning", evidence.semantic)) if value is not None]
+    return (f"no good match for {query!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
+            f"{', '.join(said) or 'none'}); pass --min-score 0 to see the closest anyway")

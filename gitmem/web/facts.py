@@ -1,0 +1,125 @@
+"""The facts page (confidence shown as a dot and a label; confirm, edit, forget, export) and
+the review page (consolidation proposals: accept or drop), with their JSON twins."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..errors import UsageError
+from ..notebook import Notebook
+from ..records import jsonable
+from . import files
+from .api import body
+from .edits import diff_lines
+from .views import app_of
+
+LEVELS = ((0.75, "high"), (0.5, "medium"), (0.0, "low"))
+
+
+def level(confidence: float) -> str:
+    """A confidence as the word the page shows beside its dot."""
+    return next(name for floor, name in LEVELS if confidence >= floor)
+
+
+def all_facts(nb: Notebook) -> dict[str, Any]:
+    """Every fact (list item) of every page, with source and effective confidence, and counts."""
+    from ..index import confidence
+
+    found = []
+    for f in files.listing(nb).files:
+        if f.group != "notebook":
+            continue
+        for fact in confidence.facts(nb, f.path):
+            found.append({**asdict(fact), "level": level(fact.effective)})
+    by_source: dict[str, int] = {}
+    by_level: dict[str, int] = {}
+    for fact in found:
+        by_source[fact["source"]] = by_source.get(fact["source"], 0) + 1
+        by_level[fact["level"]] = by_level.get(fact["level"], 0) + 1
+    return {"facts": found, "count": len(found), "by_source": by_source, "by_level": by_level}
+
+
+async def facts_page(request: Request) -> Response:
+    web = app_of(request)
+    data = await web.call(all_facts)
+    shown = request.query_params.get("level")
+    facts = [f for f in data["facts"] if not shown or f["level"] == shown]
+    return web.page(request, "facts.html", nav="facts", title="Facts", stats=data, facts=facts, shown=shown)
+
+
+async def facts_json(request: Request) -> Response:
+    web = app_of(request)
+    data = await web.call(all_facts)
+    download = request.query_params.get("download") == "1"
+    headers = {"content-disposition": 'attachment; filename="facts.json"'} if download else None
+    return JSONResponse(data, headers=headers)
+
+
+async def confirm(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import prune
+
+    form = await request.form()
+    done = await web.call(prune.confirm, str(form.get("spec", "")))
+    return RedirectResponse(f"/facts?flash={'saved in ' + done.commit[:7] if done.commit else 'nothing changed'}",
+                            status_code=303)
+
+
+async def confirm_json(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import prune
+
+    d = await body(request)
+    return JSONResponse(jsonable(await web.call(prune.confirm, str(d.get("spec") or ""))))
+
+
+async def review_page(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import review
+
+    pending = await web.call(review.pending)
+    shown = [{"p": p, "diff": diff_lines(p.diff)} for p in pending.proposals]
+    return web.page(request, "review.html", nav="review", title="Review", proposals=shown,
+                    notes=pending.notes)
+
+
+async def decide(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import review
+
+    form = await request.form()
+    verb = request.path_params["verb"]
+    ids = tuple(str(i) for i in form.getlist("id") if str(i).strip())
+    if not ids:
+        raise UsageError("no proposal chosen", "press Accept or Drop beside a proposal")
+    done = await web.call(review.accept if verb == "accept" else review.drop, ids)
+    flash = f"saved in {done.commits[-1][:7]}" if done.commits else "nothing changed"
+    return RedirectResponse(f"/review?flash={flash}", status_code=303)
+
+
+async def review_json(request: Request) -> Response:
+    web = app_of(request)
+    from ..agent import review
+
+    if request.method == "GET":
+        return JSONResponse(jsonable(await web.call(review.pending)))
+    d = await body(request)
+    ids = d.get("ids") or []
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise UsageError("'ids' must be a list of proposal ids", "e.g. {\"ids\": [\"3f2a9c1\"]}")
+    decide_fn = review.accept if request.path_params["verb"] == "accept" else review.drop
+    return JSONResponse(jsonable(await web.call(decide_fn, tuple(ids), bool(d.get("all")))))
+
+
+ROUTES = [Route("/facts", facts_page), Route("/facts/confirm", confirm, methods=["POST"]),
+          Route("/review", review_page), Route("/review/{verb:str}", decide, methods=["POST"]),
+          Route("/api/facts", facts_json), Route("/api/facts/confirm", confirm_json, methods=["POST"]),
+          Route("/api/review", review_json),
+          Route("/api/review/{verb:str}", review_json, methods=["POST"])]
+
+

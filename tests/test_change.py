@@ -1,0 +1,223 @@
+"""change.apply: every page write re-reads under the lock, commits only gitmem's change,
+never takes a missing tracked page for an empty one, and never commits on a detached HEAD."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from gitmem.gitops import lock as locks
+from gitmem.gitops.git import open_notebook
+from gitmem.notes import change, pages
+from tests.conftest import Mem
+
+FAULT = pytest.mark.tally("bad-input/fault matrix")
+FACTS = "knowledge/facts.md"
+
+
+def head_page(mem: Mem, rel: str = FACTS) -> str:
+    return mem.git("show", f"HEAD:{rel}")
+
+
+def changed_in_head(mem: Mem) -> str:
+    """The lines HEAD's commit added or removed (no headers)."""
+    diff = mem.git("show", "--format=", "--unified=0", "HEAD")
+    return "\n".join(ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---")))
+
+
+def added(diff: str) -> list[str]:
+    return [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+
+
+# -- 5: a lost update --------------------------------------------------------------------------
+@FAULT
+def test_a_line_committed_while_remember_waits_for_the_index_is_kept(mem: Mem, monkeypatch: pytest.MonkeyPatch
+                                                                      ) -> None:
+    """remember reads the page, then waits for the index lock (its duplicate check); a person commits
+    a line meanwhile. The write re-reads under the lock and adds the fact to the new text."""
+    mem("remember", "The boiler was serviced in May")
+    mem("index")
+    mem.write("knowledge/other.md", "# Other\n\nMakes the index stale, so the next search syncs.\n")
+    nb = open_notebook(mem.path)
+    held = locks.FileLock(nb.state_dir / "index.lock")
+    assert held.acquire(timeout=5)
+    waiting = threading.Event()
+    original = locks.FileLock.acquire
+
+    def acquire(self: locks.FileLock, timeout: float | None = None) -> bool:
+        if self is not held and self.path.name == "index.lock":
+            waiting.set()  # remember has read the page and now waits for the index
+        return original(self, timeout)
+
+    monkeypatch.setattr(locks.FileLock, "acquire", acquire)
+    result: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: result.update(out=mem.json("remember", "The gate code is 4512")))
+    worker.start()
+    try:
+        assert waiting.wait(30)
+        page = mem.path / FACTS
+        page.write_text(page.read_text() + "- A person's line, committed meanwhile\n")
+        mem.commit("a person's line", FACTS)
+    finally:
+        held.release()
+        worker.join(60)
+    assert result["out"]["action"] == "remember"  # type: ignore[index]
+    for text in (page.read_text(), head_page(mem)):
+        assert "- A person's line, committed meanwhile" in text and "- The gate code is 4512" in text
+        assert "The boiler was serviced in May" in text
+    assert changed_in_head(mem) == "+- The gate code is 4512"
+
+
+def test_a_page_rewritten_between_read_and_write_gets_the_change_again(mem: Mem, monkeypatch: pytest.MonkeyPatch
+                                                                         ) -> None:
+    """The last read before the atomic replace sees a change made after the first: the edit is made again."""
+    mem("remember", "First fact")
+    nb = open_notebook(mem.path)
+    page = mem.path / FACTS
+    reads = {"n": 0}
+    original = change.current
+
+    def current(nb_: object, rel: str) -> str:
+        reads["n"] += 1
+        if reads["n"] == 2:  # between the first read and the check just before writing
+            page.write_text(page.read_text() + "- Typed by a person just now\n")
+        return original(nb_, rel)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(change, "current", current)
+    with change.write_lock(nb):
+        done = change.apply(nb, {FACTS: lambda text: pages.append(text, "- Second fact")}, "mem: remember Second")
+    assert done is not None and done.commit
+    assert page.read_text().endswith("- First fact\n- Typed by a person just now\n- Second fact\n")
+    assert "Typed by a person" not in head_page(mem) and head_page(mem).endswith("- First fact\n- Second fact\n")
+
+
+# -- 10: a gitmem commit holds only gitmem's change ------------------------------------------------
+@FAULT
+def test_an_uncommitted_edit_to_the_page_stays_out_of_the_commit(mem: Mem) -> None:
+    mem("remember", "The bins go out on Tuesday")
+    page = mem.path / FACTS
+    page.write_text(page.read_text() + "- draft: AWS key AKIAIOSFODNN7EXAMPLE, do not commit\n")
+    mem.write("code.py", "x = 1\n")
+    mem.git("add", "code.py")  # a person's staged work on another file
+    out = mem.json("remember", "The recycling goes out on Friday")
+    assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert changed_in_head(mem) == "+- The recycling goes out on Friday"
+    assert mem.git("show", "--name-only", "--format=", "HEAD").split() == [FACTS]
+    assert "AKIA" not in head_page(mem)
+    text = page.read_text()  # the work tree: the person's edit and gitmem's change
+    assert "- draft: AWS key AKIAIOSFODNN7EXAMPLE, do not commit" in text and "Friday" in text
+    assert mem.git("status", "--porcelain").splitlines() == ["A  code.py", f" M {FACTS}"]
+    assert added(mem.git("diff", "--", FACTS)) == ["+- draft: AWS key AKIAIOSFODNN7EXAMPLE, do not commit"]
+
+
+def test_a_page_staged_by_a_person_gets_the_change_and_stays_staged(mem: Mem) -> None:
+    mem("remember", "The bins go out on Tuesday")
+    page = mem.path / FACTS
+    page.write_text(page.read_text() + "- staged by a person\n")
+    mem.git("add", FACTS)
+    mem("remember", "The recycling goes out on Friday")
+    assert changed_in_head(mem) == "+- The recycling goes out on Friday"
+    staged = mem.git("show", f":{FACTS}")
+    assert "- staged by a person" in staged and "Friday" in staged
+    assert added(mem.git("diff", "--cached", "--", FACTS)) == ["+- staged by a person"]  # still staged
+    assert mem.git("diff", "--", FACTS) == ""
+
+
+def test_write_daily_and_forget_commit_only_their_change(mem: Mem) -> None:
+    mem("write", "notes/plan.md", "--", "- step one")
+    plan = mem.path / "notes/plan.md"
+    plan.write_text(plan.read_text() + "- a person's step, not committed\n")
+    mem("write", "notes/plan.md", "--", "- step two")
+    assert changed_in_head(mem) == "+- step two"
+    mem("forget", "step one")
+    assert changed_in_head(mem) == "-- step one"
+    assert plan.read_text().endswith("- a person's step, not committed\n- step two\n")
+
+
+# -- 6: a tracked page missing from the work tree ------------------------------------------------
+@FAULT
+@pytest.mark.parametrize("how", ["sparse-checkout", "deleted"])
+def test_a_tracked_page_missing_from_the_work_tree_is_never_rewritten_from_nothing(mem: Mem, how: str) -> None:
+    mem("remember", "The boiler was serviced in May")
+    mem("remember", "The gate code is 4512")
+    before = head_page(mem)
+    if how == "sparse-checkout":
+        mem.git("sparse-checkout", "set", "daily")  # cone mode: the root files and daily/ only
+    else:
+        (mem.path / FACTS).unlink()
+    assert not (mem.path / FACTS).exists()
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("remember", "The bins go out on Tuesday", code=1)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    expected = {"sparse-checkout": f"error: {FACTS} is tracked but left out of this sparse checkout, so gitmem cannot "
+                                   "read it; nothing was written (bring it in (git sparse-checkout add knowledge) "
+                                   "and run the command again)\n",
+                "deleted": f"error: {FACTS} is deleted in the work tree but git still tracks it, so gitmem will not "
+                           "rewrite it from nothing; nothing was written (restore it (git restore -- "
+                           f"{FACTS}) or commit the deletion (git rm -- {FACTS}), then run the command again)\n"}
+    assert result.stderr == expected[how]
+    assert mem.git("rev-parse", "HEAD") == head and head_page(mem) == before
+    assert not (mem.path / FACTS).exists()
+    mem("write", FACTS, "--", "- more", code=1)
+    if how == "sparse-checkout":  # the hint works
+        mem.git("sparse-checkout", "add", "knowledge")
+        mem("remember", "The bins go out on Tuesday")
+        assert head_page(mem) == before + "- The bins go out on Tuesday\n"
+
+
+# -- 12: detached HEAD -----------------------------------------------------------------------------
+@FAULT
+@pytest.mark.parametrize("how", ["checkout", "bisect"])
+def test_a_detached_head_is_refused(mem: Mem, how: str) -> None:
+    mem("remember", "The boiler was serviced in May")
+    mem("remember", "The gate code is 4512")
+    if how == "checkout":
+        mem.git("checkout", "-q", "--detach", "HEAD~1")
+    else:
+        mem.git("bisect", "start", "HEAD", "HEAD~2")
+    head = mem.git("rev-parse", "HEAD")
+    page = (mem.path / FACTS).read_text()
+    result = mem("remember", "The bins go out on Tuesday", code=1)
+    why = "a git bisect is under way" if how == "bisect" else "no branch is checked out"
+    back = "git bisect reset" if how == "bisect" else "git switch BRANCH"
+    assert result.stderr == (f"error: HEAD is detached ({why}): a gitmem commit would be on no branch and left "
+                             "behind at the next checkout; nothing was written (go back to a branch "
+                             f"({back}), or make one here to keep notes on (git switch -c NAME), then run the "
+                             "command again)\n")
+    assert mem.git("rev-parse", "HEAD") == head and (mem.path / FACTS).read_text() == page
+    mem.git("switch", "-q", "-c", "notes-here") if how == "checkout" else mem.git("bisect", "reset")
+    mem("remember", "The bins go out on Tuesday")  # asked for: on a branch it commits
+    assert "Tuesday" in head_page(mem)
+
+
+# -- 13: a stale index.lock ------------------------------------------------------------------------
+@FAULT
+def test_a_stale_index_lock_is_named_before_anything_is_written(mem: Mem) -> None:
+    mem("remember", "The boiler was serviced in May")
+    lock = mem.path / ".git" / "index.lock"
+    lock.write_text("")  # what a killed git leaves behind
+    page = (mem.path / FACTS).read_text()
+    result = mem("remember", "The bins go out on Tuesday", code=1)
+    assert result.stderr.startswith(f"error: {lock} is left over from a git that stopped ")
+    assert result.stderr.endswith("(no git is running in this repository), so neither gitmem nor git can commit; "
+                                  f"nothing was written (remove it, then run the command again: rm -f {lock})\n")
+    assert (mem.path / FACTS).read_text() == page
+    lock.unlink()
+    mem("remember", "The bins go out on Tuesday")
+    assert "Tuesday" in head_page(mem)
+
+
+def test_a_change_that_changes_nothing_commits_nothing(mem: Mem) -> None:
+    mem("remember", "The boiler was serviced in May")
+    nb = open_notebook(mem.path)
+    head = mem.git("rev-parse", "HEAD")
+    with change.write_lock(nb):
+        assert change.apply(nb, {FACTS: lambda text: None}, "mem: nothing") is None
+        assert change.apply(nb, {FACTS: lambda text: pages.Edit(text, 1, 1)}, "mem: same") is None
+    assert mem.git("rev-parse", "HEAD") == head
+
+
+def test_apply_reads_a_missing_untracked_page_as_new(mem: Mem) -> None:
+    nb = open_notebook(mem.path)
+    assert change.current(nb, "brand/new.md") == ""

@@ -1,0 +1,127 @@
+"""Facts inside chunks: which block of a page a hit names, its heading path and lines,
+and that `git mem get PATH:START-END` prints exactly it (gitmem/search/facts.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gitmem.index import chunker
+from gitmem.markdown import body_offset
+from gitmem.search import facts
+from tests.conftest import Mem
+
+PAGE = """---
+tags: [people]
+---
+# Contacts
+
+## Sarah Chen
+- phone: 555-1234
+- email: sarah@example.org
+  (work address)
+
+Met at the 2025 conference,
+introduced by Bob.
+
+```
+not a heading:
+## inside a fence
+```
+## 10:00 — Called Bob
+## Table
+| who | city |
+|---|---|
+| Bob | Paris |
+"""
+
+
+def test_blocks_of_a_page_with_their_heading_paths() -> None:
+    found = [(b.start, b.end, b.headings, b.heading) for b in facts.blocks(PAGE)]
+    assert found == [
+        (4, 4, (), True),
+        (6, 6, ("Contacts",), True),
+        (7, 7, ("Contacts", "Sarah Chen"), False),
+        (8, 9, ("Contacts", "Sarah Chen"), False),
+        (11, 12, ("Contacts", "Sarah Chen"), False),
+        (14, 17, ("Contacts", "Sarah Chen"), False),
+        (18, 18, ("Contacts",), False),  # a heading with nothing under it is itself a fact
+        (19, 19, ("Contacts",), True),
+        (20, 20, ("Contacts", "Table"), True),  # a table's header row: every row's context
+        (22, 22, ("Contacts", "Table"), False),
+    ]
+
+
+@pytest.mark.parametrize("query, lines", [
+    ("Sarah's phone", (7, 7)),
+    ("how do I email Sarah", (8, 9)),
+    ("who introduced us", (11, 12)),
+    ("call with Bob", (18, 18)),
+    ("Bob's city", (22, 22)),
+])
+def test_the_best_fact_answers_the_query(query: str, lines: tuple[int, int]) -> None:
+    fact = facts.best(facts.within(PAGE, 4, 22), query)
+    assert fact is not None and (fact.lines["start"], fact.lines["end"]) == lines
+
+
+def test_a_fact_is_cut_to_its_chunk() -> None:
+    found = facts.within(PAGE, 9, 11)
+    assert [(f.text, f.lines) for f in found] == [
+        ("  (work address)", {"start": 9, "end": 9}), ("Met at the 2025 conference,", {"start": 11, "end": 11})]
+    assert facts.at_line(PAGE, 9).lines == {"start": 8, "end": 9}
+    assert facts.at_line(PAGE, 10) is None
+
+
+LINES = st.one_of(
+    st.sampled_from(["", "", "# Title", "## Section", "### Sub", "```", "| a | b |", "|---|---|"]),
+    st.builds(lambda indent, marker, words: f"{' ' * indent}{marker} {words}",
+              st.sampled_from([0, 0, 2, 4]), st.sampled_from(["-", "*", "1.", "+"]),
+              st.text("abc xyz", min_size=1, max_size=30)),
+    st.text("abcdefgh ijk.,!?", min_size=1, max_size=120),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LINES, min_size=1, max_size=40), st.sampled_from(["abc", "xyz", "ijk", "title"]),
+       st.sampled_from([60, 200, 1600]))
+def test_a_fact_lies_within_its_chunk_and_is_whole_lines(lines: list[str], query: str, size: int) -> None:
+    """For every chunk of any page: the chosen fact's lines are inside the chunk's, and the
+    page's lines START-END (what `git mem get PATH:START-END` prints) are the fact's text."""
+    text = "\n".join(lines) + "\n"
+    page_lines = text.split("\n")
+    for piece in chunker.chunk(text, size, size // 5, body_offset(text)):
+        fact = facts.best(facts.within(text, piece.start_line, piece.end_line), query)
+        if fact is None:  # only a table's rule line (|---|) is text that is no fact
+            assert all(not ln.strip() or facts.TABLE_RULE.match(ln)
+                       for ln in page_lines[piece.start_line - 1:piece.end_line])
+            continue
+        assert piece.start_line <= fact.lines["start"] <= fact.lines["end"] <= piece.end_line
+        assert "\n".join(page_lines[fact.lines["start"] - 1:fact.lines["end"]]) == fact.text
+
+
+def test_recall_names_the_fact_and_get_prints_it(mem: Mem) -> None:
+    mem.write("reference/contacts.md", PAGE)
+    mem.commit("contacts")
+    mem.write("knowledge/facts.md", "# Facts\n\n- The office wifi is called Larch\n- Parking is on level 2\n")
+    added = mem.commit("facts")
+    data = mem.json("recall", "where do I park")
+    top = data["results"][0]
+    assert top["path"] == "knowledge/facts.md"
+    fact = top["fact"]
+    assert fact["text"] == "- Parking is on level 2" and fact["lines"] == {"start": 4, "end": 4}
+    assert fact["headings"] == ["Facts"] and fact["commit"] == added
+    assert top["lines"]["start"] <= fact["lines"]["start"] <= fact["lines"]["end"] <= top["lines"]["end"]
+    got = mem("get", f"{top['path']}:{fact['lines']['start']}-{fact['lines']['end']}").stdout
+    assert got == fact["text"] + "\n"
+    text = mem("recall", "--mode", "keyword", "Sarah phone").stdout.splitlines()
+    at = text.index("    Contacts › Sarah Chen")
+    assert text[at - 1].startswith("  reference/contacts.md:7 ") and text[at + 1] == "      - phone: 555-1234"
+
+
+def test_uncommitted_facts_say_so(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- The office wifi is called Larch\n")
+    mem.commit("facts")
+    mem.write("knowledge/facts.md", "# Facts\n\n- The office wifi is called Larch\n- Parking is on level 2\n")
+    fact = mem.json("recall", "--mode", "keyword", "parking")["results"][0]["fact"]
+    assert fact["lines"] == {"start": 4, "end": 4} and fact["commit"] is None and fact["subject"] == "uncommitted"

@@ -1,0 +1,81 @@
+"""The OpenAI-compatible client, against a local server: the request, the key,
+retries with backoff, and how each failure is reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.agent import llm
+from gitmem.agent.llm import Endpoint, LLMFailed
+from tests.llmserver import LLMServer
+
+pytestmark = pytest.mark.tally("bad-input/fault matrix")
+
+
+@pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    s = LLMServer()
+    yield s
+    s.close()
+
+
+def check(answer: object) -> None:
+    if not isinstance(answer, dict) or "ok" not in answer:
+        raise ValueError("no 'ok' in the answer")
+
+
+def test_request_and_key(server: LLMServer) -> None:
+    server.then(("json", {"ok": 1}))
+    ep = Endpoint(server.url, "m1", key="sk-test-123", timeout=5)
+    answer, attempts = llm.ask_json(ep, [{"role": "user", "content": "hi"}], check, sleep=lambda s: None)
+    assert (answer, attempts) == ({"ok": 1}, 1)
+    req = server.requests[0]
+    assert req["path"] == "/v1/chat/completions" and req["model"] == "m1" and req["temperature"] == 0
+    assert req["response_format"] == {"type": "json_object"} and req["messages"][0]["content"] == "hi"
+    assert server.headers[0]["Authorization"] == "Bearer sk-test-123"
+    assert "sk-test" not in repr(ep)
+
+
+def test_retries_with_backoff_then_succeeds(server: LLMServer) -> None:
+    server.then(("status", 503), ("text", "not json"), ("text", "```json\n{\"ok\": 2}\n```"))
+    waits: list[float] = []
+    answer, attempts = llm.ask_json(Endpoint(server.url, "m", timeout=5), [], check, sleep=waits.append)
+    assert (answer, attempts) == ({"ok": 2}, 3) and waits == [llm.BACKOFF, llm.BACKOFF * 2]
+
+
+@pytest.mark.parametrize("step, reason", [
+    (("status", 500), "HTTP 500"),
+    (("text", "Sure, here you go"), "malformed answer"),
+    (("json", {"nope": 1}), "malformed answer: no 'ok' in the answer"),
+    (("sleep", 1.0, {"ok": 1}), "timed out"),
+])
+def test_each_failure_names_its_reason(server: LLMServer, step: tuple, reason: str) -> None:
+    server.then(step)
+    with pytest.raises(LLMFailed) as exc:
+        llm.ask_json(Endpoint(server.url, "m", timeout=0.3), [], check, sleep=lambda s: None)
+    assert reason in exc.value.message and "(after 3 attempts)" in exc.value.message
+    assert len(server.requests) == 3
+
+
+def test_nothing_listening() -> None:
+    with pytest.raises(LLMFailed, match="no answer from http://127.0.0.1:9/v1"):
+        llm.chat(Endpoint("http://127.0.0.1:9/v1", "m", timeout=1), [])
+
+
+def test_settings_from_env_or_git_config(mem, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from gitmem.gitops.git import open_notebook
+
+    for name in ("GITMEM_LLM_URL", "GITMEM_LLM_MODEL", "GITMEM_LLM_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    nb = open_notebook(mem.path)
+    with pytest.raises(llm.NoEndpoint):
+        llm.endpoint(nb)
+    mem.git("config", "mem.llm.url", "http://127.0.0.1:8080/v1/")
+    mem.git("config", "mem.llm.model", "qwen")
+    assert llm.endpoint(nb) == Endpoint("http://127.0.0.1:8080/v1", "qwen")
+    monkeypatch.setenv("GITMEM_LLM_MODEL", "other")
+    monkeypatch.setenv("GITMEM_LLM_KEY", "k")
+    assert (llm.endpoint(nb).model, llm.endpoint(nb).key) == ("other", "k")
+    monkeypatch.setenv("GITMEM_LLM_URL", "file:///etc/passwd")
+    with pytest.raises(llm.NoEndpoint, match="not an http"):
+        llm.endpoint(nb)

@@ -1,0 +1,118 @@
+"""git mem serve: the facts page (confidence dot and label, confirm, forget, export) and the
+review page (consolidation proposals accepted or dropped), in-process."""
+
+from __future__ import annotations
+
+import re
+
+from starlette.testclient import TestClient
+
+from gitmem.agent import review
+from gitmem.gitops.git import open_notebook
+from gitmem.web.app import create_app
+from tests.conftest import Mem
+
+API = {"X-Gitmem": "1"}
+FACTS = ("# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 from sessions/s.md -->\n"
+         "- Alice lives in Lisbon\n- Carol moved <!-- gitmem: inferred 0.30 from sessions/t.md -->\n")
+
+
+def client(mem: Mem) -> TestClient:
+    return TestClient(create_app(mem.path, {"testserver"}), follow_redirects=False)
+
+
+def csrf(c: TestClient) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', c.get("/forget").text)
+    assert found
+    return found.group(1)
+
+
+def propose(m: Mem, changes: dict[str, str], session: str = "sessions/x.md") -> str:
+    head = m.git("rev-parse", "HEAD").strip()
+    message = f"mem: consolidate {session}\n\nGitmem-Session: {session}\nGitmem-Session-Blob: abc\nGitmem-Model: m\n"
+    return review.propose(open_notebook(m.path), head, changes, message)
+
+
+def test_facts_show_source_and_confidence_as_dot_and_label(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    c = client(mem)
+    page = c.get("/facts").text
+    assert re.search(r'<span class="dot medium" aria-hidden="true"></span>\s*<span class="label">medium 0.70 · inferred'
+                     r'</span>\s*<p class="text">- Bob likes jazz</p>', page)
+    assert re.search(r'<span class="dot high"[^>]*></span>\s*<span class="label">high 1.00 · explicit', page)
+    assert re.search(r'<span class="dot low"[^>]*></span>\s*<span class="label">low 0.30 · inferred', page)
+    assert 'learned from <a href="/page/sessions/s.md">sessions/s.md</a>' in page
+    assert "gitmem: inferred" not in page  # the annotation is the source of the label, never shown raw
+    low = c.get("/facts?level=low").text
+    assert "Carol moved" in low and "Bob likes jazz" not in low
+    data = c.get("/api/facts?download=1")
+    assert data.headers["content-disposition"] == 'attachment; filename="facts.json"'
+    assert data.json()["by_level"] == {"medium": 1, "high": 1, "low": 1}
+    assert {(f["line"], f["source"], f["stated"]) for f in data.json()["facts"]} == \
+        {(3, "inferred", 0.7), (4, "explicit", 1.0), (5, "inferred", 0.3)}
+
+
+def test_confirm_stamps_the_fact_in_one_commit(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    c = client(mem)
+    response = c.post("/facts/confirm", data={"csrf": csrf(c), "spec": "knowledge/facts.md:3"})
+    assert response.status_code == 303 and response.headers["location"].startswith("/facts?flash=saved%20in%20")
+    line = (mem.path / "knowledge/facts.md").read_text().split("\n")[2]
+    assert re.fullmatch(r"- Bob likes jazz <!-- gitmem: inferred 0.70 from sessions/s.md confirmed \d{4}-\d{2}-\d{2} -->",
+                        line)
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: confirm knowledge/facts.md:3"
+    bad = c.post("/api/facts/confirm", json={"spec": "knowledge/facts.md:1"}, headers=API)
+    assert bad.status_code == 400 and "is not a fact" in bad.json()["error"]
+
+
+def test_forget_from_the_facts_page_asks_first(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    c = client(mem)
+    form = re.search(r'action="/forget" class="inline">\s*<input type="hidden" name="csrf" value="[^"]+">'
+                     r'<input type="hidden" name="target" value="knowledge/facts.md:4">', c.get("/facts").text)
+    assert form
+    ask = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4"})
+    assert "Forget 1 line?" in ask.text and "Alice lives in Lisbon" in (mem.path / "knowledge/facts.md").read_text()
+
+
+def test_review_lists_proposals_with_their_diff_and_accepts_one(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit("facts")
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- learned from a chat\n"})
+    c = client(mem)
+    page = c.get("/review").text
+    assert f"<code>{oid[:7]}</code> mem: consolidate sessions/x.md" in page
+    assert '<span class="add">+- learned from a chat</span>' in page
+    assert c.get("/api/review").json()["proposals"][0]["id"] == oid
+    response = c.post("/review/accept", data={"csrf": csrf(c), "id": oid})
+    assert response.status_code == 303
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- one\n- learned from a chat\n"
+    assert f"Gitmem-Proposal: {oid}" in mem.git("log", "-1", "--format=%B")
+    assert "No pending proposals" in c.get("/review").text
+
+
+def test_review_drops_a_proposal_without_touching_the_pages(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit("facts")
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- wrong guess\n"})
+    head = mem.git("rev-parse", "HEAD").strip()
+    c = client(mem)
+    dropped = c.post("/api/review/drop", json={"ids": [oid[:7]]}, headers=API).json()
+    assert dropped["action"] == "dropped" and dropped["proposals"][0]["id"] == oid
+    assert mem.git("rev-parse", "HEAD").strip() == head and "wrong guess" not in (mem.path / "knowledge/facts.md").read_text()
+    assert c.get("/api/review").json()["proposals"] == []
+    assert c.post("/review/drop", data={"csrf": csrf(c)}).status_code == 400  # nothing chosen
+
+
+def test_search_shows_the_fact_and_its_confidence_not_the_raw_note(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    page = client(mem).get("/search?q=who+likes+jazz").text
+    hit = page.split('<li class="hit">', 1)[1].split("</li>", 1)[0]
+    assert 'href="/page/knowledge/facts.md?lines=3-3"' in hit
+    # the engine's hit confidence: the lowest of the learned facts in the hit's chunk (Carol's 0.30)
+    assert '<span class="dot low" aria-hidden="true"></span> <span class="label">low confidence 0.30</span>' in hit
+    assert '<pre class="fact-text">- Bob likes jazz</pre>' in hit and "gitmem: inferred" not in hit
