@@ -31,6 +31,7 @@ from typing import Callable
 from ..errors import GitFailed, GitmemError
 from ..gitops.lock import FileLock, atomic_write_all
 from ..notebook import Notebook, decode
+from . import pages
 from .pages import Edit
 
 Change = Callable[[str], "Edit | None"]
@@ -174,3 +175,21 @@ def first_note(nb: Notebook) -> bool:
     except OSError:
         pass
     return True
+
+
+def without(blocks: list[list[str]]) -> Change:
+    """The change that takes these runs of lines off a page's text (each run once, where it is
+    first found): the same lines go, whichever version of the page it is applied to."""
+    def edit(text: str) -> pages.Edit | None:
+        lines = text.split("\n")
+        spans: list[tuple[int, int]] = []
+        for block in blocks:
+            for i in range(len(lines) - len(block) + 1):
+                span = (i + 1, i + len(block))
+                if lines[i:i + len(block)] == block and span not in spans:
+                    spans.append(span)
+                    break
+        if not spans:
+            return None
+        return pages.Edit(pages.remove_lines(text, spans), min(a for a, _ in spans), min(a for a, _ in spans))
+    return edit

@@ -240,7 +240,7 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
         where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
         message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
         try:
-            done = change.apply(nb, {rel: _without(found) for rel, found in blocks.items()}, message, extra,
+            done = change.apply(nb, {rel: change.without(found) for rel, found in blocks.items()}, message, extra,
                                 trailers.for_verb("forget"))
         except GitFailed as exc:
             raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
@@ -249,24 +249,6 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
     if done is None:
         return None, False, False
     return done.commit, done.fallback, done.note_identity
-
-
-def _without(blocks: list[list[str]]) -> change.Change:
-    """The change that takes these runs of lines off a page's text (each run once, where it is
-    first found): the same lines go, whichever version of the page it is applied to."""
-    def edit(text: str) -> pages.Edit | None:
-        lines = text.split("\n")
-        spans: list[tuple[int, int]] = []
-        for block in blocks:
-            for i in range(len(lines) - len(block) + 1):
-                span = (i + 1, i + len(block))
-                if lines[i:i + len(block)] == block and span not in spans:
-                    spans.append(span)
-                    break
-        if not spans:
-            return None
-        return pages.Edit(pages.remove_lines(text, spans), min(a for a, _ in spans), min(a for a, _ in spans))
-    return edit
 
 
 @recovering

@@ -66,7 +66,7 @@ def write_page(nb: Notebook, rel: str, text: str) -> None:
                           "free some space or make the notebook writable, then run the command again") from exc
 
 
-def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit], message: str,
+def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | None], message: str,
                   action: str) -> Written:
     """Apply `edit` (a function of the page's text) to the page and commit only it, under the
     lock the caller holds. If the commit fails the page stays written and the error says so."""
@@ -78,10 +78,11 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit], mes
                         f"git add -- {nb.repo_path(rel)} && git commit") from exc
     if done is None or rel not in done.edits and done.commit is None:
         made = edit(nb.read(rel))
-        return Written("unchanged", rel, {"start": made.start_line, "end": made.end_line}, None, "",
-                       hint="the page already says this; nothing to commit")
+        lines = {"start": made.start_line, "end": made.end_line} if made else {"start": 1, "end": 1}
+        return Written("unchanged", rel, lines, None, "", hint="the page already says this; nothing to commit")
     made = done.edits.get(rel) or edit(nb.read(rel))
-    written = Written(action, rel, {"start": made.start_line, "end": made.end_line}, done.commit, message)
+    lines = {"start": made.start_line, "end": made.end_line} if made else {"start": 1, "end": 1}
+    written = Written(action, rel, lines, done.commit, message)
     if done.fallback:
         written.identity = FALLBACK_IDENTITY
         written.hint = FALLBACK_HINT if done.note_identity else None

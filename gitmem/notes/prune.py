@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from . import pages
+from . import change, pages, trailers
 from .learned import SUMMARY_HEADING
-from .memory import RANGE, Written, commit_page, committable, line_range, write_lock, write_page
+from .memory import RANGE, Written, commit_change, committable, line_range, write_lock
 from ..errors import GitFailed, UsageError
 from ..index import confidence
 from ..notebook import Notebook
@@ -69,11 +69,14 @@ def run(nb: Notebook, dry_run: bool = False, now: float | None = None) -> Pruned
                 _faded(nb, rel, text, now, result, spans)
         if dry_run or not spans:
             return result
-        for rel, cut in spans.items():
-            write_page(nb, rel, pages.remove_lines(texts[rel], cut))
+        # taken off as a change of each page's text: applied to the page as it is when written, and
+        # to HEAD's version for the commit (a person's uncommitted edit stays theirs)
+        blocks = {rel: [texts[rel].split("\n")[a - 1:b] for a, b in cut] for rel, cut in spans.items()}
         message = _message(result)
         try:
-            result.commit, _ = nb.git.commit([nb.repo_path(rel) for rel in spans], message)
+            done = change.apply(nb, {rel: change.without(found) for rel, found in blocks.items()}, message,
+                                trailers=trailers.for_verb("prune"))
+            result.commit = done.commit if done else None
         except GitFailed as exc:
             raise GitFailed(f"the pages are pruned but the commit failed: {exc.message}",
                             "fix the cause, then commit them with git commit") from exc
@@ -130,6 +133,16 @@ def confirm(nb: Notebook, spec: str, today: date | None = None) -> Written:
         if not confidence.is_fact(lines[start - 1]):
             raise UsageError(f"{rel}:{start} is not a fact (a list item)",
                              f"name the line of a '- ...' item, e.g. find it with: git mem get {rel}")
-        lines[start - 1] = confidence.confirm_line(lines[start - 1], today)
-        edit = pages.Edit("\n".join(lines), start, start)
-        return commit_page(nb, rel, edit.text, f"mem: confirm {rel}:{start}", "confirm", edit)
+        target = lines[start - 1]
+
+        def stamp(page: str) -> pages.Edit | None:
+            """The fact's line stamped, in whichever version of the page (nearest where it was)."""
+            now = page.split("\n")
+            found = [i for i, line in enumerate(now) if line == target]
+            if not found:
+                return None
+            i = min(found, key=lambda n: abs(n - (start - 1)))
+            now[i] = confidence.confirm_line(now[i], today)
+            return pages.Edit("\n".join(now), i + 1, i + 1)
+
+        return commit_change(nb, rel, stamp, f"mem: confirm {rel}:{start}", "confirm")
