@@ -117,7 +117,7 @@ def test_odd_repository_states(mem: Mem, state: str) -> None:
     mem("forget", "bikes go in the shed")
     out = mem.json("index")
     assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
-    assert mem.json("recall", "--mode", "keyword", "bikes shed")["results"][0]["path"].startswith("daily/")
+    assert mem.json("recall", "--mode", "keyword", "--min-score", "0", "bikes shed")["results"][0]["path"].startswith("daily/")
 
 
 # -- odd files in the notebook ----------------------------------------------------------
@@ -232,7 +232,8 @@ def query_notebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("query", QUERIES, ids=[repr(q)[:30] for q in QUERIES])
 def test_any_text_is_a_valid_query(query_notebook: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
     m = Mem(query_notebook, monkeypatch)
-    result = m("recall", "--json", "--mode", "keyword", "--", query, code=None)
+    # --min-score 0: this is about parsing any text; whether a match is good enough is test_scale.py's
+    result = m("recall", "--json", "--mode", "keyword", "--min-score", "0", "--", query, code=None)
     if not query.strip():
         assert result.exit_code == 1 and result.stderr.startswith("error: empty query")
         return
@@ -246,7 +247,7 @@ def test_a_10000_character_query_in_every_mode(query_notebook: Path, monkeypatch
     m = Mem(query_notebook, monkeypatch)
     query = ("where is the ocelot? " * 500)[:10_000]
     for mode in ("hybrid", "keyword", "semantic"):
-        data = json.loads(m("recall", "--json", "--mode", mode, "--", query).stdout)
+        data = json.loads(m("recall", "--json", "--mode", mode, "--min-score", "0", "--", query).stdout)
         assert data["results"][0]["path"] == "knowledge/a.md" and data["semantic"] is (mode != "keyword")
 
 

@@ -74,5 +74,6 @@ def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> flo
 def no_match_note(query: str, evidence: Evidence) -> str:
     said = [f"{name} {value:.2f}" for name, value in (("keyword", evidence.keyword),
                                                         ("meaning", evidence.semantic)) if value is not None]
-    return (f"no good match for {query!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
+    shown = query if len(query) <= 80 else query[:77] + "..."  # a pasted page is not echoed back whole
+    return (f"no good match for {shown!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
             f"{', '.join(said) or 'none'}); pass --min-score 0 to see the closest anyway")
