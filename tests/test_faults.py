@@ -128,7 +128,9 @@ def test_sigkill_mid_embedding_then_the_next_command_answers(mem: Mem, command: 
     proc = gitmem(mem.path, command)
     kill_when(proc, lambda: cache_rows(mem) > 0)  # one batch of embeddings is in, the rest is not
     out = mem.json("recall", "--limit", "3", "otter seen at dawn near marker 3")
-    assert out["semantic"] is True and out["results"][0]["path"].startswith("notes/e")
+    assert out["results"][0]["path"].startswith("notes/e")
+    # with more texts left than a read embeds itself (search.embed_on_read), it answers by keyword and says so
+    assert out["semantic"] is True or any("still being prepared" in n for n in out["notes"]), out["notes"]
     assert integrity(mem) == "ok"
     mem("index")
     after = counts(mem)
