@@ -56,6 +56,15 @@ def test_a_summary_cannot_become_a_heading(mem: Mem) -> None:
     assert "\n\\## 10:00 — fake entry\n" in out.pages["daily/2026-11-20.md"]  # type: ignore[attr-defined]
 
 
+def test_a_fact_that_updates_an_old_one_supersedes_it(mem: Mem) -> None:
+    out = plan(mem, {"knowledge/facts.md": "# Facts\n\n- Bob works at Acme <!-- gitmem: explicit 0.90 -->\n- Bob is tall\n"},
+               facts=[{"text": "Bob works at Globex", "source": "explicit", "confidence": 0.9}])
+    assert out.pages["knowledge/facts.md"].startswith(  # type: ignore[attr-defined]
+        "# Facts\n\n- Bob works at Globex <!-- gitmem: explicit 0.90 from ")
+    assert "Acme" not in out.pages["knowledge/facts.md"] and "- Bob is tall\n" in out.pages["knowledge/facts.md"]  # type: ignore[attr-defined]
+    assert out.corrected[0]["old"] == "- Bob works at Acme" and out.corrected[0]["line"] == 3  # type: ignore[attr-defined]
+
+
 def test_summary_goes_to_the_session_day(mem: Mem) -> None:
     out = plan(mem, {}, summary="They planned a trip.", topics=["travel", "  ", "Lyon"])
     assert out.pages == {"daily/2026-11-20.md": "# Daily Log — 2026-11-20\n\n## 09:30 — Session summary "  # type: ignore[attr-defined]

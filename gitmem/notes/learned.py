@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from . import guard, pages
+from . import guard, pages, supersede
 from .memory import CATEGORIES, _same, daily_path, route
 from ..errors import Refused
 from ..index import confidence
@@ -113,6 +113,16 @@ class Planner:
             return
         entry = confidence.annotate(pages.bullet(text, checkbox=CATEGORIES[cat][2]), ann)
         current = self.text(rel) or pages.new_page(rel, "")
+        plain = "\n".join(confidence.parse(line)[0] for line in current.split("\n"))
+        old = supersede.find(plain, text)  # the same subject and attribute with another value, as remember does
+        if old is not None:
+            lines = current.split("\n")
+            indent = lines[old[0] - 1][:len(lines[old[0] - 1]) - len(lines[old[0] - 1].lstrip())]
+            lines[old[0] - 1] = indent + entry
+            self._set(rel, "\n".join(lines))
+            self.out.corrected.append({"old": old[1].strip(), "new": text, "path": rel, "line": old[0],
+                                       "note": "superseded (the same attribute with another value)"})
+            return
         edit = pages.append(current, entry, section)
         self._set(rel, edit.text)
         self.out.written.append({"kind": "fact", "path": rel, "line": edit.start_line, "text": text,
