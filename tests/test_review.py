@@ -3,10 +3,11 @@ tree, merged three ways on accept, guarded, written all or nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gitmem.agent import review
-from gitmem.errors import GitmemError
 from gitmem.gitops.git import open_notebook
 from tests.conftest import Mem
 
@@ -82,21 +83,41 @@ def test_review_shows_no_terminal_escapes(mem: Mem) -> None:
     assert "\x1b" not in shown and "- red text" in shown
 
 
-def test_pages_are_written_all_or_none(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.tally("bad-input/fault matrix")
+def test_accept_commits_the_proposal_only_and_keeps_an_uncommitted_edit(mem: Mem) -> None:
+    """The accept commit holds HEAD plus the proposal: a person's uncommitted line (here a key) stays
+    in the work tree, out of gitmem's commit (issue 12, item 10, for review accept)."""
     mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
     mem.commit()
-    nb = open_notebook(mem.path)
-    real = review.write_page
-    calls = []
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- proposed\n"})
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n- AWS_SECRET draft, not for git\n")
+    mem("review", "accept", oid[:7])
+    assert mem.git("show", "HEAD:knowledge/facts.md") == "# Facts\n\n- one\n- proposed\n"
+    assert (mem.path / "knowledge/facts.md").read_text() == \
+        "# Facts\n\n- one\n- AWS_SECRET draft, not for git\n- proposed\n"
+    assert "knowledge/facts.md" in mem.git("status", "--porcelain")  # the person's line is still theirs to commit
 
-    def failing(nb_: object, rel: str, text: str) -> None:
-        calls.append(rel)
-        if len(calls) == 2:
-            raise GitmemError("could not write: the disk is full")
-        real(nb_, rel, text)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(review, "write_page", failing)
-    with pytest.raises(GitmemError):
-        review.write_pages(nb, {"knowledge/facts.md": "# Facts\n\n- one\n- two\n", "lists/todos.md": "# Todos\n"})
-    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- one\n"
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_failed_page_write_leaves_every_page_as_it_was(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from gitmem.gitops import lock
+
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit()
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- two\n", "lists/todos.md": "# Todos\n"})
+    real = lock._stage
+
+    def full(path: Path, data: bytes) -> str:  # the disk fills up while the second page is written
+        if path.name == "todos.md":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(lock, "_stage", full)
+    mem("review", "accept", oid[:7], code=1)
+    monkeypatch.setattr(lock, "_stage", real)
     assert not (mem.path / "lists/todos.md").exists()
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- one\n"
+    assert mem.git("status", "--porcelain") == ""
+    assert [p["id"] for p in mem.json("review")["proposals"]] == [oid]  # still pending

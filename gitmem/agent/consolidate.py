@@ -25,6 +25,7 @@ from ..dates import parse as parse_date
 from ..errors import GitmemError, UsageError
 from ..gitops.lock import FileLock
 from ..notebook import Notebook, decode
+from ..notes import change
 from ..notes.learned import Learned, Outcome, Planner
 from ..notes.memory import committable, write_lock
 
@@ -354,9 +355,10 @@ def _one(nb: Notebook, ep: llm.Endpoint, cand: Candidate, item: SessionRun,
             committable(nb)
             outcome = Planner(nb, nb.read, cand.rel, cand.when, known).plan(learned)
             message = _message(cand, outcome, ep.model, empty=not outcome.pages)
-            if outcome.pages:
-                review.write_pages(nb, outcome.pages)
-                item.commit, _ = nb.git.commit([nb.repo_path(rel) for rel in outcome.pages], message)
+            if outcome.pages:  # one write path: only this change is committed, a person's edit stays theirs
+                applied = change.apply(nb, {rel: change.towards(nb, nb.read(rel), text, rel)
+                                            for rel, text in outcome.pages.items()}, message)
+                item.commit = applied.commit if applied else None
                 item.status = "applied"
             else:  # nothing new: record the session on the proposals branch so it is not sent again
                 head = nb.git.head()

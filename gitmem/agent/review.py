@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 
 from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
-from ..gitops.lock import atomic_write
 from ..notes import guard
-from ..notes.memory import committable, write_lock, write_page
+from ..notes import change
+from ..notes.memory import write_lock
+from ..notes.pages import Edit
 
 BRANCH = "gitmem/proposed"
 REF = f"refs/heads/{BRANCH}"
@@ -180,25 +181,24 @@ def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Revi
     done = Reviewed("accepted", [], [])
     for p in chosen:
         with write_lock(nb):
-            committable(nb)
-            merged = _merged(nb, p)
-            write_pages(nb, merged)
             found = trailers(p.message)
             message = (f"{p.subject}\n\nAccepted from {BRANCH}.\n\n"
                        f"Gitmem-Session: {found['Gitmem-Session'][0]}\n"
                        f"Gitmem-Session-Blob: {(found.get('Gitmem-Session-Blob') or ['-'])[0]}\n"
                        f"Gitmem-Model: {p.model}\nGitmem-Proposal: {p.id}\n")
-            paths = [nb.repo_path(rel) for rel in merged]
-            commit, _ = nb.git.commit(paths, message) if paths else (None, False)
-        done.proposals.append({"id": p.id, "session": p.session, "pages": sorted(merged)})
-        if commit:
-            done.commits.append(commit)
+            changes = _changes(nb, p)
+            # through the one write path: the pages as they are when written, and a commit that
+            # holds the proposal's change only (a person's uncommitted edit stays in the work tree)
+            applied = change.apply(nb, changes, message) if changes else None
+        done.proposals.append({"id": p.id, "session": p.session, "pages": sorted(applied.edits if applied else {})})
+        if applied and applied.commit:
+            done.commits.append(applied.commit)
     return done
 
 
-def _merged(nb: Notebook, p: Proposal) -> dict[str, str]:
-    """The new text of every page the proposal changes, merged with the current page."""
-    out: dict[str, str] = {}
+def _changes(nb: Notebook, p: Proposal) -> dict[str, change.Change]:
+    """Per page the proposal touches, its change: merge the proposal into whatever text the page has."""
+    out: dict[str, change.Change] = {}
     for path in nb.git.changed_paths(p.base, p.id):
         rel = nb.rel(path)
         if rel is None:
@@ -206,23 +206,32 @@ def _merged(nb: Notebook, p: Proposal) -> dict[str, str]:
         nb.page(rel)  # confined: a proposal fetched from elsewhere is untrusted
         base = nb.git.show(p.base, path) or b""
         theirs = nb.git.show(p.id, path) or b""
-        ours = nb.read_bytes(rel) or b""
-        if ours == theirs:
-            continue
-        if ours == base:
-            result = theirs
-        else:
-            result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir)
-            if not clean and _only_adds(base, theirs):  # two proposals that each append lines: keep both
-                result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir, union=True)
-            if not clean:
-                raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
-                                       f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
-                                       f"then: git mem review drop {p.id[:7]}")
-        text = result.decode("utf-8", "replace")
-        _guarded(p, rel, base.decode("utf-8", "replace"), text)
-        out[rel] = text
+        out[rel] = _merging(nb, p, rel, base, theirs)
     return out
+
+
+def _merging(nb: Notebook, p: Proposal, rel: str, base: bytes, theirs: bytes) -> change.Change:
+    def merged(text: str) -> Edit | None:
+        ours = text.encode("utf-8")
+        if ours == theirs:
+            return None
+        result = theirs if ours == base else merge_into(nb, p, rel, base, ours, theirs)
+        new = result.decode("utf-8", "replace")
+        _guarded(p, rel, base.decode("utf-8", "replace"), new)
+        return Edit(new, 1, max(1, new.count("\n")))
+    return merged
+
+
+def merge_into(nb: Notebook, p: Proposal, rel: str, base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """The proposal's change (base -> theirs) made to `ours`; ProposalConflict if it does not apply."""
+    result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir)
+    if not clean and _only_adds(base, theirs):  # two proposals that each append lines: keep both
+        result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir, union=True)
+    if not clean:
+        raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
+                               f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
+                               f"then: git mem review drop {p.id[:7]}")
+    return result
 
 
 def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
@@ -235,24 +244,6 @@ def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
     except Refused as exc:
         raise Refused(f"proposal {p.id[:7]}: {exc.message}; nothing was written",
                       f"drop it: git mem review drop {p.id[:7]}") from exc
-
-
-def write_pages(nb: Notebook, texts: dict[str, str]) -> None:
-    """Write several pages, all or none: if one cannot be written, those already
-    written get their earlier bytes back (the caller holds the write lock)."""
-    done: list[tuple[str, bytes | None]] = []
-    try:
-        for rel, text in texts.items():
-            before = nb.read_bytes(rel)
-            write_page(nb, rel, text)
-            done.append((rel, before))
-    except BaseException:
-        for rel, before in reversed(done):
-            if before is None:
-                nb.file(rel).unlink(missing_ok=True)
-            else:
-                atomic_write(nb.file(rel), before)
-        raise
 
 
 def _only_adds(base: bytes, theirs: bytes) -> bool:

@@ -193,3 +193,22 @@ def without(blocks: list[list[str]]) -> Change:
             return None
         return pages.Edit(pages.remove_lines(text, spans), min(a for a, _ in spans), min(a for a, _ in spans))
     return edit
+
+
+def towards(nb: Notebook, before: str, after: str, what: str) -> Change:
+    """The change that turned `before` into `after` (planned on the work tree), as a change any
+    version of the page can take: a three-way merge (git merge-file). Applied to HEAD's version it
+    gives the commit gitmem's change alone; refused if the page now differs where the change lands."""
+    def change(text: str) -> Edit | None:
+        if text == after:
+            return None
+        if text == before:
+            new = after
+        else:
+            merged, clean = nb.git.merge_text(before.encode(), text.encode(), after.encode(), nb.state_dir)
+            if not clean:
+                raise GitmemError(f"{what} changed where gitmem meant to write; nothing was written",
+                                  "run the command again: it plans against the page as it is now")
+            new = decode(merged)
+        return Edit(new, 1, max(1, new.count("\n")))
+    return change
