@@ -176,7 +176,7 @@ def test_log_keeps_forgotten_text_out(mem: Mem) -> None:
     out = mem.json("log")
     assert "foxtrot" not in json.dumps(out) and "foxtrot" not in mem("log").stdout
     vault = entry(out, vault_commit)
-    assert (vault["subject"], vault["message"]) == (WITHHELD, WITHHELD)
+    assert (vault["subject"], vault["message"]) == (WITHHELD, WITHHELD + "\n\nGitmem-Verb: remember")  # the trailer quotes nothing
     assert vault["pages"][0]["sections"][0]["added"] == ["# Facts"]
     assert entry(out, misc)["message"] == "misc\n\n(line withheld: it held forgotten text)\nthe end"
     [merge] = [e for e in out["entries"] if e["merged"]]

@@ -183,10 +183,14 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
     relative = fuse(lists, s) if len(lists) > 1 else _relative_to_best(lists[0] if lists else {})
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
-    if min_score > 0 and evidence.confidence < scale.FLOOR:
+    # keyword evidence alone is too thin to refuse on (a notebook of a few pages, a long query):
+    # "no good match" needs the meaning evidence too, so keyword mode only scales its scores
+    if min_score > 0 and evidence.semantic is not None and evidence.confidence < scale.FLOOR:
         cand.finish([])
         return Ranking([], evidence, empty=bool(scores))
-    ranked = sorted((t for t in scores if scores[t] >= min_score), key=lambda t: -relative[t])
+    # keyword mode filters as before, on the score relative to the best (its evidence is too thin)
+    kept = scores if evidence.semantic is not None else relative
+    ranked = sorted((t for t in scores if kept[t] >= min_score), key=lambda t: -relative[t])
     cand.finish(ranked)
     if view.kind == "history":
         from . import history

@@ -15,7 +15,8 @@ never loads the model). A hit's score is the confidence times its score
 relative to the query's best in that mode, so the best hit of a query scores
 the same in hybrid and in semantic mode, and 0.8 means the same in both. A
 query whose confidence is below FLOOR gets no results and a note instead of
-the least bad chunks. The constants were fitted on SciFact and LoCoMo
+the least bad chunks (in hybrid and semantic mode: keyword evidence alone is
+too thin to refuse on). The constants were fitted on SciFact and LoCoMo
 (benchmarks/floor.py; figures in docs/benchmarks.md).
 """
 
@@ -61,7 +62,8 @@ def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> flo
     weights = {}
     for term in terms:
         df = conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH ?", (term,)).fetchone()[0]
-        weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        # smoothed so that a notebook of a few pages does not make one absent word outweigh all the rest
+        weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
     for tid in texts[:CHECKED]:
@@ -74,6 +76,6 @@ def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> flo
 def no_match_note(query: str, evidence: Evidence) -> str:
     said = [f"{name} {value:.2f}" for name, value in (("keyword", evidence.keyword),
                                                         ("meaning", evidence.semantic)) if value is not None]
-    shown = query if len(query) <= 80 else query[:77] + "..."  # a pasted page is not echoed back whole
+    shown = query if len(query) <= 80 else query[:79] + "…"
     return (f"no good match for {shown!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
             f"{', '.join(said) or 'none'}); pass --min-score 0 to see the closest anyway")
