@@ -465,6 +465,17 @@ class Index:
         vectors, _ = self._through_cache(embedder, dict(zip(hashes, texts)))
         return [vectors[h] for h in hashes]
 
+    def vectors_of(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
+        """Vectors of these texts through the embedding cache, so that a text (a fact a query
+        weighs, say) is embedded once, ever; straight from the model when the cache cannot be
+        written (read-only or full disk, a long writer): that only costs the embedding again."""
+        keyed = {text_hash(t): t for t in texts}
+        try:
+            found, _ = self._through_cache(embedder, keyed)
+        except (apsw.Error, OSError):
+            return embedder.embed(texts)
+        return [found[text_hash(t)] for t in texts]
+
     def _through_cache(self, embedder: "Embedder", texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
         """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
         Also how many were embedded."""

@@ -53,7 +53,7 @@ class Blame:
 
 
 def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
-             ranges: list[tuple[int, int]]) -> dict[tuple[int, int], Blame]:
+             ranges: list[tuple[int, int]], with_trailers: bool = True) -> dict[tuple[int, int], Blame]:
     """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
     (None: the work tree), from one blame of all the ranges; subjects that quote forgotten text
     are withheld."""
@@ -76,10 +76,16 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
         span = {"start": min(b.orig_line for b in same), "end": max(b.orig_line for b in same)} if same else None
         found[(lo, hi)] = Blame(newest.commit, iso(newest.time), newest.author,
                                 withheld.subject(newest.summary), newest.path, span)
-    wrote = trailers(nb, [b.commit for b in found.values() if b.commit])
-    for b in found.values():
-        b.wrote = wrote.get(b.commit or "", {})
+    if with_trailers:  # without: the caller reads every page's trailers in one call
+        fill_trailers(nb, list(found.values()))
     return found
+
+
+def fill_trailers(nb: "Notebook", blames: list[Blame]) -> None:
+    """Each blame's `wrote`, from one `git log` of all their commits."""
+    wrote = trailers(nb, [b.commit for b in blames if b.commit])
+    for b in blames:
+        b.wrote = wrote.get(b.commit or "", {})
 
 
 def trailers(nb: "Notebook", oids: list[str]) -> dict[str, dict[str, str]]:

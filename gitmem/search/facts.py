@@ -214,7 +214,7 @@ def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: st
     for hit, blob, _rev in found:
         text = reader.text(blob, hit.path)
         per_hit.append(within(text, hit.lines["start"], hit.lines["end"]) if text is not None else [])
-    cosine = cosines(per_hit, query, embedder) if embedder is not None else None
+    cosine = cosines(per_hit, query, embedder, index) if embedder is not None else None
     for i, ((hit, _blob, _rev), candidates) in enumerate(zip(found, per_hit)):
         hit.fact = best(candidates, query, cosine[i] if cosine else None)
     cite(index, [(hit.fact, hit.path, rev) for hit, _blob, rev in found if hit.fact is not None])
@@ -233,19 +233,19 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     pages: dict[tuple[str, str | None], list[Fact]] = {}
     for fact, path, rev in facts:
         pages.setdefault((path, rev), []).append(fact)
+    named: list[tuple[Fact, "provenance.Blame"]] = []
     for (path, rev), group in pages.items():
         ranges = [(f.lines["start"], f.lines["end"]) for f in group]
         try:
-            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges)
+            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges, with_trailers=False)
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
             continue
-        for fact, span in zip(group, ranges):
-            b = blamed.get(span)
-            if b is not None:
-                fact.commit, fact.date, fact.author, fact.subject, fact.wrote = (
-                    b.commit, b.date, b.author, b.subject, b.wrote)
-                if b.path is not None:
-                    fact.blamed = {"path": index.nb.rel(b.path) or b.path, "lines": b.lines}
+        named += [(fact, blamed[span]) for fact, span in zip(group, ranges) if span in blamed]
+    provenance.fill_trailers(index.nb, [b for _, b in named])  # one git call for every page's commits
+    for fact, b in named:
+        fact.commit, fact.date, fact.author, fact.subject, fact.wrote = (b.commit, b.date, b.author, b.subject, b.wrote)
+        if b.path is not None:
+            fact.blamed = {"path": index.nb.rel(b.path) or b.path, "lines": b.lines}
 
 
 def best(facts: list[Fact], query: str, cosine: list[float] | None = None) -> Fact | None:
@@ -282,10 +282,12 @@ def _lexical(facts: list[Fact], query: str) -> list[float]:
             for bag, head in zip(bags, heads)]
 
 
-def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder") -> list[list[float] | None]:
+def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
+            index: "Index | None" = None) -> list[list[float] | None]:
     """Each fact's cosine similarity to the query, in one batch: the facts of hits that have
     more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
-    they are judged by their words alone)."""
+    they are judged by their words alone). With the index, facts' vectors go through its
+    embedding cache."""
     import numpy as np
 
     wanted: list[tuple[int, int]] = []
@@ -296,7 +298,10 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder") -> list
                                      for i, fs in enumerate(per_hit)]
     if not wanted:
         return out
-    vectors = embedder.embed([query] + [_described(per_hit[i][j]) for i, j in wanted])
+    described = [_described(per_hit[i][j]) for i, j in wanted]
+    # facts through the embedding cache: the same facts come back query after query
+    vectors = embedder.embed([query]) + (index.vectors_of(embedder, described) if index is not None
+                                         else embedder.embed(described))
     matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     for (i, j), sim in zip(wanted, matrix[1:] @ matrix[0]):
