@@ -16,10 +16,13 @@ Text that exists only in the work tree is "uncommitted".
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..dates import iso
+from ..errors import GitmemError
 
 if TYPE_CHECKING:
     from ..gitops.git import Blamed, Commit
@@ -61,7 +64,7 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
 
     if not ranges:
         return {}
-    lines = nb.git.blame(rev, nb.repo_path(path), sorted(set(ranges)))
+    lines = _blamed(nb, rev, path, ranges)
     by_line = {b.line: b for b in lines}
     found: dict[tuple[int, int], Blame] = {}
     for lo, hi in ranges:
@@ -79,6 +82,40 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
     if with_trailers:  # without: the caller reads every page's trailers in one call
         fill_trailers(nb, list(found.values()))
     return found
+
+
+# Whole-file blames kept in this process (the MCP server, the web app answer query after query):
+# a blame at a commit never changes, and one of the work tree is the same while HEAD and the
+# file's bytes are. Pages over WHOLE_FILE_LIMIT are blamed line range by line range, unkept.
+_BLAMES: dict[tuple[str, ...], list["Blamed"]] = {}
+BLAMES_KEPT = 256
+WHOLE_FILE_LIMIT = 256 * 1024
+
+
+def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, int]]) -> list["Blamed"]:
+    repo_path = nb.repo_path(path)
+    key = _blame_key(nb, rev, path, repo_path)
+    if key is None:
+        return nb.git.blame(rev, repo_path, sorted(set(ranges)))
+    if key not in _BLAMES:
+        if len(_BLAMES) >= BLAMES_KEPT:
+            _BLAMES.pop(next(iter(_BLAMES)))
+        _BLAMES[key] = nb.git.blame(rev, repo_path, [])
+    return _BLAMES[key]
+
+
+def _blame_key(nb: "Notebook", rev: str | None, path: str, repo_path: str) -> tuple[str, ...] | None:
+    if rev is not None:
+        oid = nb.git.head() if rev == "HEAD" else rev
+        return (str(nb.git.git_dir), oid, repo_path) if oid and re.fullmatch(r"[0-9a-f]{40}", oid) else None
+    try:
+        data = nb.read_bytes(path)
+    except (OSError, GitmemError):  # unreadable or not confined: blamed range by range, as before
+        return None
+    head = nb.git.head()
+    if data is None or head is None or len(data) > WHOLE_FILE_LIMIT:
+        return None
+    return (str(nb.git.git_dir), head, repo_path, hashlib.sha1(data).hexdigest())
 
 
 def fill_trailers(nb: "Notebook", blames: list[Blame]) -> None:
