@@ -88,4 +88,4 @@ def test_nothing_already_on_a_page_is_lost(mem: Mem, existing: list[str], facts:
     reinforced = {r["said"] for r in out.reinforced}  # type: ignore[attr-defined]
     routed = [line.split(" <!--")[0] for text in out.pages.values() for line in text.split("\n")]  # type: ignore[attr-defined]
     for fact in facts:  # each fact is on the page routing chose, or reported as the same as a line already there
-        assert any(line == f"- {fact}" for line in routed) or fact in reinforced
+        assert any(line in (f"- {fact}", f"- [ ] {fact}") for line in routed) or fact in reinforced  # lists get checkboxes
