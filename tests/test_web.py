@@ -452,3 +452,15 @@ def test_other_commands_never_import_the_web_stack(notes: Mem, args: list[str]) 
     proc = subprocess.run([sys.executable, "-c", HEAVY.format(args=args)], cwd=notes.path,
                           capture_output=True, text=True)
     assert proc.stdout.strip().endswith("WEB []"), proc.stdout + proc.stderr
+
+
+def test_recall_in_the_browser_searches_what_the_cli_recall_does(notes: Mem) -> None:
+    """Documents included: the notebook's search.recall groups, not a list of the web app's own."""
+    notes.write("manuals/boiler.txt", "Boiler manual\n\nThe fill pressure should read 1.5 bar when cold.\n")
+    notes.commit("boiler manual")
+    c = client(notes)
+    web = c.get("/api/recall?q=boiler+fill+pressure&mode=keyword").json()
+    assert [h["path"] for h in web["results"]][:1] == ["manuals/boiler.txt"]
+    assert web["results"] == notes.json("recall", "--mode", "keyword", "boiler fill pressure")["results"]
+    page = c.get("/search?q=boiler+fill+pressure&mode=keyword").text
+    assert "manuals/boiler.txt" in page

@@ -149,7 +149,7 @@ def search_form(q: Any) -> dict[str, Any]:
             "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
             "by": q.get("by") if q.get("by") in config.DATE_BASES else "auto", "history": bool(q.get("history")),
             "limit": q.get("limit")}
-    form["groups"] = ("notebook", "daily") if form["kind"] == "recall" else (groups or config.GROUPS)
+    form["groups"] = () if form["kind"] == "recall" else (groups or config.GROUPS)  # (): search.recall
     form["advanced"] = any(form[k] for k in ("tag", "type", "at", "since", "start", "end", "day", "history")) \
         or form["mode"] != "hybrid" or form["by"] != "auto"
     return form
@@ -168,6 +168,7 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     except ValueError as exc:
         raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
     tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
-    query = engine.Query(form["q"], form["mode"], tuple(form["groups"]), limit, None, tags, form["type"] or None,
+    groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
+    query = engine.Query(form["q"], form["mode"], groups, limit, None, tags, form["type"] or None,
                          form["at"] or None, form["history"], since, until, form["by"])
     return engine.run(nb, query)
