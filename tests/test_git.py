@@ -1,6 +1,5 @@
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -80,17 +79,22 @@ def test_index_lock_contention_is_retried(repo: Path) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
-def test_a_stale_index_lock_is_named_at_once(repo: Path) -> None:
+def test_a_stale_index_lock_is_named_at_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lock no running git holds (a killed git left it) is said at once, with a fix that works."""
+    from gitmem.gitops import git as gateway
+
     git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     lock = repo / ".git" / "index.lock"
     lock.write_text("")
     (repo / "a.md").write_text("a")
     g = Git.find(repo)
-    started = time.monotonic()
+    slept: list[float] = []
+    real_sleep = gateway.time.sleep
+    monkeypatch.setattr(gateway.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
     with pytest.raises(IndexLocked) as err:
         g.commit(["a.md"], "blocked")
-    assert time.monotonic() - started < 5  # not the 14 s of retries
+    monkeypatch.setattr(gateway.time, "sleep", real_sleep)
+    assert slept == [0.2]  # the one second look at the lock, and no retries (they went on for 14 s)
     assert "is left over from a git that stopped" in err.value.message
     assert err.value.hint == f"remove it, then run the command again: rm -f {lock}"
     subprocess.run(["sh", "-c", err.value.hint.split(": ", 1)[1]], cwd=repo, check=True)  # the fix works
