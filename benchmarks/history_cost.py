@@ -37,7 +37,7 @@ from gitmem.index import embed, maintenance
 from gitmem.search import engine as search
 from gitmem import timeline  # noqa: E402
 from gitmem.index.indexer import Index  # noqa: E402
-from gitmem.gitops.git import open_notebook  # noqa: E402
+from gitmem.gitops.repo import open_notebook  # noqa: E402
 from tests.histories import Builder  # noqa: E402
 
 WORDS = ("sensor vendor launch beta spec prototype courier budget review design logo pelican tea coffee "

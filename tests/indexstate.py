@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gitmem.gitops.git import blob_id
 from gitmem.index.indexer import LIVE_VIEW, Index
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from gitmem.gitops import lock as locks
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.notes import change, pages
 from tests.conftest import Mem
 

@@ -4,7 +4,7 @@ import os
 
 from gitmem.index.indexer import Index
 from gitmem.index.maintenance import catch_up, status
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 

@@ -26,7 +26,8 @@ from . import chunker, db, extracts, forgotten, provenance
 from .blobs import Parsed, parse, text_hash
 from .db import LIVE_VIEW, IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
-from ..gitops.git import Commit, blob_id
+from ..gitops.git import blob_id
+from ..gitops.log import Commit
 from ..gitops.lock import FileLock
 from ..markdown import body_offset
 from ..notebook import Notebook

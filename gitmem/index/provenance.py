@@ -25,7 +25,8 @@ from ..dates import iso
 from ..errors import GitmemError
 
 if TYPE_CHECKING:
-    from ..gitops.git import Blamed, Commit
+    from ..gitops.blame import Blamed
+    from ..gitops.log import Commit
     from ..notebook import Notebook
     from .forgotten import Matcher
     from .indexer import Index
@@ -60,7 +61,7 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
     """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
     (None: the work tree), from one blame of all the ranges; subjects that quote forgotten text
     are withheld."""
-    from ..gitops.git import ZERO
+    from ..gitops.log import ZERO
 
     if not ranges:
         return {}
