@@ -290,6 +290,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
     embedding cache."""
     import numpy as np
 
+    from ..index import embeddings
+
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
         if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
@@ -300,7 +302,7 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
     # facts through the embedding cache: the same facts come back query after query
-    vectors = embedder.embed([query]) + (index.vectors_of(embedder, described) if index is not None
+    vectors = embedder.embed([query]) + (embeddings.vectors_of(index, embedder, described) if index is not None
                                          else embedder.embed(described))
     matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
