@@ -133,7 +133,8 @@ def pending(nb: Notebook, with_diff: bool = True) -> Pending:
 
 def propose(nb: Notebook, base: str, changes: dict[str, str], message: str) -> str:
     """Add a proposal (notebook-relative page -> new text) on top of the chain; its id."""
-    tree = plumbing.build_tree(nb.git, base, {nb.repo_path(rel): text.encode("utf-8") for rel, text in changes.items()})
+    files = {nb.repo_path(rel): text.encode("utf-8") for rel, text in changes.items()}
+    tree = plumbing.build_tree(nb.git, base, files)
     return _append(nb, tree, [base], message)
 
 

@@ -1,6 +1,6 @@
-"""The gateway to git (GitPython): a repository, the one place a git command is run (`Git.run`),
-and the commands that read it. Only gitops/ runs git; its other modules (commits, plumbing,
-indexlock, identity) run their commands through `Git.run` too.
+"""The gateway to git (GitPython): `Git`, a repository and the commands that read it. Only
+gitops/ runs git, and always through a `Git` (its other modules, such as commits.py and
+plumbing.py, take one and call `Git.run`).
 
 Every call passes paths after `--`, reads NUL-separated output as bytes and
 decodes names with the filesystem encoding, and runs with literal pathspecs,

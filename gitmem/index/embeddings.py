@@ -26,9 +26,8 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     report = SyncReport()
     if not _pending_ids(index, live_only, embedder, limit=1, view=view):
         return report
-    if not index.lock.acquire(timeout=wait):
-        report.stale = True
-        report.notes.append("embeddings are being computed by another process; semantic results may be behind")
+    busy = "embeddings are being computed by another process; semantic results may be behind"
+    if not index.lock_or_stale(wait, report, busy):
         return report
     try:
         with db.transaction(index.conn):

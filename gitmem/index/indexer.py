@@ -120,6 +120,15 @@ class Index:
     def meta(self, key: str, default: str | None = None) -> str | None:
         return db.get_meta(self.conn, key, default)
 
+    def lock_or_stale(self, wait: float | None, report: SyncReport, busy: str) -> bool:
+        """Take the write lock; if another process holds it past `wait` s, mark the report stale,
+        saying `busy`, and return False (the caller answers from the index as it stands)."""
+        if self.lock.acquire(timeout=wait):
+            return True
+        report.stale = True
+        report.notes.append(busy)
+        return False
+
     # -- catching up -----------------------------------------------------
     def sync(self, wait: float | None = 10.0, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring history and work tree up to date (no embedding).
@@ -148,9 +157,7 @@ class Index:
         work = self._scan_worktree()
         if self._current(head, work):
             return report
-        if not self.lock.acquire(timeout=wait):
-            report.stale = True
-            report.notes.append("index is being updated by another process; results may be behind")
+        if not self.lock_or_stale(wait, report, "index is being updated by another process; results may be behind"):
             return report
         try:
             report.waited = time.monotonic() - started > 0.05
