@@ -155,7 +155,7 @@ def test_edit_saves_one_commit_through_the_write_path(notes: Mem) -> None:
     assert notes.git("show", "--stat", "--format=", "HEAD").strip().startswith("knowledge/plan.md")
 
 
-def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict(mem: Mem) -> None:
+def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict_and_keeps_crlf(mem: Mem) -> None:
     (mem.path / "win.md").write_bytes(b"# Win\r\n\r\nold line\r\n")
     mem.commit("crlf page")
     c = client(mem)
@@ -164,7 +164,10 @@ def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict(mem: Mem)
     response = c.post("/edit/win.md", data={"csrf": csrf(c), "original": original, "do": "save",
                                             "text": "# Win\r\n\r\nnew line\r\n"})
     assert response.status_code == 303, response.text
-    assert (mem.path / "win.md").read_bytes() == b"# Win\n\nnew line\n"
+    assert (mem.path / "win.md").read_bytes() == b"# Win\r\n\r\nnew line\r\n"
+    committed = subprocess.run(["git", "cat-file", "blob", "HEAD:win.md"], cwd=mem.path, capture_output=True,
+                               check=True).stdout
+    assert committed == b"# Win\r\n\r\nnew line\r\n"
 
 
 def test_edit_of_a_page_changed_since_opened_is_refused_with_the_difference(notes: Mem) -> None:
