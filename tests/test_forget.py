@@ -549,6 +549,28 @@ def test_forget_everything_keeps_the_layout_and_takes_every_memory_in_one_commit
         "error: the notebook holds no memories to forget (git mem remember TEXT adds one)\n")
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_everything_refuses_lines_no_commit_holds(mem: Mem) -> None:
+    """A person's uncommitted line, or a page git does not track, would be gone for good: refused, named."""
+    everything_seeded(mem)
+    plan = mem.path / "knowledge/plan.md"
+    plan.write_text(plan.read_text() + "- a draft nobody committed\n")
+    mem.write("knowledge/new.md", "# New\n\n- not tracked yet\n")
+    head = mem.git("rev-parse", "HEAD")
+    nb = open_notebook(mem.path)
+    assert forgetting.survey(nb).uncommitted == ["knowledge/new.md", "knowledge/plan.md"]
+    result = mem("forget", "--everything", "--yes", code=1)
+    assert result.stderr == (
+        "error: lines on knowledge/new.md, knowledge/plan.md are in no commit, so forgetting everything would lose "
+        "them for good; nothing was changed (commit them (git add -- knowledge/new.md knowledge/plan.md && git commit)"
+        " or drop them (git restore -- knowledge/new.md knowledge/plan.md; delete a page git does not track), then "
+        "run it again)\n")
+    assert mem.git("rev-parse", "HEAD") == head and "a draft nobody committed" in plan.read_text()
+    mem.commit("the drafts")
+    assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert (mem.path / "knowledge/new.md").read_text() == "# New\n"
+
+
 def today() -> str:
     import datetime
 

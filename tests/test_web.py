@@ -276,7 +276,7 @@ def test_forget_everything_through_the_api(notes: Mem) -> None:
     survey = c.get("/api/forget/everything").json()
     daily = next((notes.path / "daily").iterdir()).relative_to(notes.path).as_posix()
     assert survey == {"lines": 3, "pages": sorted([daily, "knowledge/plan.md", "reference/contacts.md"]),
-                      "history": 0, "documents": [], "confirm": "forget everything"}
+                      "history": 0, "documents": [], "uncommitted": [], "confirm": "forget everything"}
     refused = c.post("/api/forget/everything", json={}, headers=API)
     assert refused.status_code == 422 and "in the browser, type 'forget everything'" in refused.json()["hint"]
     assert c.post("/api/forget/everything", json={"confirm": "forget everything"}).status_code == 403  # no X-Gitmem

@@ -23,6 +23,9 @@ its frontmatter and its headings (the layout that routing and the agent's
 instructions point into; a daily entry's `## HH:MM — ...` line is a memory and
 goes), in one commit, and every such line of the notebook's history from the
 index. Documents are never rewritten, so they stay and the result names them.
+A page with lines no commit holds (uncommitted edits, a page git does not
+track) is refused, named: those lines would be gone for good, and a person may
+not know an agent's draft or their own is there.
 It runs only when given the words EVERYTHING as typed by a person: the web
 page asks for them, the CLI passes them for `--yes`, and MCP has no such tool.
 """
@@ -66,6 +69,10 @@ class NotConfirmed(GitmemError):
         self.survey = survey
 
 
+class Uncommitted(GitmemError):
+    """Forget everything over pages with uncommitted lines: git could not bring those back."""
+
+
 class TooBroad(GitmemError):
     """A forget over more than BROAD_LINES lines or more than one page, not confirmed;
     `preview` holds what would go (path, lines, text) for the person to check."""
@@ -90,6 +97,7 @@ class Survey:
     pages: list[str]
     history: int
     documents: list[str]
+    uncommitted: list[str]  # pages with lines no commit holds: refused until they are committed or restored
     confirm: str = EVERYTHING
 
 
@@ -137,7 +145,7 @@ def survey(nb: Notebook) -> Survey:
     """What `everything` would take, without taking it."""
     spots, past = _everything(nb)
     return Survey(sum(s.end - s.start + 1 for s in spots), sorted({s.path for s in spots}), len(past),
-                  _in_documents(nb, None))
+                  _in_documents(nb, None), _uncommitted(nb, spots))
 
 
 def everything(nb: Notebook, typed: str | None) -> Forgot:
@@ -156,6 +164,7 @@ def everything(nb: Notebook, typed: str | None) -> Forgot:
         spots, past = _everything(nb)
         if not spots and not past:
             raise NothingToForget("the notebook holds no memories to forget", "git mem remember TEXT adds one")
+        _refuse_uncommitted(nb, _uncommitted(nb, spots))
         documents = _in_documents(nb, None)
         commit, fallback, note = _take(nb, spots, None, past, everything=True)
     purged, notes = purge(nb)
@@ -169,6 +178,23 @@ def everything(nb: Notebook, typed: str | None) -> Forgot:
     if note:
         forgot.notes.append(FALLBACK_HINT)
     return forgot
+
+
+def _refuse_uncommitted(nb: Notebook, pages_: list[str]) -> None:
+    """Uncommitted, naming the pages and the git commands that save or drop their lines."""
+    if not pages_:
+        return
+    named = ", ".join(pages_[:SHOWN]) + (" …" if len(pages_) > SHOWN else "")
+    paths = " ".join(nb.repo_path(rel) for rel in pages_)
+    raise Uncommitted(f"lines on {named} are in no commit, so forgetting everything would lose them for good; "
+                      "nothing was changed", f"commit them (git add -- {paths} && git commit) or drop them "
+                      f"(git restore -- {paths}; delete a page git does not track), then run it again")
+
+
+def _uncommitted(nb: Notebook, spots: list[Spot]) -> list[str]:
+    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track)."""
+    changed = {nb.rel(path) for path in nb.git.status(nb.prefix)}
+    return sorted({s.path for s in spots} & changed)
 
 
 def _everything(nb: Notebook) -> tuple[list[Spot], list[str]]:
