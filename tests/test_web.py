@@ -387,6 +387,25 @@ def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
 
 # -- the JSON API ----------------------------------------------------------------
 
+def test_documents_are_listed_with_their_state_and_read_as_text(notes: Mem) -> None:
+    from tests.docfiles import pdf
+
+    (notes.path / "manuals").mkdir()
+    (notes.path / "manuals/boiler.pdf").write_bytes(pdf(["Bleed the radiators every October.", "Call Anna."]))
+    (notes.path / "manuals/broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    notes.commit("documents")
+    c = client(notes)
+    listed = c.get("/api/documents").json()
+    assert [(d["path"], d["kind"], d["state"], d["pages"]) for d in listed] == [
+        ("manuals/boiler.pdf", "pdf", "done", 2), ("manuals/broken.pdf", "pdf", "failed", None)]
+    assert listed[1]["note"]
+    page = c.get("/documents").text
+    assert '<a href="/page/manuals/boiler.pdf">manuals/boiler.pdf</a>' in page and "extracted, 2 pages" in page
+    assert f"failed: {listed[1]['note']}" in page
+    assert "1 extracted, 0 waiting, 1 failed" in " ".join(c.get("/status").text.split())
+    assert "Bleed the radiators every October." in c.get("/page/manuals/boiler.pdf").text
+
+
 def test_api_mirrors_the_cli_json(notes: Mem) -> None:
     c = client(notes)
     cli = notes.json("recall", "--mode", "keyword", "Sarah")
