@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import common  # noqa: E402
 from gitmem.index import embed, embeddings, maintenance
 from gitmem.search import engine as search
-from gitmem import timeline  # noqa: E402
+from gitmem.search import timeline  # noqa: E402
 from gitmem.index.indexer import Index  # noqa: E402
 from gitmem.gitops.repo import open_notebook  # noqa: E402
 from tests.histories import Builder  # noqa: E402
