@@ -84,3 +84,18 @@ def test_log_parsing_survives_control_characters_in_names(repo: Path) -> None:
     assert sorted(c.path for c in log[0].changes) == sorted(names)
     assert [c.path for c in log[1].changes] == ["plain.md"]
     assert g.describe("HEAD").subject == "second"
+
+
+def test_trailers_are_read_once_per_commit(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit never changes: a server asking again for its trailers runs no git."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "one\n\nGitmem-Verb: remember")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+    first, second = git(repo, "rev-list", "HEAD").split()[::-1]
+    g = Git.find(repo)
+    runs: list[tuple[str, ...]] = []
+    original = Git.run
+    monkeypatch.setattr(Git, "run", lambda self, *args, **kw: runs.append(args) or original(self, *args, **kw))
+    assert g.trailers([first]) == {first: {"Gitmem-Verb": "remember"}}
+    assert g.trailers([first, second]) == {first: {"Gitmem-Verb": "remember"}, second: {}}
+    assert g.trailers([second, first]) == {second: {}, first: {"Gitmem-Verb": "remember"}}
+    assert [a[-2] for a in runs] == [first, second]  # the second call asked only for the new commit

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 import git as gitpython
+from git.refs.symbolic import SymbolicReference
 
 from ..errors import GitFailed, NotARepo
 from .blame import Blamed, parse as _parse_blame
@@ -33,6 +34,9 @@ LEAKY_VARS = (
     "GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_INTERNAL_SUPER_PREFIX",
     "GIT_REFLOG_ACTION",
 )
+
+_TRAILERS: dict[tuple[str, str], dict[str, str]] = {}  # (git dir, commit) -> its trailers, see Git.trailers
+TRAILERS_KEPT = 50_000
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,10 @@ class Git:
     # -- reading ---------------------------------------------------------
     def head(self) -> str | None:
         """The commit HEAD points at, or None on an unborn branch."""
+        # the ref files alone: `repo.head.commit` also asks git for the object's type, a round
+        # trip to `cat-file` that a search paid once per result page
         try:
-            return self.repo.head.commit.hexsha
+            return SymbolicReference.dereference_recursive(self.repo, "HEAD")
         except ValueError:
             return None
 
@@ -220,16 +226,20 @@ class Git:
         return list(_parse_log(raw))
 
     def trailers(self, oids: list[str]) -> dict[str, dict[str, str]]:
-        """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them."""
-        if not oids:
-            return {}
-        raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *oids, "--")
-        parts = raw.split(b"\0")
-        found: dict[str, dict[str, str]] = {}
-        for oid, block in zip(parts[0::2], parts[1::2]):
-            pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
-            found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in pairs}
-        return found
+        """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them.
+        A commit never changes, so what was read once is kept for the process (a server's next query)."""
+        where = str(self.git_dir)
+        missing = [oid for oid in oids if (where, oid) not in _TRAILERS]
+        if missing:
+            raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *missing,
+                           "--")
+            parts = raw.split(b"\0")
+            if len(_TRAILERS) > TRAILERS_KEPT:
+                _TRAILERS.clear()
+            for oid, block in zip(parts[0::2], parts[1::2]):
+                pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
+                _TRAILERS[(where, _dec(oid).strip())] = {k.strip(): v.strip() for k, v in pairs}
+        return {oid: _TRAILERS[(where, oid)] for oid in oids if (where, oid) in _TRAILERS}
 
     def descendants(self, older: str, newer: str) -> list[str]:
         """Commits that descend from `older` and lead to `newer`, oldest first."""

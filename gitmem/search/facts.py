@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -172,11 +173,17 @@ def _line_of(starts: list[int], offset: int) -> int:
     return bisect.bisect_right(starts, offset)
 
 
+@lru_cache(maxsize=256)
+def _blocks_of(text: str) -> tuple[Block, ...]:
+    """blocks(text), kept: a page is parsed once for all the hits on it, query after query."""
+    return tuple(blocks(text))
+
+
 def within(text: str, start: int, end: int) -> list[Fact]:
     """The facts of the page `text` inside lines start..end (a chunk), cut to them."""
     lines = text.split("\n")
     found = []
-    for b in blocks(text):
+    for b in _blocks_of(text):
         lo, hi = max(b.start, start), min(b.end, end)
         if lo > hi:
             continue
@@ -209,6 +216,10 @@ def _stem(word: str) -> str:
     return word
 
 
+_PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
+PARSED_KEPT = 256
+
+
 class Reader:
     """Page texts by blob as the index sees them (forgotten lines blanked), read once each."""
 
@@ -226,6 +237,9 @@ class Reader:
         from ..index.blobs import parse
 
         oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+        key = (str(self.index.nb.git.git_dir), oid)
+        if key in _PARSED:  # a blob never changes: parsed once per process
+            return self.index.forgotten.redact(_PARSED[key])
         data: bytes | None
         try:
             data = self.index.nb.git.read_blob(oid)
@@ -234,7 +248,13 @@ class Reader:
                 data = self.index.nb.read_bytes(path)  # never through a symlink
             except PathOutside:
                 data = None
-        return None if data is None else self.index.forgotten.redact(parse(data).text)
+            if data is None:
+                return None
+            return self.index.forgotten.redact(parse(data).text)
+        if len(_PARSED) >= PARSED_KEPT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = parse(data).text
+        return self.index.forgotten.redact(_PARSED[key])
 
 
 def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: str, embedder: "Embedder | None",
@@ -266,10 +286,12 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     for fact, path, rev in facts:
         pages.setdefault((path, rev), []).append(fact)
     named: list[tuple[Fact, "provenance.Blame"]] = []
+    head = index.nb.git.head() if pages else None  # read once, not once a page
     for (path, rev), group in pages.items():
         ranges = [(f.lines["start"], f.lines["end"]) for f in group]
         try:
-            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges, with_trailers=False)
+            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges, with_trailers=False,
+                                         head=head)
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
             continue
         named += [(fact, blamed[span]) for fact, span in zip(group, ranges) if span in blamed]
@@ -334,8 +356,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
     # facts through the embedding cache: the same facts come back query after query
-    vectors = embedder.embed([query]) + (embeddings.vectors_of(index, embedder, described) if index is not None
-                                         else embedder.embed(described))
+    vectors = [embedder.embed_query(query)] + (embeddings.vectors_of(index, embedder, described)
+                                               if index is not None else embedder.embed(described))
     matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     for (i, j), sim in zip(wanted, matrix[1:] @ matrix[0]):
