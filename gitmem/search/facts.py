@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -216,6 +217,7 @@ def _stem(word: str) -> str:
     return word
 
 
+BLAME_WORKERS = 4  # git blame processes at once when naming the facts of a search's hits
 _PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
 PARSED_KEPT = 256
 
@@ -285,16 +287,24 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     pages: dict[tuple[str, str | None], list[Fact]] = {}
     for fact, path, rev in facts:
         pages.setdefault((path, rev), []).append(fact)
-    named: list[tuple[Fact, "provenance.Blame"]] = []
     head = index.nb.git.head() if pages else None  # read once, not once a page
-    for (path, rev), group in pages.items():
-        ranges = [(f.lines["start"], f.lines["end"]) for f in group]
+
+    def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], "provenance.Blame"]:
+        (path, rev), group = key, pages[key]
         try:
-            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges, with_trailers=False,
-                                         head=head)
+            return provenance.of_lines(index.nb, index.forgotten, rev, path,
+                                       [(f.lines["start"], f.lines["end"]) for f in group], with_trailers=False,
+                                       head=head)
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
-            continue
-        named += [(fact, blamed[span]) for fact, span in zip(group, ranges) if span in blamed]
+            return {}
+
+    # each page is one `git blame` process, mostly waiting on git: run them side by side
+    with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
+        blames = dict(zip(pages, pool.map(blame, pages)))
+    named: list[tuple[Fact, "provenance.Blame"]] = []
+    for key, group in pages.items():
+        named += [(fact, blames[key][span]) for fact in group
+                  if (span := (fact.lines["start"], fact.lines["end"])) in blames[key]]
     provenance.fill_trailers(index.nb, [b for _, b in named])  # one git call for every page's commits
     for fact, b in named:
         fact.commit, fact.date, fact.author, fact.subject, fact.wrote = (b.commit, b.date, b.author, b.subject, b.wrote)
