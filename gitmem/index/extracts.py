@@ -223,16 +223,10 @@ def _keep(index: "Index", bid: int, got: documents.Extract | None, wait: float |
                 return
             still = index.conn.execute("SELECT state FROM documents WHERE blob = ?", (bid,)).fetchone()
             if still and still[0] == "pending":
-                index.forgotten = _forgotten(index)
+                index.reload_forgotten()
                 store(index, bid, got, sync)
     finally:
         index.lock.release()
-
-
-def _forgotten(index: "Index") -> Any:
-    from . import forgotten
-
-    return forgotten.current(index.nb)  # under the lock: a forget may just have landed
 
 
 def _count(n: int) -> str:
