@@ -464,3 +464,37 @@ def test_recall_in_the_browser_searches_what_the_cli_recall_does(notes: Mem) -> 
     assert web["results"] == notes.json("recall", "--mode", "keyword", "boiler fill pressure")["results"]
     page = c.get("/search?q=boiler+fill+pressure&mode=keyword").text
     assert "manuals/boiler.txt" in page
+
+
+@pytest.fixture
+def shelf(notes: Mem) -> Mem:
+    """The notes and a two-page PDF manual, extracted."""
+    from tests import docfiles
+
+    (notes.path / "manuals").mkdir()
+    (notes.path / "manuals/boiler.pdf").write_bytes(docfiles.pdf(["Boiler manual\nIntroduction to the boiler",
+                                                                  "Pressure\nRead 1.5 bar when cold"]))
+    notes.commit("boiler manual")
+    notes("index")
+    return notes
+
+
+def test_a_document_hit_names_its_page_and_links_to_it(shelf: Mem) -> None:
+    c = client(shelf)
+    page = c.get("/search?q=boiler+pressure+bar+cold&mode=keyword").text
+    found = re.search(r'<a href="(/page/manuals/boiler\.pdf[^"]*)">(manuals/boiler\.pdf[^<]*)</a>', page)
+    assert found and found.group(2) == "manuals/boiler.pdf#p2:1-2", page  # as the CLI names it
+    shown = c.get(found.group(1).replace("&amp;", "&"))
+    assert shown.status_code == 200
+    assert "Read 1.5 bar when cold" in shown.text and "Introduction to the boiler" not in shown.text
+
+
+def test_a_document_is_read_in_the_browser_but_not_edited_as_text(shelf: Mem) -> None:
+    c = client(shelf)
+    page = c.get("/page/manuals/boiler.pdf").text
+    assert "Read 1.5 bar when cold" in page and 'href="/history/manuals/boiler.pdf"' in page
+    assert 'href="/edit/manuals/boiler.pdf"' not in page  # saving its text would make manuals/boiler.pdf.md
+    assert 'href="/delete/manuals/boiler.pdf"' not in page  # removal finds no page manuals/boiler.pdf.md
+    for form in ("/edit/manuals/boiler.pdf", "/delete/manuals/boiler.pdf"):
+        refused = c.get(form)
+        assert refused.status_code == 400 and "is a document (PDF)" in refused.text, form

@@ -121,7 +121,8 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
 
     found = memory.get(nb, path, at)
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
-                            "rendered": render(found.text, found.path, remote_images)}
+                            "rendered": render(found.text, found.path, remote_images),
+                            "document": document_kind(found.path) is not None}
     if lines:  # a search hit: its lines, as text, above the page
         data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
     if found.revision:
@@ -131,6 +132,24 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     data["last"] = commit_info(nb, touched[0][0]) if touched else None
     data["uncommitted"] = nb.repo_path(found.path) in nb.git.status(nb.repo_path(found.path))
     return data
+
+
+def document_kind(path: str) -> str | None:
+    """'pdf', 'docx', ... for a document (its extracted text is shown, never edited as a page), else None."""
+    from ..index.documents import kind_of
+    from ..notes.memory import path_part
+
+    return kind_of(path_part(path).split("#", 1)[0])
+
+
+def not_a_document(nb: Notebook, path: str) -> None:
+    """Refuse to edit or delete a document as a page: the write path would make PATH.md beside it."""
+    from ..errors import UsageError
+
+    kind = document_kind(path)
+    if kind is not None:
+        raise UsageError(f"{path} is a document ({kind.upper()}); gitmem reads its text but never changes the file",
+                         "change it in its own program (or git rm it) and commit; write notes about it in a page")
 
 
 def commit_info(nb: Notebook, oid: str) -> dict[str, str]:
