@@ -498,3 +498,28 @@ def test_a_document_is_read_in_the_browser_but_not_edited_as_text(shelf: Mem) ->
     for form in ("/edit/manuals/boiler.pdf", "/delete/manuals/boiler.pdf"):
         refused = c.get(form)
         assert refused.status_code == 400 and "is a document (PDF)" in refused.text, form
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_search_with_bad_input_keeps_the_form_and_says_why(notes: Mem) -> None:
+    answer = client(notes).get("/search?q=Sarah+phone&at=notarev&mode=keyword")
+    assert answer.status_code == 422  # as the error page answered it
+    assert "unknown revision &#39;notarev&#39;" in answer.text
+    assert 'name="q" type="search" value="Sarah phone"' in answer.text  # the form to fix it, filled in
+    assert 'id="at" name="at" value="notarev"' in answer.text
+    assert "Recall (notebook, daily, documents: what <code>git mem recall</code> reads)" in answer.text
+
+
+def test_no_good_match_offers_the_closest_anyway(notes: Mem) -> None:
+    c = client(notes)
+    page = c.get("/search?q=quantum+chromodynamics+on+a+lattice").text
+    assert "No good match for" in page
+    link = re.search(r'<a href="(/search\?[^"]*min_score=0[^"]*)">Show the closest anyway</a>', page)
+    assert link, page
+    closest = c.get(link.group(1).replace("&amp;", "&")).text
+    assert "No good match" not in closest and 'class="hit"' in closest
+    assert 'id="min_score" name="min_score" inputmode="decimal" value="0"' in closest
+    api = c.get("/api/recall?q=quantum+chromodynamics+on+a+lattice&min_score=0").json()
+    assert api["results"] and api["results"] == \
+        notes.json("recall", "--min-score", "0", "quantum chromodynamics on a lattice")["results"]
+    assert c.get("/api/recall?q=x&min_score=lots").status_code == 400

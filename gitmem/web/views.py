@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -78,14 +79,23 @@ async def log(request: Request) -> Response:
 
 async def search(request: Request) -> Response:
     web = app_of(request)
+    from ..errors import GitmemError
+    from .app import status_of
+
     form = search_form(request.query_params)
-    results = None
-    if form["q"].strip():
-        results = await web.call(run_search, form)
+    results, error, code = None, None, 200
+    try:
+        recall = await web.call(lambda nb: nb.settings.recall)
+        if form["q"].strip():
+            results = await web.call(run_search, form)
+    except GitmemError as exc:  # bad input: the form stays, filled in, with what to fix
+        error, code = exc.line(), status_of(exc)
     grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
-    return web.page(request, "search.html", nav="search", f=form, results=results,
-                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS,
-                    modes=config.MODES, bases=config.DATE_BASES, title="Search")
+    closest = urlencode([*[(k, v) for k, v in request.query_params.multi_items() if k != "min_score"],
+                         ("min_score", "0")])
+    return web.page(request, "search.html", code, nav="search", f=form, results=results, error=error,
+                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS, recall=recall,
+                    closest=closest, modes=config.MODES, bases=config.DATE_BASES, title="Search")
 
 
 async def status(request: Request) -> Response:
@@ -167,10 +177,10 @@ def search_form(q: Any) -> dict[str, Any]:
             "tag": q.get("tag", ""), "type": q.get("type", ""), "at": q.get("at", ""), "since": q.get("since", ""),
             "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
             "by": q.get("by") if q.get("by") in config.DATE_BASES else "auto", "history": bool(q.get("history")),
-            "limit": q.get("limit")}
+            "limit": q.get("limit"), "min_score": q.get("min_score", "")}
     form["groups"] = () if form["kind"] == "recall" else (groups or config.GROUPS)  # (): search.recall
     form["advanced"] = any(form[k] for k in ("tag", "type", "at", "since", "start", "end", "day", "history")) \
-        or form["mode"] != "hybrid" or form["by"] != "auto"
+        or form["mode"] != "hybrid" or form["by"] != "auto" or form["min_score"] != ""
     return form
 
 
@@ -186,8 +196,13 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
         limit = int(form["limit"]) if form.get("limit") else None
     except ValueError as exc:
         raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
+    try:
+        floor = float(form["min_score"]) if form.get("min_score") else None
+    except ValueError as exc:
+        raise UsageError(f"min_score must be a number, not {form['min_score']!r}",
+                         "e.g. min_score=0 to see the closest anyway") from exc
     tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
     groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
-    query = engine.Query(form["q"], form["mode"], groups, limit, None, tags, form["type"] or None,
+    query = engine.Query(form["q"], form["mode"], groups, limit, floor, tags, form["type"] or None,
                          form["at"] or None, form["history"], since, until, form["by"])
     return engine.run(nb, query)
