@@ -263,13 +263,20 @@ def text(index: "Index", bid: int) -> str | None:
 # -- status ---------------------------------------------------------------------
 def summary(index: "Index") -> dict[str, Any]:
     """Documents the notebook holds now: how many, their pages, what is pending, what failed and why."""
-    rows = index.conn.execute(f"""SELECT v.path, d.kind, d.state, d.pages, d.note, d.size FROM ({LIVE_VIEW}) v
-                                   JOIN documents d ON d.blob = v.blob ORDER BY v.path""").fetchall()
-    by_state = {s: sum(1 for r in rows if r[2] == s) for s in ("done", "pending", "failed")}
+    rows = listing(index)
+    by_state = {s: sum(1 for r in rows if r["state"] == s) for s in ("done", "pending", "failed")}
     return {
         "files": len(rows), "extracted": by_state["done"], "pending": by_state["pending"],
-        "failed": by_state["failed"], "pages": sum(r[3] or 0 for r in rows if r[2] == "done"),
-        "bytes": sum(r[5] or 0 for r in rows),
-        "kinds": {k: sum(1 for r in rows if r[1] == k) for k in sorted({r[1] for r in rows})},
-        "problems": [{"path": r[0], "state": r[2], "note": r[4]} for r in rows if r[4]],
+        "failed": by_state["failed"], "pages": sum(r["pages"] or 0 for r in rows if r["state"] == "done"),
+        "bytes": sum(r["size"] or 0 for r in rows),
+        "kinds": {k: sum(1 for r in rows if r["kind"] == k) for k in sorted({r["kind"] for r in rows})},
+        "problems": [{"path": r["path"], "state": r["state"], "note": r["note"]} for r in rows if r["note"]],
     }
+
+
+def listing(index: "Index") -> list[dict[str, Any]]:
+    """Each document the notebook holds now: path, kind, size, state (done, pending, failed),
+    pages (PDF) and the note that says why it failed or waits."""
+    rows = index.conn.execute(f"""SELECT v.path, d.kind, d.state, d.pages, d.note, d.size FROM ({LIVE_VIEW}) v
+                                   JOIN documents d ON d.blob = v.blob ORDER BY v.path""").fetchall()
+    return [{"path": r[0], "kind": r[1], "state": r[2], "pages": r[3], "note": r[4], "size": r[5]} for r in rows]

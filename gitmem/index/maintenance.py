@@ -94,6 +94,19 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
         index.close()
 
 
+@recovering
+def documents(nb: Notebook) -> list[dict[str, Any]]:
+    """Every document the notebook holds now, with its extraction state; the index catches up first
+    and extracts small pending documents as a read does."""
+    index = Index(nb)
+    try:
+        index.sync(wait=60)
+        extracts.run(index, extracts.READ_SECONDS, extracts.READ_BYTES, wait=10.0)
+        return extracts.listing(index)
+    finally:
+        index.close()
+
+
 def _index_state(index: Index) -> dict[str, Any]:
     git = index.nb.git
     head = git.head()

@@ -150,6 +150,24 @@ async def forget(request: Request) -> Response:
                                  broad=bool(field(d, "yes", bool))))
 
 
+async def everything(request: Request) -> Response:
+    """GET: what forgetting everything would take. POST {"confirm": "forget everything"}: do it."""
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    if request.method == "GET":
+        return answer(await web.call(forgetting.survey))
+    d = await body(request)
+    return answer(await web.call(forgetting.everything, field(d, "confirm", default="")))
+
+
+async def documents(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    return answer(await web.call(maintenance.documents))
+
+
 async def rebuild(request: Request) -> Response:
     web = app_of(request)
     if request.method == "POST":
@@ -190,9 +208,11 @@ async def notebook_page(request: Request) -> Response:
 
 ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
           Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/documents", documents),
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
           Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),
+          Route("/api/forget/everything", everything, methods=["GET", "POST"]),
           Route("/api/debug/memory/status", debug_status),
           Route("/api/debug/memory/search", debug_search),
           Route("/api/debug/memory/files", listing),

@@ -1,4 +1,5 @@
-"""The pages that only read: home, browser, page view, search, history, timeline, status, sessions."""
+"""The pages that only read: home, browser, page view, search, history, timeline, status, documents,
+sessions."""
 
 from __future__ import annotations
 
@@ -108,6 +109,14 @@ async def status(request: Request) -> Response:
     return web.page(request, "status.html", nav="status", status=data, job=web.rebuild.state(), title="Status")
 
 
+async def documents(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    return web.page(request, "documents.html", nav="status", documents=await web.call(maintenance.documents),
+                    title="Documents")
+
+
 async def rebuild_progress(request: Request) -> Response:
     web = app_of(request)
     name = "rebuild.html" if request.headers.get("hx-request") else "rebuild_page.html"
@@ -122,7 +131,8 @@ async def sessions(request: Request) -> Response:
 
 ROUTES = [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
           Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
-          Route("/status", status), Route("/rebuild", rebuild_progress, methods=["GET"]),
+          Route("/status", status), Route("/documents", documents),
+          Route("/rebuild", rebuild_progress, methods=["GET"]),
           Route("/sessions", sessions)]
 
 
