@@ -580,11 +580,10 @@ def test_no_good_match_offers_the_closest_anyway(notes: Mem) -> None:
     assert c.get("/api/recall?q=x&min_score=lots").status_code == 400
 
 
-def test_status_shows_every_index_figure_in_one_list_and_the_documents(shelf: Mem) -> None:
-    page = client(shelf).get("/status").text
+def test_status_shows_every_index_figure_in_one_list(notes: Mem) -> None:
+    page = client(notes).get("/status").text
     index = page.split('id="idx-h"', 1)[1].split("</section>", 1)[0]
     assert index.count('<dl class="facts">') == 1  # one grid: the labels line up
-    assert re.search(r"<dt>Distinct texts</dt>.*<dt>Size</dt>", index, re.S)
-    assert re.search(r"<dt>Documents</dt><dd>1 \(1 PDF\): 1 extracted \(2 PDF pages\), 0 waiting, 0 failed", index)
-    home = client(shelf).get("/").text
+    assert re.search(r"<dt>Revisions</dt>.*<dt>Distinct texts</dt>.*<dt>Size</dt>", index, re.S)
+    home = client(notes).get("/").text
     assert "<dt>Distinct texts</dt>" not in home  # the home card keeps the short list

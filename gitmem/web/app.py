@@ -54,6 +54,10 @@ class Web:
 
         return await run_in_threadpool(work)
 
+    def status_of(self, exc: GitmemError) -> int:
+        """The HTTP status of an expected error (for routes that show it in their own page)."""
+        return status_of(exc)
+
     def page(self, request: Request, name: str, code: int = 200, **data: Any) -> HTMLResponse:
         flash = request.query_params.get("flash", "")
         data.setdefault("flash", flash if FLASH.match(flash) else None)  # never arbitrary text from a link

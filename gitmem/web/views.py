@@ -81,7 +81,6 @@ async def log(request: Request) -> Response:
 async def search(request: Request) -> Response:
     web = app_of(request)
     from ..errors import GitmemError
-    from .app import status_of
 
     form = search_form(request.query_params)
     results, error, code = None, None, 200
@@ -90,7 +89,7 @@ async def search(request: Request) -> Response:
         if form["q"].strip():
             results = await web.call(run_search, form)
     except GitmemError as exc:  # bad input: the form stays, filled in, with what to fix
-        error, code = exc.line(), status_of(exc)
+        error, code = exc.line(), web.status_of(exc)
     grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
     closest = urlencode([*[(k, v) for k, v in request.query_params.multi_items() if k != "min_score"],
                          ("min_score", "0")])
