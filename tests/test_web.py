@@ -587,3 +587,9 @@ def test_status_shows_every_index_figure_in_one_list(notes: Mem) -> None:
     assert re.search(r"<dt>Revisions</dt>.*<dt>Distinct texts</dt>.*<dt>Size</dt>", index, re.S)
     home = client(notes).get("/").text
     assert "<dt>Distinct texts</dt>" not in home  # the home card keeps the short list
+
+
+def test_home_and_browser_lead_to_the_documents(shelf: Mem) -> None:
+    c = client(shelf)
+    assert '<a href="/documents">documents</a> <span class="count">1</span>' in c.get("/").text
+    assert 'href="/documents"' in c.get("/browse").text  # the PDF is not a page, but is not lost either
