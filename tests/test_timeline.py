@@ -261,3 +261,6 @@ def test_log_shows_a_documents_text_never_its_bytes(mem: Mem) -> None:
     assert [(s["added"], s["removed"]) for s in pdf["sections"]] == [(["Read 2 bar when cold"], ["Read 1.5 bar when cold"])]
     text = mem("log").stdout
     assert "%PDF" not in text and "PK" not in text and "Read 2 bar when cold" in text
+    followed = mem.json("log", "--path", "manuals/boiler.pdf")  # a document's own history, not boiler.pdf.md's
+    assert followed["filters"]["path"] == "manuals/boiler.pdf"
+    assert [e["commit"] for e in followed["entries"]] == [changed, added]
