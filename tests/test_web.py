@@ -593,3 +593,11 @@ def test_home_and_browser_lead_to_the_documents(shelf: Mem) -> None:
     c = client(shelf)
     assert '<a href="/documents">documents</a> <span class="count">1</span>' in c.get("/").text
     assert 'href="/documents"' in c.get("/browse").text  # the PDF is not a page, but is not lost either
+
+
+def test_documents_keep_their_size_through_a_rebuild(shelf: Mem) -> None:
+    size = (shelf.path / "manuals/boiler.pdf").stat().st_size
+    shelf("rebuild")  # the text comes from the extraction cache this time
+    listed = client(shelf).get("/api/documents").json()
+    assert [(d["path"], d["size"], d["state"]) for d in listed] == [("manuals/boiler.pdf", size, "done")]
+    assert shelf.json("status")["documents"]["bytes"] == size
