@@ -601,3 +601,8 @@ def test_documents_keep_their_size_through_a_rebuild(shelf: Mem) -> None:
     listed = client(shelf).get("/api/documents").json()
     assert [(d["path"], d["size"], d["state"]) for d in listed] == [("manuals/boiler.pdf", size, "done")]
     assert shelf.json("status")["documents"]["bytes"] == size
+
+
+def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
+    article = client(shelf).get("/page/manuals/boiler.pdf").text.split('<article class="markdown">', 1)[1]
+    assert "<p>Pressure</p>\n<p>Read 1.5 bar when cold</p>" in article  # not run together into one paragraph

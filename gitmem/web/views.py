@@ -139,9 +139,11 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     from ..notes import memory
 
     found = memory.get(nb, path, at)
+    document = document_kind(found.path) is not None
+    # a document's lines are its paragraphs, headings and table rows: each its own block, never run together
+    text = "\n\n".join(found.text.split("\n")) if document else found.text
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
-                            "rendered": render(found.text, found.path, remote_images),
-                            "document": document_kind(found.path) is not None}
+                            "rendered": render(text, found.path, remote_images), "document": document}
     if lines:  # a search hit: its lines, as text, above the page
         data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
     if found.revision:
