@@ -256,3 +256,12 @@ def test_diff_lines_are_single_spaced(served: Served, page) -> None:
     gaps = [round(b["y"] - (a["y"] + a["height"])) for a, b in zip(boxes, boxes[1:])]
     assert gaps == [0] * len(gaps)  # no blank line between two lines of a diff
     assert page.locator(".diff").first.inner_text().count("\n\n") == 0
+
+
+def test_a_commit_message_keeps_its_lines_in_the_history(served: Served, page) -> None:
+    mem = served.mem
+    mem.write("knowledge/plan.md", "# Plan\n\nShip on Monday\n")
+    mem.commit("Plan moved\n\nSarah asked for Monday.\n\nReviewed-by: Bob")
+    page.goto(served.url + "history/knowledge/plan.md")
+    message = page.locator(".entry .subject").first.inner_text()
+    assert message == "Plan moved\n\nSarah asked for Monday.\n\nReviewed-by: Bob"  # not one run-on line
