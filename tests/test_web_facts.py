@@ -8,7 +8,7 @@ import re
 from starlette.testclient import TestClient
 
 from gitmem.agent import review
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.web.app import create_app
 from tests.conftest import Mem
 

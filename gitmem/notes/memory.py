@@ -19,7 +19,7 @@ from .. import config
 from . import change, guard, pages, routing, supersede, trailers
 from .change import committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
-from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
 from ..markdown import normalize_fact
 from ..notebook import Notebook

@@ -43,7 +43,7 @@ class Web:
     remote_images: bool = False
 
     def notebook(self) -> Notebook:
-        from ..gitops.git import open_notebook
+        from ..gitops.repo import open_notebook
 
         return open_notebook(self.root)
 
