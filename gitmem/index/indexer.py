@@ -117,6 +117,10 @@ class Index:
                 self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
         return self._cache
 
+    def reload_forgotten(self) -> None:
+        """Read again what was forgotten; called under the write lock, as a forget may just have landed."""
+        self.forgotten = forgotten.current(self.nb)
+
     def meta(self, key: str, default: str | None = None) -> str | None:
         return db.get_meta(self.conn, key, default)
 
@@ -331,7 +335,7 @@ class Index:
                 raise IndexBusy("the index is being updated by another process", "try again in a moment")
             try:
                 with db.transaction(self.conn):
-                    self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
+                    self.reload_forgotten()
                     report = SyncReport()
                     known.update({oid: self.chunk_blob(oid, None, report, (kinds or {}).get(oid))
                                   for oid in missing})
