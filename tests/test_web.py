@@ -214,7 +214,7 @@ def test_new_page_and_delete_page_are_a_commit_each(notes: Mem) -> None:
     response = c.post("/new", data={"csrf": csrf(c), "path": "ideas/garden", "text": "# Garden\n\nTomatoes\n"})
     assert response.status_code == 303
     assert (notes.path / "ideas/garden.md").read_text() == "# Garden\n\nTomatoes\n"
-    assert notes.git("log", "-1", "--format=%s").strip() == "mem: replace ideas/garden.md"
+    assert notes.git("log", "-1", "--format=%s").strip() == "mem: write ideas/garden.md"  # new: nothing replaced
     again = c.post("/new", data={"csrf": csrf(c), "path": "ideas/garden.md", "text": "other"})
     assert again.status_code == 409 and "already exists" in again.text
     assert (notes.path / "ideas/garden.md").read_text() == "# Garden\n\nTomatoes\n"

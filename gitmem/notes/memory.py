@@ -255,7 +255,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
             return pages.replace(current or pages.new_page(rel, ""), content, section)
         return pages.append(current or pages.new_page(rel, ""), content, section)
 
-    verb = "replace" if replace else "write"
+    verb = "replace" if replace and expected != "" else "write"  # expected '': a new page, nothing replaced
     where = f"{rel} § {section}" if section else rel
     with write_lock(nb):
         if expected is not None:
