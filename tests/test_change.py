@@ -260,3 +260,11 @@ def test_keeping_line_ends_never_leaves_a_bare_lf_in_a_crlf_page(lines: list[str
     made = change.keeping_line_ends(lambda t: pages.Edit(t + inserted + "\n", 1, 1))(text)
     assert made is not None and change.crlf(made.text)
     assert made.text.replace("\r\n", "\n") == (text + inserted + "\n").replace("\r\n", "\n")
+
+
+def test_without_takes_each_run_nearest_where_it_was_planned_and_never_twice() -> None:
+    page = "---\ntags: [x]\n---\n# T\n\nx\ny\n\n---\n\ny\n"
+    assert change.without([["---"]], [9])(page).text == "---\ntags: [x]\n---\n# T\n\nx\ny\n\ny\n"
+    assert change.without([["x", "y"], ["y"]], [6, 11])(page).text == "---\ntags: [x]\n---\n# T\n\n---\n"
+    assert change.without([["---"]])(page).text.startswith("tags: [x]")  # no plan: the first found, as before
+    assert change.without([["nowhere"]], [1])(page) is None

@@ -594,3 +594,43 @@ def test_memory_runs_take_every_line_but_blanks_frontmatter_and_headings(lines: 
         memory = number > skipped and line.strip() != "" and (
             number not in heading_lines or line.startswith("## 10:30 — "))
         assert (number in taken) == memory, (number, line, text)
+
+
+def test_forget_everything_keeps_the_frontmatter_when_the_body_has_a_rule(mem: Mem) -> None:
+    """A `---` rule in the body is a memory line that also opens the frontmatter: matched by its
+    text, the first `---` (the frontmatter's) went and the page's tags became body text."""
+    mem.write("knowledge/rule.md", "---\ntags: [x]\n---\n# Rule\n\nabove\n\n---\n\nbelow\n")
+    mem.commit("a rule")
+    mem.json("forget", "--everything", "--yes")
+    assert (mem.path / "knowledge/rule.md").read_text() == "---\ntags: [x]\n---\n# Rule\n"
+    assert mem.git("show", "HEAD:knowledge/rule.md") == "---\ntags: [x]\n---\n# Rule\n"
+
+
+def test_forget_everything_takes_a_line_repeated_after_a_run_that_holds_it(mem: Mem) -> None:
+    """`y` under ## S repeats the last line of the run above; matched by text it was found inside
+    that run, so the second `y` stayed on the page."""
+    mem.write("knowledge/twice.md", "# Twice\n\nx\ny\n\n## S\n\ny\n")
+    mem.commit("twice")
+    out = mem.json("forget", "--everything", "--yes")
+    assert [r["lines"] for r in out["removed"] if r["path"] == "knowledge/twice.md"] == [
+        {"start": 3, "end": 4}, {"start": 8, "end": 8}]
+    assert (mem.path / "knowledge/twice.md").read_text() == "# Twice\n\n## S\n"
+
+
+def test_forget_everything_keeps_a_crlf_page_crlf_to_its_last_line(mem: Mem) -> None:
+    """A page's last memory taken off left it ending in a bare CR (the blank CRLF line kept, the
+    final empty line dropped)."""
+    page = mem.path / "knowledge/crlf.md"
+    page.parent.mkdir(exist_ok=True)
+    page.write_bytes(b"---\r\ntitle: c\r\n---\r\n# C\r\n\r\nfact one\r\n\r\n## S\r\n\r\n- two\r\n")
+    mem.commit("crlf")
+    mem.json("forget", "--everything", "--yes")
+    assert page.read_bytes() == b"---\r\ntitle: c\r\n---\r\n# C\r\n\r\n## S\r\n"
+
+
+def test_forget_a_rule_by_its_line_leaves_the_frontmatter(mem: Mem) -> None:
+    """Forgetting PATH:LINE of a `---` rule took the frontmatter's opening `---` (the first match)."""
+    mem.write("knowledge/rule.md", "---\ntags: [x]\n---\n# Rule\n\nabove\n\n---\n\nbelow\n")
+    mem.commit("a rule")
+    mem.json("forget", "knowledge/rule.md:8")
+    assert (mem.path / "knowledge/rule.md").read_text() == "---\ntags: [x]\n---\n# Rule\n\nabove\n\nbelow\n"

@@ -200,18 +200,25 @@ def first_note(nb: Notebook) -> bool:
     return True
 
 
-def without(blocks: list[list[str]]) -> Change:
-    """The change that takes these runs of lines off a page's text (each run once, where it is
-    first found): the same lines go, whichever version of the page it is applied to."""
+def without(blocks: list[list[str]], starts: list[int] | None = None) -> Change:
+    """The change that takes these runs of lines off a page's text: each run where it is found
+    nearest the line it was planned at (`starts`, 1-based; the first found without them), never
+    on another run's lines. Matching by content takes the same lines off whichever version of the
+    page it is applied to; nearest, because the first match is not always the planned one: a
+    `---` rule in the body also opens the frontmatter, and a line can repeat one taken with an
+    item above it."""
     def edit(text: str) -> pages.Edit | None:
         lines = text.split("\n")
+        taken: set[int] = set()
         spans: list[tuple[int, int]] = []
-        for block in blocks:
-            for i in range(len(lines) - len(block) + 1):
-                span = (i + 1, i + len(block))
-                if lines[i:i + len(block)] == block and span not in spans:
-                    spans.append(span)
-                    break
+        for number, block in enumerate(blocks):
+            want = starts[number] - 1 if starts else 0
+            found = [i for i in range(len(lines) - len(block) + 1)
+                     if lines[i:i + len(block)] == block and taken.isdisjoint(range(i, i + len(block)))]
+            if found:
+                i = min(found, key=lambda at: abs(at - want))
+                spans.append((i + 1, i + len(block)))
+                taken.update(range(i, i + len(block)))
         if not spans:
             return None
         return pages.Edit(pages.remove_lines(text, spans), min(a for a, _ in spans), min(a for a, _ in spans))

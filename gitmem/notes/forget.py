@@ -226,6 +226,16 @@ def memory_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+def memories_off(text: str) -> pages.Edit | None:
+    """The change forget everything makes to a page: its memory lines off, found on the text it is
+    applied to (frontmatter and headings are never matched by content, so a `---` rule or a line
+    repeated elsewhere cannot take the wrong line)."""
+    runs = memory_runs(text)
+    if not runs:
+        return None
+    return pages.Edit(pages.remove_lines(text, runs), runs[0][0], runs[0][0])
+
+
 @recovering
 def _history_memories(nb: Notebook, held: set[tuple[str, ...]]) -> list[str]:
     """The memory lines of every note text the index holds (history included; documents not)
@@ -376,9 +386,11 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
     lines: list[str] = list(past)
     facts: list[str] = list(past)
     blocks: dict[str, list[list[str]]] = {}
+    starts: dict[str, list[int]] = {}
     for spot in spots:
         taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
         blocks.setdefault(spot.path, []).append(taken)
+        starts.setdefault(spot.path, []).append(spot.start)
         lines.extend(taken)
         facts.extend([*taken, "\n".join(taken)])  # a long line; an item and its continuation lines
     with forgotten.record_lock(nb):
@@ -394,8 +406,9 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
         message = f"mem: forget {'everything: ' if everything else ''}{count} line{'s' if count != 1 else ''} " \
                   f"from {where}"
         try:
-            done = change.apply(nb, {rel: change.without(found) for rel, found in blocks.items()}, message, extra,
-                                trailers.for_verb("forget"))
+            changes = {rel: memories_off if everything else change.without(found, starts[rel])
+                       for rel, found in blocks.items()}
+            done = change.apply(nb, changes, message, extra, trailers.for_verb("forget"))
         except GitFailed as exc:
             raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
                             f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && "

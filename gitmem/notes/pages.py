@@ -159,6 +159,9 @@ def remove_lines(text: str, spans: list[tuple[int, int]]) -> str:
             cut = True
             continue
         if cut and not line.strip() and kept and not kept[-1].strip():
+            # keep the later blank: at the end it is the page's empty last line, and dropping
+            # it instead left a CRLF page ending in a bare '\r'
+            kept[-1] = line
             continue
         cut = False
         kept.append(line)

@@ -74,7 +74,8 @@ def run(nb: Notebook, dry_run: bool = False, now: float | None = None) -> Pruned
         blocks = {rel: [texts[rel].split("\n")[a - 1:b] for a, b in cut] for rel, cut in spans.items()}
         message = _message(result)
         try:
-            done = change.apply(nb, {rel: change.without(found) for rel, found in blocks.items()}, message,
+            done = change.apply(nb, {rel: change.without(found, [a for a, _ in spans[rel]])
+                                     for rel, found in blocks.items()}, message,
                                 trailers=trailers.for_verb("prune"))
             result.commit = done.commit if done else None
         except GitFailed as exc:
