@@ -125,3 +125,31 @@ def test_uncommitted_facts_say_so(mem: Mem) -> None:
     mem.write("knowledge/facts.md", "# Facts\n\n- The office wifi is called Larch\n- Parking is on level 2\n")
     fact = mem.json("recall", "--mode", "keyword", "parking")["results"][0]["fact"]
     assert fact["lines"] == {"start": 4, "end": 4} and fact["commit"] is None and fact["subject"] == "uncommitted"
+
+
+def test_blames_side_by_side_share_a_full_cache(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cite blames 4 pages at once, and each thread keeps its blame in provenance's process cache:
+    with the cache full, a thread evicted what another had just put there and was about to
+    return (KeyError), or two evicted the same oldest entry. The cache here yields to the other
+    threads right after each store, where a thread switch made it fail now and then."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gitmem.gitops.repo import open_notebook
+    from gitmem.index import provenance
+
+    class Yielding(dict):
+        def __setitem__(self, key: object, value: object) -> None:
+            super().__setitem__(key, value)
+            time.sleep(0.01)
+
+    for n in range(4):
+        mem.write(f"knowledge/p{n}.md", f"# P{n}\n\n- fact {n}\n")
+    mem.commit("pages")
+    nb = open_notebook(mem.path)
+    monkeypatch.setattr(provenance, "BLAMES_KEPT", 1)
+    monkeypatch.setattr(provenance, "_BLAMES", Yielding())
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = list(pool.map(lambda n: provenance._blamed(nb, None, f"knowledge/p{n % 4}.md", [(3, 3)]), range(8)))
+    assert [[b.line for b in blamed if b.line == 3] for blamed in found] == [[3]] * 8
+    assert len(provenance._BLAMES) == 1

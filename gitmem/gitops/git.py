@@ -229,17 +229,20 @@ class Git:
         """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them.
         A commit never changes, so what was read once is kept for the process (a server's next query)."""
         where = str(self.git_dir)
-        missing = [oid for oid in oids if (where, oid) not in _TRAILERS]
+        found = {oid: pairs for oid in oids if (pairs := _TRAILERS.get((where, oid))) is not None}
+        missing = [oid for oid in oids if oid not in found]
         if missing:
             raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *missing,
                            "--")
             parts = raw.split(b"\0")
-            if len(_TRAILERS) > TRAILERS_KEPT:
-                _TRAILERS.clear()
             for oid, block in zip(parts[0::2], parts[1::2]):
                 pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
-                _TRAILERS[(where, _dec(oid).strip())] = {k.strip(): v.strip() for k, v in pairs}
-        return {oid: _TRAILERS[(where, oid)] for oid in oids if (where, oid) in _TRAILERS}
+                found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in pairs}
+            if len(_TRAILERS) > TRAILERS_KEPT:
+                _TRAILERS.clear()
+            # answered from `found`, not the cache: another thread (a server's other query) may clear it
+            _TRAILERS.update({(where, oid): found[oid] for oid in missing if oid in found})
+        return {oid: found[oid] for oid in oids if oid in found}
 
     def descendants(self, older: str, newer: str) -> list[str]:
         """Commits that descend from `older` and lead to `newer`, oldest first."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -90,6 +91,7 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
 # a blame at a commit never changes, and one of the work tree is the same while HEAD and the
 # file's bytes are. Pages over WHOLE_FILE_LIMIT are blamed line range by line range, unkept.
 _BLAMES: dict[tuple[str, ...], list["Blamed"]] = {}
+_BLAMES_LOCK = threading.Lock()
 BLAMES_KEPT = 256
 WHOLE_FILE_LIMIT = 256 * 1024
 
@@ -100,11 +102,15 @@ def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, 
     key = _blame_key(nb, rev, path, repo_path, head)
     if key is None:
         return nb.git.blame(rev, repo_path, sorted(set(ranges)))
-    if key not in _BLAMES:
-        if len(_BLAMES) >= BLAMES_KEPT:
+    kept = _BLAMES.get(key)
+    if kept is not None:
+        return kept
+    blamed = nb.git.blame(rev, repo_path, [])
+    with _BLAMES_LOCK:  # facts.cite blames pages side by side, and a server answers queries at once
+        while len(_BLAMES) >= BLAMES_KEPT:
             _BLAMES.pop(next(iter(_BLAMES)))
-        _BLAMES[key] = nb.git.blame(rev, repo_path, [])
-    return _BLAMES[key]
+        _BLAMES[key] = blamed
+    return blamed  # not _BLAMES[key]: another thread may have evicted it already
 
 
 def _blame_key(nb: "Notebook", rev: str | None, path: str, repo_path: str,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -220,6 +221,7 @@ def _stem(word: str) -> str:
 BLAME_WORKERS = 4  # git blame processes at once when naming the facts of a search's hits
 _PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
 PARSED_KEPT = 256
+_PARSED_LOCK = threading.Lock()
 
 
 class Reader:
@@ -240,8 +242,9 @@ class Reader:
 
         oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
         key = (str(self.index.nb.git.git_dir), oid)
-        if key in _PARSED:  # a blob never changes: parsed once per process
-            return self.index.forgotten.redact(_PARSED[key])
+        kept = _PARSED.get(key)
+        if kept is not None:  # a blob never changes: parsed once per process
+            return self.index.forgotten.redact(kept)
         data: bytes | None
         try:
             data = self.index.nb.git.read_blob(oid)
@@ -253,10 +256,12 @@ class Reader:
             if data is None:
                 return None
             return self.index.forgotten.redact(parse(data).text)
-        if len(_PARSED) >= PARSED_KEPT:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[key] = parse(data).text
-        return self.index.forgotten.redact(_PARSED[key])
+        text = parse(data).text
+        with _PARSED_LOCK:  # a server reads pages for queries at once
+            while len(_PARSED) >= PARSED_KEPT:
+                _PARSED.pop(next(iter(_PARSED)))
+            _PARSED[key] = text
+        return self.index.forgotten.redact(text)  # not _PARSED[key]: another thread may have evicted it
 
 
 def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: str, embedder: "Embedder | None",
