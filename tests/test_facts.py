@@ -153,3 +153,17 @@ def test_blames_side_by_side_share_a_full_cache(mem: Mem, monkeypatch: pytest.Mo
         found = list(pool.map(lambda n: provenance._blamed(nb, None, f"knowledge/p{n % 4}.md", [(3, 3)]), range(8)))
     assert [[b.line for b in blamed if b.line == 3] for blamed in found] == [[3]] * 8
     assert len(provenance._BLAMES) == 1
+
+
+def test_a_warm_process_never_shows_a_forgotten_line_again(mem: Mem) -> None:
+    """The page texts, blocks and blames a process keeps (a server's next query) are kept as git
+    has them; what a later forget took must still be blanked in every answer."""
+    mem.write("knowledge/pets.md", "# Pets\n\n- Rex the dog likes the vetzorbl clinic\n- Rex the dog sleeps a lot\n")
+    mem.commit("pets")
+    mem("index")
+    warm = mem("recall", "--mode", "keyword", "--history", "Rex dog", "--json").stdout
+    assert "vetzorbl" in warm  # the caches now hold the page with the line
+    mem("forget", "vetzorbl")
+    for args in (["--history"], ["--at", "HEAD~1"], []):
+        out = mem("recall", "--mode", "keyword", *args, "Rex dog", "--json").stdout
+        assert "Rex the dog sleeps" in out and "vetzorbl" not in out, args
