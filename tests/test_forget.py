@@ -634,3 +634,22 @@ def test_forget_a_rule_by_its_line_leaves_the_frontmatter(mem: Mem) -> None:
     mem.commit("a rule")
     mem.json("forget", "knowledge/rule.md:8")
     assert (mem.path / "knowledge/rule.md").read_text() == "---\ntags: [x]\n---\n# Rule\n\nabove\n\nbelow\n"
+
+
+def test_forget_commits_under_core_autocrlf(mem: Mem) -> None:
+    """With core.autocrlf (Git for Windows' default) the page has CRLF and HEAD's version LF: the
+    lines to take, read off the page with their CR, matched nothing in HEAD's version, so the
+    line left the page but no commit was made (HEAD still held it, git status showed the page)."""
+    mem.git("config", "core.autocrlf", "true")
+    page = mem.path / "knowledge/win.md"
+    page.parent.mkdir(exist_ok=True)
+    page.write_bytes(b"# Win\r\n\r\n- keep this\r\n- drop zebrafact\r\n")
+    mem.commit("win")
+    out = mem.json("forget", "zebrafact")
+    assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert page.read_bytes() == b"# Win\r\n\r\n- keep this\r\n"
+    assert mem.git("show", "HEAD:knowledge/win.md") == "# Win\n\n- keep this\n"
+    assert mem.git("status", "--porcelain") == ""
+    assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert page.read_bytes() == b"# Win\r\n"
+    assert mem.git("status", "--porcelain") == ""

@@ -206,12 +206,16 @@ def without(blocks: list[list[str]], starts: list[int] | None = None) -> Change:
     on another run's lines. Matching by content takes the same lines off whichever version of the
     page it is applied to; nearest, because the first match is not always the planned one: a
     `---` rule in the body also opens the frontmatter, and a line can repeat one taken with an
-    item above it."""
+    item above it. Lines are compared without a CR at their end: with core.autocrlf (Git for
+    Windows' default) the work tree has CRLF where HEAD's version has LF, and the commit must
+    take the lines too."""
+    plain = [[line.removesuffix("\r") for line in block] for block in blocks]
+
     def edit(text: str) -> pages.Edit | None:
-        lines = text.split("\n")
+        lines = [line.removesuffix("\r") for line in text.split("\n")]
         taken: set[int] = set()
         spans: list[tuple[int, int]] = []
-        for number, block in enumerate(blocks):
+        for number, block in enumerate(plain):
             want = starts[number] - 1 if starts else 0
             found = [i for i in range(len(lines) - len(block) + 1)
                      if lines[i:i + len(block)] == block and taken.isdisjoint(range(i, i + len(block)))]
