@@ -653,3 +653,18 @@ def test_forget_commits_under_core_autocrlf(mem: Mem) -> None:
     assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()
     assert page.read_bytes() == b"# Win\r\n"
     assert mem.git("status", "--porcelain") == ""
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_everything_refuses_a_tracked_note_the_work_tree_lacks(mem: Mem) -> None:
+    """A note deleted but not committed was read as no note at all: the commit took the other
+    pages' lines and left its memories in HEAD, where `git restore` brings them back."""
+    everything_seeded(mem)
+    (mem.path / "knowledge/plan.md").unlink()
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("forget", "--everything", "--yes", code=1)
+    assert result.stderr.startswith("error: lines on knowledge/plan.md are in no commit")
+    assert mem.git("rev-parse", "HEAD") == head
+    mem.git("rm", "-q", "--", "knowledge/plan.md")
+    mem.commit("plan is gone")
+    assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()

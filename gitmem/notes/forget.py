@@ -32,6 +32,7 @@ page asks for them, the CLI passes them for `--yes`, and MCP has no such tool.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -192,9 +193,12 @@ def _refuse_uncommitted(nb: Notebook, pages_: list[str]) -> None:
 
 
 def _uncommitted(nb: Notebook, spots: list[Spot]) -> list[str]:
-    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track)."""
-    changed = {nb.rel(path) for path in nb.git.status(nb.prefix)}
-    return sorted({s.path for s in spots} & changed)
+    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track),
+    and the notes git tracks that the work tree lacks: their lines are still in HEAD, where the
+    commit, which takes lines off the work-tree pages, would leave them."""
+    changed = {rel for path in nb.git.status(nb.prefix) if (rel := nb.rel(path)) is not None}
+    gone = {rel for rel in changed if nb.settings.is_note(rel) and not os.path.lexists(nb.file(rel))}
+    return sorted({s.path for s in spots} & changed | gone)
 
 
 def _everything(nb: Notebook) -> tuple[list[Spot], list[str]]:
