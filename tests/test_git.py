@@ -99,3 +99,28 @@ def test_trailers_are_read_once_per_commit(repo: Path, monkeypatch: pytest.Monke
     assert g.trailers([first, second]) == {first: {"Gitmem-Verb": "remember"}, second: {}}
     assert g.trailers([second, first]) == {second: {}, first: {"Gitmem-Verb": "remember"}}
     assert [a[-2] for a in runs] == [first, second]  # the second call asked only for the new commit
+
+
+def test_head_reads_every_shape_of_head_from_the_ref_files(repo: Path, tmp_path: Path) -> None:
+    """Git.head reads the ref files itself (no `git` call): it must agree with git on an unborn
+    branch, a loose and a packed branch, a symbolic ref to a symbolic ref, a detached HEAD and a
+    linked worktree, and see a new commit at once (a server asks again after each write)."""
+    g = Git.find(repo)
+    assert g.head() is None  # unborn
+    (repo / "a.md").write_text("a\n")
+    git(repo, "add", "a.md")
+    git(repo, "commit", "-qm", "one")
+    one = git(repo, "rev-parse", "HEAD").strip()
+    assert g.head() == one
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git/refs/heads/main").exists() and g.head() == one  # packed only
+    git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+    two = git(repo, "rev-parse", "HEAD").strip()
+    assert g.head() == two  # the loose ref written after the packed one wins
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/alias")
+    assert g.head() == two
+    git(repo, "checkout", "-q", "--detach", one)
+    assert g.head() == one
+    git(repo, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other", two)
+    assert Git.find(tmp_path / "other").head() == two and g.head() == one
