@@ -26,23 +26,25 @@ def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
 # clipboard writes, DCS, SOS, PM, APC) with their payload up to the terminator, CSI
 # sequences, other escapes and a lone ESC, in 7-bit and 8-bit (C1) form; then every
 # remaining C0 and C1 control (BEL, backspace, CR that rewrites a line, DEL) except tab
-# and newline. click strips only CSI, and only when the output is not a terminal.
+# and newline; and the bidi embedding, override and isolate controls, which reorder what
+# the reader sees (Trojan Source). click strips only CSI, and only when the output is not a terminal.
 _CONTROLS = re.compile(
     r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal_safe(text: str) -> str:
-    """Text for a terminal: every control sequence and control character removed, bar tab and newline."""
+    """Text for a terminal: every control sequence, control character and bidi control removed, bar tab and
+    newline."""
     return _CONTROLS.sub("", text)
 
 
 def _json_safe(out: str) -> str:
     """JSON as printed: DEL and C1 controls (which JSON may carry raw, and an 8-bit
-    terminal obeys) written as \\u escapes; the values are exactly the same."""
-    return re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
+    terminal obeys) and bidi controls written as \\u escapes; the values are exactly the same."""
+    return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
 def results(res: Any) -> str:
