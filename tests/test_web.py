@@ -349,6 +349,15 @@ def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
     assert damaged.status_code == 400 and "damaged" in damaged.text
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("url", ["/page/knowledge/plan.md?at=HEAD%00", "/api/get?path=knowledge/plan.md&at=HEAD%00x",
+                                 "/search?q=ship&at=HEAD%00", "/api/debug/notebook/knowledge/plan.md?at=%00"])
+def test_a_nul_in_a_revision_is_a_clear_error(notes: Mem, url: str) -> None:
+    c = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+    response = c.get(url)
+    assert response.status_code == 422 and "unknown revision" in response.text
+
+
 # -- the JSON API ----------------------------------------------------------------
 
 def test_api_mirrors_the_cli_json(notes: Mem) -> None:
