@@ -295,6 +295,19 @@ def test_state_changes_without_csrf_proof_are_refused(notes: Mem) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("url", ["/api/debug/notebook/knowledge/plan.md", "/api/debug/notebook/knowledge/new.md",
+                                 "/api/review", "/api/debug/memory/rebuild", "/edit/knowledge/plan.md", "/forget"])
+def test_head_needs_no_csrf_proof_so_it_never_writes(notes: Mem, url: str) -> None:
+    c = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+    before, original = head(notes), (notes.path / "knowledge/plan.md").read_text()
+    response = c.request("HEAD", url, content=b'{"content": "pwned", "text": "pwned"}')
+    assert response.status_code == c.get(url).status_code and response.status_code < 500
+    assert head(notes) == before and (notes.path / "knowledge/plan.md").read_text() == original
+    assert not (notes.path / "knowledge/new.md").exists()
+    assert c.get("/api/debug/memory/rebuild").json()["state"] == "idle"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     c = client(notes)
     assert c.get("/", headers={"Host": "evil.example:8765"}).status_code == 421

@@ -177,7 +177,7 @@ async def notebook_page(request: Request) -> Response:
     from ..notes import memory, removal
 
     path = request.path_params["path"]
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # HEAD too: it skips the CSRF check, so it must never write
         return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
     if request.method == "DELETE":
         return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
