@@ -317,6 +317,47 @@ def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     assert local.get("/", headers={"Host": "localhost:8765"}).status_code == 200
 
 
+def asgi_get(app: Any, path: str, headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tuple[int, dict[bytes, bytes]]:
+    """One GET straight through the ASGI app, with exactly these raw headers (no client fixes them up)."""
+    import asyncio
+
+    start: dict[str, Any] = {}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(status=message["status"], headers=dict(message["headers"]))
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode("latin-1"), "query_string": query,
+             "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8765), "client": ("127.0.0.1", 40000),
+             "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    asyncio.run(app(scope, receive, send))
+    return start["status"], start["headers"]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("hosts", [[], [b""], [b"localhost:8765@evil.example"], [b"[localhost]:8765"], [b"localhost:http"],
+                                   [b"localhost."], [b"127.1"], [b"evil.example", b"localhost"],
+                                   [b"localhost", b"evil.example"]])
+def test_a_host_header_that_only_looks_local_is_refused(notes: Mem, hosts: list[bytes]) -> None:
+    from gitmem.web.security import allowed_hosts
+
+    app = create_app(notes.path, allowed_hosts("127.0.0.1"))
+    assert asgi_get(app, "/api/files", [(b"host", b"localhost:8765")])[0] == 200
+    assert asgi_get(app, "/api/files", [(b"host", h) for h in hosts])[0] == 421
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("path,location", [("//evil.example/x", b"/evil.example/x"), ("/\\evil.example", b"/%5Cevil.example"),
+                                           ("/page/x\r\nSet-Cookie: a=b", b"/page/x%0D%0ASet-Cookie:%20a=b")])
+def test_the_token_admission_redirects_only_to_this_server(notes: Mem, path: str, location: bytes) -> None:
+    app = create_app(notes.path, {"localhost"}, token="s3cret-token")
+    status, headers = asgi_get(app, path, [(b"host", b"localhost")], b"token=s3cret-token")
+    assert status == 303 and headers[b"location"] == location
+
+
 def test_allowed_host_names_follow_the_bound_address() -> None:
     import socket
 
@@ -440,6 +481,8 @@ def test_api_remember_daily_forget(notes: Mem) -> None:
 def test_serve_beyond_localhost_needs_a_token(notes: Mem) -> None:
     result = notes("serve", "--host", "0.0.0.0", code=2)
     assert "needs a token" in result.stderr and "--token" in result.stderr
+    named = notes("serve", "--host", "127.0.0.1.nip.io", code=2)  # a name, not a loopback address
+    assert "needs a token" in named.stderr
 
 
 def test_serve_port_0_prints_the_url_and_serves(notes: Mem) -> None:
