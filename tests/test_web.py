@@ -92,6 +92,28 @@ def test_hostile_markdown_is_rendered_inert(mem: Mem) -> None:
     assert 'src="https://tracker.example/p.png"' in shown
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_deeply_nested_html_is_shown_as_text_not_parsed_for_minutes(mem: Mem) -> None:
+    # html5ever's time grows with the square of the nesting: 100,000 <div>s took a minute
+    mem.write("deep.md", "# Deep\n\nSome *markdown* first.\n\n" + "<div>" * 20000 + "x\n")
+    body = client(mem).get("/page/deep.md").text.split('<article class="markdown">', 1)[1]
+    assert "<h1>Deep</h1>" in body and "<em>markdown</em>" in body  # the markdown still renders
+    assert "&lt;div&gt;&lt;div&gt;" in body and "<div>" not in body
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_page_over_the_render_limit_is_shown_as_text(mem: Mem) -> None:
+    from gitmem.web.render import RENDER_LIMIT
+
+    mem.write("big.md", "# Big <script>alert(1)</script>\n\n" + "![" * (RENDER_LIMIT // 2))
+    c = client(mem)
+    for url in ("/page/big.md", "/delete/big.md"):
+        body = c.get(url).text.split('<article class="markdown">', 1)[1]
+        assert "is shown as text" in body and "<pre># Big &lt;script&gt;alert(1)&lt;/script&gt;\n\n![![" in body
+    preview = c.post("/preview", data={"text": (mem.path / "big.md").read_text(), "csrf": csrf(c)})
+    assert "is shown as text" in preview.text and "<script>" not in preview.text
+
+
 def test_every_answer_carries_a_strict_content_security_policy_and_no_cors(notes: Mem) -> None:
     c = client(notes)
     response = c.get("/", headers={"Origin": "https://evil.example"})

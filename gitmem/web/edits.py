@@ -12,6 +12,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 async def preview(request: Request) -> Response:
     web = app_of(request)
     form = await request.form()
-    rendered = render(str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
+    # in a worker thread, like every other render: a big page must not stall the event loop
+    rendered = await run_in_threadpool(render, str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
     return web.page(request, "preview.html", rendered=rendered)
 
 
@@ -91,8 +93,9 @@ async def delete_form(request: Request) -> Response:
     from ..notes import memory
 
     page = await web.call(memory.get, request.path_params["path"])
+    rendered = await run_in_threadpool(render, page.text, page.path, web.remote_images)
     return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
-                    rendered=render(page.text, page.path, web.remote_images), title=f"Delete {page.path}")
+                    rendered=rendered, title=f"Delete {page.path}")
 
 
 async def delete(request: Request) -> Response:
