@@ -426,6 +426,14 @@ def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("lines", ["-5", "a:b", "1-2:3", "2/../../other.md", "1-2-3"])
+def test_lines_of_a_page_view_must_be_a_range(notes: Mem, lines: str) -> None:
+    response = client(notes).get("/page/knowledge/plan.md", params={"lines": lines})
+    assert response.status_code == 400 and "is not a line or a range of lines" in response.text
+    assert client(notes).get("/page/knowledge/plan.md?lines=6-7").status_code == 200
+
+
+@pytest.mark.tally("bad-input/fault matrix")
 @pytest.mark.parametrize("url", ["/page/knowledge/plan.md?at=HEAD%00", "/api/get?path=knowledge/plan.md&at=HEAD%00x",
                                  "/search?q=ship&at=HEAD%00", "/api/debug/notebook/knowledge/plan.md?at=%00"])
 def test_a_nul_in_a_revision_is_a_clear_error(notes: Mem, url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -9,6 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import config
+from ..errors import UsageError
 from ..notebook import Notebook
 from . import files
 from .render import render
@@ -123,6 +125,8 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
                             "rendered": render(found.text, found.path, remote_images)}
     if lines:  # a search hit: its lines, as text, above the page
+        if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
+            raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")
         data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
     if found.revision:
         data["described"] = commit_info(nb, found.revision)
