@@ -3,9 +3,11 @@ never takes a missing tracked page for an empty one, and never commits on a deta
 
 from __future__ import annotations
 
+import subprocess
 import threading
 
 import pytest
+from hypothesis import given, strategies as st
 
 from gitmem.gitops import lock as locks
 from gitmem.gitops.git import open_notebook
@@ -221,3 +223,40 @@ def test_a_change_that_changes_nothing_commits_nothing(mem: Mem) -> None:
 def test_apply_reads_a_missing_untracked_page_as_new(mem: Mem) -> None:
     nb = open_notebook(mem.path)
     assert change.current(nb, "brand/new.md") == ""
+
+
+# -- a page with CRLF line ends keeps them ------------------------------------------------------
+def test_a_crlf_page_keeps_crlf_through_remember_write_and_forget(mem: Mem) -> None:
+    """A page written on Windows (every line CRLF) gets gitmem's lines with CRLF too, in the work
+    tree and in the commit, never a mix."""
+    mem.write("notes/win.md", "# Windows\r\n\r\n- typed in Notepad\r\n")
+    mem.commit("a page from Windows", "notes/win.md")
+    mem("remember", "--to", "notes/win.md", "The printer is on the second floor")
+    mem("write", "notes/win.md", "--section", "Later", "--", "- a section of its own")
+    mem("forget", "typed in Notepad")
+    page = (mem.path / "notes/win.md").read_bytes()
+    assert page == (b"# Windows\r\n\r\n- The printer is on the second floor\r\n\r\n"
+                    b"## Later\r\n\r\n- a section of its own\r\n")
+    assert head_bytes(mem, "notes/win.md") == page
+
+
+def head_bytes(mem: Mem, rel: str) -> bytes:
+    return subprocess.run(["git", "cat-file", "blob", f"HEAD:{rel}"], cwd=mem.path, capture_output=True,
+                          check=True).stdout
+
+
+def test_an_lf_page_and_a_mixed_page_are_left_as_they_are(mem: Mem) -> None:
+    mem.write("notes/mixed.md", "# Mixed\r\n\n- one\n")
+    mem.commit("mixed", "notes/mixed.md")
+    mem("remember", "--to", "notes/mixed.md", "two")
+    assert (mem.path / "notes/mixed.md").read_bytes() == b"# Mixed\r\n\n- one\n- two\n"
+    assert head_bytes(mem, "notes/mixed.md") == b"# Mixed\r\n\n- one\n- two\n"
+
+
+@given(st.lists(st.text(alphabet="ab \t#-\r", max_size=8), min_size=1, max_size=6),
+       st.text(alphabet="ab\n\r-", max_size=20))
+def test_keeping_line_ends_never_leaves_a_bare_lf_in_a_crlf_page(lines: list[str], inserted: str) -> None:
+    text = "".join(line.replace("\r", "") + "\r\n" for line in lines)
+    made = change.keeping_line_ends(lambda t: pages.Edit(t + inserted + "\n", 1, 1))(text)
+    assert made is not None and change.crlf(made.text)
+    assert made.text.replace("\r\n", "\n") == (text + inserted + "\n").replace("\r\n", "\n")

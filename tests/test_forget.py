@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gitmem.index import forgotten
-from gitmem.notes import pages
+from gitmem.notes import forget as forgetting, pages
 from gitmem.index.db import connect
 from gitmem.index.forgotten import Matcher, Record, words
 from gitmem.gitops.git import open_notebook
@@ -499,3 +499,98 @@ def test_forget_purges_text_that_chunk_borders_split(mem: Mem) -> None:
     old = mem.json("get", "knowledge/trip.md", "--at", "HEAD~2")["text"]
     assert "lockerquux" not in old and "diaryquux" not in old and "item 39 of the packing list" in old
     assert mem.json("recall", "--mode", "keyword", "--history", "packing list")["results"]
+
+
+# -- forget everything ---------------------------------------------------------------------------
+def everything_seeded(mem: Mem) -> None:
+    mem("remember", "Cats like warm windowsills")
+    mem("remember", SECRET)
+    mem("daily", "Met Bob about the roof")
+    mem.write("knowledge/plan.md", "---\ntitle: Plan\n---\n# Plan\n\nShip on Friday.\nThen rest.\n\n"
+                                   "## Risks\n\n- rain\n  and wind\n\n```\n# not a heading\n```\n")
+    mem.commit("plan")
+    mem.write("knowledge/plan.md", (mem.path / "knowledge/plan.md").read_text().replace("Friday", "Monday"))
+    mem.commit("moved the ship date")  # "Ship on Friday." is now only in history
+    mem.write("code.py", "x = 1  # not a note\n")
+    mem.commit("code")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_everything_without_yes_says_how_much_and_changes_nothing(mem: Mem) -> None:
+    everything_seeded(mem)
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("forget", "--everything", code=1)
+    assert result.stderr == ("error: forget everything would remove 10 lines from 4 pages and 1 more from the "
+                             "index's history; nothing was changed (in a terminal run: git mem forget --everything "
+                             "--yes; in the browser, type 'forget everything')\n")
+    assert mem.git("rev-parse", "HEAD") == head and mem.git("status", "--porcelain") == ""
+    assert mem("forget", "--everything", "--all", code=2).stderr.startswith("error: --everything takes no TEXT")
+
+
+def test_forget_everything_keeps_the_layout_and_takes_every_memory_in_one_commit(mem: Mem) -> None:
+    everything_seeded(mem)
+    head = mem.git("rev-parse", "HEAD")
+    out = mem.json("forget", "--everything", "--yes")
+    assert out["action"] == "forget-everything" and out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert mem.git("rev-parse", "HEAD~1") == head
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: forget everything: 10 lines from 4 pages"
+    assert sorted(mem.git("show", "--name-only", "--format=", "HEAD").split()) == [
+        f"daily/{today()}.md", "knowledge/facts.md", "knowledge/plan.md", "reference/preferences.md"]
+    assert (mem.path / "knowledge/plan.md").read_text() == "---\ntitle: Plan\n---\n# Plan\n\n## Risks\n"
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n"
+    assert "Bob" not in (mem.path / f"daily/{today()}.md").read_text()  # a daily entry's heading is a memory
+    assert (mem.path / "code.py").read_text() == "x = 1  # not a note\n" and mem.git("status", "--porcelain") == ""
+    for words_ in ("windowsills", "zanzibarquux", "roof", "Monday", "wind"):
+        assert mem.json("recall", "--mode", "keyword", words_)["results"] == [], words_
+        assert mem.json("recall", "--history", "--mode", "keyword", words_)["results"] == [], words_
+    assert mem.json("recall", "--history", "--mode", "keyword", "Ship on Friday")["results"] == []
+    assert WORD not in raw(mem)
+    assert mem("forget", "--everything", "--yes", code=1).stderr == (
+        "error: the notebook holds no memories to forget (git mem remember TEXT adds one)\n")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_everything_refuses_lines_no_commit_holds(mem: Mem) -> None:
+    """A person's uncommitted line, or a page git does not track, would be gone for good: refused, named."""
+    everything_seeded(mem)
+    plan = mem.path / "knowledge/plan.md"
+    plan.write_text(plan.read_text() + "- a draft nobody committed\n")
+    mem.write("knowledge/new.md", "# New\n\n- not tracked yet\n")
+    head = mem.git("rev-parse", "HEAD")
+    nb = open_notebook(mem.path)
+    assert forgetting.survey(nb).uncommitted == ["knowledge/new.md", "knowledge/plan.md"]
+    result = mem("forget", "--everything", "--yes", code=1)
+    assert result.stderr == (
+        "error: lines on knowledge/new.md, knowledge/plan.md are in no commit, so forgetting everything would lose "
+        "them for good; nothing was changed (commit them (git add -- knowledge/new.md knowledge/plan.md && git commit)"
+        " or drop them (git restore -- knowledge/new.md knowledge/plan.md; delete a page git does not track), then "
+        "run it again)\n")
+    assert mem.git("rev-parse", "HEAD") == head and "a draft nobody committed" in plan.read_text()
+    mem.commit("the drafts")
+    assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert (mem.path / "knowledge/new.md").read_text() == "# New\n"
+
+
+def today() -> str:
+    import datetime
+
+    return datetime.date.today().isoformat()
+
+
+@given(st.lists(st.sampled_from(["", "# H", "## 10:30 — entry", "## Sub", "- item", "  more", "text", "---",
+                                 "```", "# in a fence?"]), max_size=14), st.booleans())
+def test_memory_runs_take_every_line_but_blanks_frontmatter_and_headings(lines: list[str], front: bool) -> None:
+    text = ("---\ntitle: x\n---\n" if front else "") + "\n".join(lines)
+    runs = forgetting.memory_runs(text)
+    taken = {n for a, b in runs for n in range(a, b + 1)}
+    assert all(b < a2 - 1 for (_, b), (a2, _) in zip(runs, runs[1:]))  # sorted, apart, each run maximal
+    assert all(a <= b for a, b in runs)
+    from gitmem.markdown import body_offset, headings_of
+
+    skipped = len(text[:body_offset(text)].split("\n")) - 1 if body_offset(text) < len(text) else len(lines) + 3
+    heading_lines = {text[:o].count("\n") + 1 for o, _, _ in headings_of(text, body_offset(text))}
+    assert not front or skipped >= 3
+    for number, line in enumerate(text.split("\n"), 1):
+        memory = number > skipped and line.strip() != "" and (
+            number not in heading_lines or line.startswith("## 10:30 — "))
+        assert (number in taken) == memory, (number, line, text)

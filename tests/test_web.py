@@ -177,7 +177,7 @@ def test_edit_saves_one_commit_through_the_write_path(notes: Mem) -> None:
     assert notes.git("show", "--stat", "--format=", "HEAD").strip().startswith("knowledge/plan.md")
 
 
-def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict(mem: Mem) -> None:
+def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict_and_keeps_crlf(mem: Mem) -> None:
     (mem.path / "win.md").write_bytes(b"# Win\r\n\r\nold line\r\n")
     mem.commit("crlf page")
     c = client(mem)
@@ -186,7 +186,10 @@ def test_a_page_with_crlf_line_ends_is_edited_without_a_false_conflict(mem: Mem)
     response = c.post("/edit/win.md", data={"csrf": csrf(c), "original": original, "do": "save",
                                             "text": "# Win\r\n\r\nnew line\r\n"})
     assert response.status_code == 303, response.text
-    assert (mem.path / "win.md").read_bytes() == b"# Win\n\nnew line\n"
+    assert (mem.path / "win.md").read_bytes() == b"# Win\r\n\r\nnew line\r\n"
+    committed = subprocess.run(["git", "cat-file", "blob", "HEAD:win.md"], cwd=mem.path, capture_output=True,
+                               check=True).stdout
+    assert committed == b"# Win\r\n\r\nnew line\r\n"
 
 
 def test_edit_of_a_page_changed_since_opened_is_refused_with_the_difference(notes: Mem) -> None:
@@ -268,6 +271,39 @@ def test_a_broad_forget_is_listed_then_done_on_confirmation(mem: Mem) -> None:
     done = c.post("/forget", data={"csrf": csrf(c), "target": "Project Nightingale", "all": "1", "confirm": "yes"})
     assert "Forgot 5 spans" in done.text
     assert "Nightingale" not in (mem.path / "knowledge/nightingale.md").read_text()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_forget_everything_needs_the_words_typed(notes: Mem) -> None:
+    c = client(notes)
+    before = head(notes)
+    page = c.get("/forget/everything").text
+    assert "<strong>3</strong> lines from <strong>3</strong> pages" in page and 'name="confirm"' in page
+    assert 'href="/forget/everything"' in c.get("/facts").text and 'href="/forget/everything"' in c.get("/forget").text
+    for typed in ("", "yes", "forget", "forget everything please"):
+        wrong = c.post("/forget/everything", data={"csrf": csrf(c), "confirm": typed})
+        assert wrong.status_code == 422 and "nothing was forgotten" in wrong.text, typed
+    assert head(notes) == before and "555-1234" in (notes.path / "reference/contacts.md").read_text()
+    assert c.post("/forget/everything", data={"confirm": "forget everything"}).status_code == 403  # no CSRF proof
+    assert head(notes) == before
+    done = c.post("/forget/everything", data={"csrf": csrf(c), "confirm": "  Forget  Everything "})
+    assert done.status_code == 200 and "Forgot 3 lines from 3 pages in commit <code>" in done.text
+    assert notes.git("log", "-1", "--format=%s").strip() == "mem: forget everything: 3 lines from 3 pages"
+    assert (notes.path / "knowledge/plan.md").read_text() == "---\ntags: [project]\ntype: plan\n---\n# Plan\n"
+    assert c.get("/api/recall?q=555-1234&mode=keyword").json()["results"] == []
+
+
+def test_forget_everything_through_the_api(notes: Mem) -> None:
+    c = client(notes)
+    survey = c.get("/api/forget/everything").json()
+    daily = next((notes.path / "daily").iterdir()).relative_to(notes.path).as_posix()
+    assert survey == {"lines": 3, "pages": sorted([daily, "knowledge/plan.md", "reference/contacts.md"]),
+                      "history": 0, "documents": [], "uncommitted": [], "confirm": "forget everything"}
+    refused = c.post("/api/forget/everything", json={}, headers=API)
+    assert refused.status_code == 422 and "in the browser, type 'forget everything'" in refused.json()["hint"]
+    assert c.post("/api/forget/everything", json={"confirm": "forget everything"}).status_code == 403  # no X-Gitmem
+    done = c.post("/api/forget/everything", json={"confirm": "forget everything"}, headers=API).json()
+    assert done["action"] == "forget-everything" and done["commit"] == head(notes)
 
 
 def test_sessions_list_with_private_badge_and_delete(notes: Mem) -> None:

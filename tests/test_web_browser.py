@@ -137,6 +137,23 @@ def test_forget_with_confirmation(served: Served, page) -> None:
     assert mem.git("log", "-1", "--format=%s").strip().startswith("mem: forget")
 
 
+def test_forget_everything_from_the_facts_page_after_typing_the_words(served: Served, page) -> None:
+    mem = served.mem
+    before = mem.git("rev-parse", "HEAD").strip()
+    page.goto(served.url + "facts")
+    page.get_by_role("link", name="Forget everything…").click()
+    box = page.get_by_label("To confirm, type forget everything")
+    box.fill("forget")
+    page.get_by_role("button", name="Forget everything").click()
+    assert "nothing was forgotten" in page.get_by_role("alert").inner_text()
+    assert mem.git("rev-parse", "HEAD").strip() == before
+    page.get_by_label("To confirm, type forget everything").fill("forget everything")
+    page.get_by_role("button", name="Forget everything").click()
+    assert page.locator(".flash").inner_text().startswith("Forgot 3 lines from 3 pages in commit")
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: forget everything: 3 lines from 3 pages"
+    assert "555-1234" not in (mem.path / "reference/contacts.md").read_text()
+
+
 def test_a_script_payload_in_a_note_never_runs(served: Served, page) -> None:
     mem = served.mem
     mem.write("evil.md", "# Evil\n\n<script>window.pwned = 1; alert('script')</script>\n\n"
@@ -173,7 +190,7 @@ def test_keyboard_focus_and_phone_width(served: Served, page) -> None:
     assert unlabelled == 0
     page.set_viewport_size({"width": 360, "height": 740})
     for path in ("", "browse", "page/knowledge/plan.md", "search?q=Sarah&mode=keyword", "log", "status", "facts",
-                 "review"):
+                 "review", "forget", "forget/everything"):
         page.goto(served.url + path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)

@@ -8,6 +8,7 @@ import click
 
 from .common import forget_target, guard_option, json_option, notebook, page_path, page_spec, progress, read_text, show
 from ..config import CATEGORIES
+from ..errors import UsageError
 
 
 @click.command()
@@ -146,8 +147,10 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
               help="Forget every line that holds the text (else more than one is refused).")
 @click.option("--yes", is_flag=True,
               help="Forget more than 3 lines, or lines on more than one page (else they are listed, not removed).")
+@click.option("--everything", is_flag=True,
+              help="Forget every memory of the notebook: all lines but headings and frontmatter (needs --yes).")
 @json_option
-def forget(target: tuple[str, ...], every: bool, yes: bool, as_json: bool) -> None:
+def forget(target: tuple[str, ...], every: bool, yes: bool, everything: bool, as_json: bool) -> None:
     """Remove a fact from the notebook (one commit) and from every part of the index.
 
     TEXT removes each line that contains it (case and spacing ignored; more
@@ -160,17 +163,28 @@ def forget(target: tuple[str, ...], every: bool, yes: bool, as_json: bool) -> No
     forgets for itself: text that no page holds any more but the index's
     history does (a clone that pulled the forget) leaves the index, no commit.
 
+    --everything takes every memory off every page (all lines but headings
+    and frontmatter; daily entries and sessions included) in one commit, and
+    every such line of history out of the index; documents stay. Without
+    --yes it only says how much that is.
+
     \b
     Examples:
       git mem forget "Sarah's old phone is 555-0000"
       git mem forget reference/contacts.md:7
       git mem forget --all "Project Nightingale"
       git mem forget --all --yes "Project Nightingale"
+      git mem forget --everything --yes
     """
     from ..notes import forget as forgetting
     from . import output
 
     nb = notebook()
+    if everything:
+        if target or every:
+            raise UsageError("--everything takes no TEXT and no --all", "run: git mem forget --everything --yes")
+        show(forgetting.everything(nb, forgetting.EVERYTHING if yes else None), as_json, output.forgot)
+        return
     try:
         result = forgetting.forget(nb, forget_target(nb, read_text(target, "fact")), every, broad=yes)
     except forgetting.TooBroad as exc:

@@ -16,6 +16,9 @@ it again on HEAD's version of the page:
   the page gets the change too and stays staged; other files are not touched;
 - a page git tracks but the work tree lacks (left out of a sparse checkout, or
   deleted and not committed) is never read as empty: the write is refused;
+- a page whose lines all end in CRLF keeps CRLF: whatever a change inserts
+  (a remembered fact, a page saved from a browser's form) gets the page's line
+  ends, so a Windows-edited page is never turned into mixed or LF line ends;
 - any other files written with the pages (forget's record) are written with
   them: every new file is made and synced first, and only then are all put in
   place, so a full or read-only disk fails before anything changed.
@@ -24,6 +27,7 @@ it again on HEAD's version of the page:
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -35,6 +39,7 @@ from . import pages
 from .pages import Edit
 
 Change = Callable[[str], "Edit | None"]
+BARE_LF = re.compile(r"(?<!\r)\n")
 ATTEMPTS = 5  # a page that changes under us this often is being rewritten in a loop: say so
 NOTED = "identity-noted"  # in the shared state dir: the fallback identity's note was shown once
 
@@ -106,6 +111,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     together, and commit HEAD's version of the pages with the same changes. The caller holds
     write_lock(nb). None if nothing changes."""
     committable(nb)
+    changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
     for _ in range(ATTEMPTS):
         before = {rel: current(nb, rel) for rel in changes}
         edits = {rel: edit for rel, change in changes.items()
@@ -130,6 +136,22 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     staged = _staged(nb, changes)
     commit, fallback = nb.git.commit_files(committed, message, staged, trailers)
     return Applied(edits, commit, fallback, fallback and first_note(nb))
+
+
+def keeping_line_ends(change: Change) -> Change:
+    """The change, with the page's CRLF line ends kept when every line of the page had them."""
+    def edit(text: str) -> Edit | None:
+        made = change(text)
+        if made is None or not crlf(text):
+            return made
+        return Edit(BARE_LF.sub("\r\n", made.text), made.start_line, made.end_line)
+    return edit
+
+
+def crlf(text: str) -> bool:
+    """Whether the text has line ends and every one is CRLF."""
+    ends = text.count("\n")
+    return ends > 0 and text.count("\r\n") == ends
 
 
 def _to_commit(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:

@@ -17,12 +17,23 @@ The record of forgotten text is per clone, so another clone forgets for
 itself, usually after it pulled the commit that took the fact off its pages:
 text that no page holds but the index's history does is forgotten from the
 index alone, with no commit.
+
+`everything` forgets every memory at once: every line of every note except
+its frontmatter and its headings (the layout that routing and the agent's
+instructions point into; a daily entry's `## HH:MM — ...` line is a memory and
+goes), in one commit, and every such line of the notebook's history from the
+index. Documents are never rewritten, so they stay and the result names them.
+A page with lines no commit holds (uncommitted edits, a page git does not
+track) is refused, named: those lines would be gone for good, and a person may
+not know an agent's draft or their own is there.
+It runs only when given the words EVERYTHING as typed by a person: the web
+page asks for them, the CLI passes them for `--yes`, and MCP has no such tool.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from ..index import forgotten
 from . import pages, trailers
@@ -31,11 +42,14 @@ from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
 from . import change
 from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock
+from ..markdown import body_offset, headings_of
 from ..notebook import Notebook
+from .pages import DAILY_ENTRY
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
            "to purge it from history see 'Forgetting' in docs/safety.md (git filter-repo, force-push, other clones)")
 SHOWN = 5
+EVERYTHING = "forget everything"  # the words a person types to confirm it
 BROAD_LINES = 3  # more lines than this, or lines on more than one page, is a broad forget
 
 
@@ -45,6 +59,18 @@ class NothingToForget(GitmemError):
 
 class Ambiguous(GitmemError):
     pass
+
+
+class NotConfirmed(GitmemError):
+    """Forget everything without the typed confirmation; `survey` says what it would take."""
+
+    def __init__(self, message: str, hint: str, survey: "Survey") -> None:
+        super().__init__(message, hint)
+        self.survey = survey
+
+
+class Uncommitted(GitmemError):
+    """Forget everything over pages with uncommitted lines: git could not bring those back."""
 
 
 class TooBroad(GitmemError):
@@ -61,6 +87,18 @@ class Spot:
     path: str
     start: int  # 1-based, inclusive
     end: int
+
+
+@dataclass
+class Survey:
+    """What forgetting everything would take: lines off pages, lines of history the index
+    still holds, and the documents it leaves alone."""
+    lines: int
+    pages: list[str]
+    history: int
+    documents: list[str]
+    uncommitted: list[str]  # pages with lines no commit holds: refused until they are committed or restored
+    confirm: str = EVERYTHING
 
 
 @dataclass
@@ -101,6 +139,114 @@ def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, 
     if note:
         forgot.notes.append(FALLBACK_HINT)
     return forgot
+
+
+def survey(nb: Notebook) -> Survey:
+    """What `everything` would take, without taking it."""
+    spots, past = _everything(nb)
+    return Survey(sum(s.end - s.start + 1 for s in spots), sorted({s.path for s in spots}), len(past),
+                  _in_documents(nb, None), _uncommitted(nb, spots))
+
+
+def everything(nb: Notebook, typed: str | None) -> Forgot:
+    """Forget every memory of the notebook in one commit and purge the index of them, history
+    included (see the module docstring). NotConfirmed, with the survey, unless `typed` is EVERYTHING
+    (case and spacing ignored)."""
+    if " ".join((typed or "").split()).casefold() != EVERYTHING:
+        found = survey(nb)
+        raise NotConfirmed(f"forget everything would remove {found.lines} line{'s' if found.lines != 1 else ''} "
+                           f"from {len(found.pages)} page{'s' if len(found.pages) != 1 else ''} and "
+                           f"{found.history} more from the index's history; nothing was changed",
+                           f"in a terminal run: git mem forget --everything --yes; in the browser, type "
+                           f"'{EVERYTHING}'", found)
+    with write_lock(nb):
+        committable(nb)
+        spots, past = _everything(nb)
+        if not spots and not past:
+            raise NothingToForget("the notebook holds no memories to forget", "git mem remember TEXT adds one")
+        _refuse_uncommitted(nb, _uncommitted(nb, spots))
+        documents = _in_documents(nb, None)
+        commit, fallback, note = _take(nb, spots, None, past, everything=True)
+    purged, notes = purge(nb)
+    if documents:
+        notes.insert(0, f"{len(documents)} document{'s' if len(documents) != 1 else ''} stay ("
+                        f"{', '.join(documents[:SHOWN])}{' …' if len(documents) > SHOWN else ''}): gitmem never "
+                        "rewrites a document; remove the files to drop them")
+    forgot = Forgot("forget-everything", commit,
+                    [{"path": s.path, "lines": {"start": s.start, "end": s.end}} for s in spots], purged, notes=notes)
+    forgot.identity = FALLBACK_IDENTITY if fallback else None
+    if note:
+        forgot.notes.append(FALLBACK_HINT)
+    return forgot
+
+
+def _refuse_uncommitted(nb: Notebook, pages_: list[str]) -> None:
+    """Uncommitted, naming the pages and the git commands that save or drop their lines."""
+    if not pages_:
+        return
+    named = ", ".join(pages_[:SHOWN]) + (" …" if len(pages_) > SHOWN else "")
+    paths = " ".join(nb.repo_path(rel) for rel in pages_)
+    raise Uncommitted(f"lines on {named} are in no commit, so forgetting everything would lose them for good; "
+                      "nothing was changed", f"commit them (git add -- {paths} && git commit) or drop them "
+                      f"(git restore -- {paths}; delete a page git does not track), then run it again")
+
+
+def _uncommitted(nb: Notebook, spots: list[Spot]) -> list[str]:
+    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track)."""
+    changed = {nb.rel(path) for path in nb.git.status(nb.prefix)}
+    return sorted({s.path for s in spots} & changed)
+
+
+def _everything(nb: Notebook) -> tuple[list[Spot], list[str]]:
+    """Every run of memory lines on the notes, and the memory lines of history no note holds now."""
+    spots: list[Spot] = []
+    held: set[tuple[str, ...]] = set()
+    for rel, text in _notes(nb):
+        spots += [Spot(rel, start, end) for start, end in memory_runs(text)]
+        held.update(tuple(forgotten.words(line)) for line in text.split("\n"))
+    return spots, _history_memories(nb, held)
+
+
+def memory_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end), 1-based and inclusive, of each run of a page's memory lines: lines that are
+    not blank, not frontmatter and not a heading (a daily entry's `## HH:MM — ...` is a memory)."""
+    start = body_offset(text)
+    headings = {offset for offset, _, _ in headings_of(text, start)}
+    runs: list[tuple[int, int]] = []
+    offset = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        kept = offset < start or not line.strip() or (offset in headings and not DAILY_ENTRY.match(line))
+        offset += len(line) + 1
+        if kept:
+            continue
+        if runs and runs[-1][1] == number - 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
+@recovering
+def _history_memories(nb: Notebook, held: set[tuple[str, ...]]) -> list[str]:
+    """The memory lines of every note text the index holds (history included; documents not)
+    whose words no line of the notes has now."""
+    index = Index(nb)
+    try:
+        index.sync(wait=60)
+        rows = index.conn.execute("""SELECT t.body FROM texts t WHERE NOT EXISTS (
+                                       SELECT 1 FROM chunks c JOIN documents d ON d.blob = c.blob
+                                        WHERE c.text = t.id)""").fetchall()
+    finally:
+        index.close()
+    found: dict[tuple[str, ...], str] = {}
+    for (body,) in rows:
+        lines = body.split("\n")
+        for start, end in memory_runs(body):
+            for line in lines[start - 1:end]:
+                key = tuple(forgotten.words(line))
+                if key and key not in held:
+                    found[key] = line
+    return sorted(found.values())
 
 
 def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | None]:
@@ -168,11 +314,12 @@ def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
 
 
 @recovering
-def _in_documents(nb: Notebook, target: str) -> list[str]:
-    """The documents in the notebook now whose indexed text holds the target (before it is purged)."""
+def _in_documents(nb: Notebook, target: str | None) -> list[str]:
+    """The documents in the notebook now whose indexed text holds the target (before it is purged);
+    every document in it for None."""
     from ..index.db import LIVE_VIEW
 
-    needle = _needle(target)
+    needle = _needle(target) if target is not None else ""
     index = Index(nb)
     try:
         rows = index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
@@ -192,18 +339,24 @@ def _holds(line: str, needle: str) -> bool:
     return needle in " ".join(line.casefold().split())
 
 
-def _matches(nb: Notebook, target: str) -> list[Spot]:
-    """Every line of every note that contains the target (case and spacing ignored)."""
-    needle = _needle(target)
-    spots: list[Spot] = []
+def _notes(nb: Notebook) -> Iterator[tuple[str, str]]:
+    """(page, text) of every note, tracked or not."""
     for repo_path in nb.git.files(nb.prefix):
         rel = nb.rel(repo_path)
         if rel is None or not nb.settings.is_note(rel):
             continue
         try:
-            lines = nb.read(rel).split("\n")
+            yield rel, nb.read(rel)
         except (PathOutside, NotText, OSError):
             continue  # symlinks are never followed; a vanished file has nothing to forget
+
+
+def _matches(nb: Notebook, target: str) -> list[Spot]:
+    """Every line of every note that contains the target (case and spacing ignored)."""
+    needle = _needle(target)
+    spots: list[Spot] = []
+    for rel, text in _notes(nb):
+        lines = text.split("\n")
         i = 0
         while i < len(lines):
             if _holds(lines[i], needle):
@@ -215,7 +368,7 @@ def _matches(nb: Notebook, target: str) -> list[Spot]:
 
 
 def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
-          past: list[str]) -> tuple[str | None, bool, bool]:
+          past: list[str], everything: bool = False) -> tuple[str | None, bool, bool]:
     """Take the lines off their pages and add them to the record, together (change.apply writes
     both or neither): the lines (on pages, or only in history), the searched-for phrase, and how
     commit subjects quote each fact. Then commit the pages git tracks. Returns (commit, whether
@@ -238,7 +391,8 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
         count = sum(s.end - s.start + 1 for s in spots if nb.repo_path(s.path) in tracked)
         paths = sorted({nb.repo_path(s.path) for s in spots} & tracked)
         where = nb.rel(paths[0]) if len(paths) == 1 else f"{len(paths)} pages"
-        message = f"mem: forget {count} line{'s' if count != 1 else ''} from {where}"
+        message = f"mem: forget {'everything: ' if everything else ''}{count} line{'s' if count != 1 else ''} " \
+                  f"from {where}"
         try:
             done = change.apply(nb, {rel: change.without(found) for rel, found in blocks.items()}, message, extra,
                                 trailers.for_verb("forget"))

@@ -150,6 +150,17 @@ async def forget(request: Request) -> Response:
                                  broad=bool(field(d, "yes", bool))))
 
 
+async def everything(request: Request) -> Response:
+    """GET: what forgetting everything would take. POST {"confirm": "forget everything"}: do it."""
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    if request.method == "GET":
+        return answer(await web.call(forgetting.survey))
+    d = await body(request)
+    return answer(await web.call(forgetting.everything, field(d, "confirm", default="")))
+
+
 async def rebuild(request: Request) -> Response:
     web = app_of(request)
     if request.method == "POST":
@@ -193,6 +204,7 @@ ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/ap
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
           Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),
+          Route("/api/forget/everything", everything, methods=["GET", "POST"]),
           Route("/api/debug/memory/status", debug_status),
           Route("/api/debug/memory/search", debug_search),
           Route("/api/debug/memory/files", listing),

@@ -1,4 +1,5 @@
-"""The pages that change the notebook: edit, new, delete, forget, session delete, rebuild.
+"""The pages that change the notebook: edit, new, delete, forget (and forget everything, behind
+the typed words), session delete, rebuild.
 
 Every save goes through the CLI's own write path (notes/memory.py write, the
 guard included) as one commit. An edit form carries the page as it was
@@ -130,6 +131,31 @@ async def forget(request: Request) -> Response:
     return web.page(request, "forget.html", **data)
 
 
+async def everything_form(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    return web.page(request, "everything.html", nav="forget", title="Forget everything",
+                    survey=await web.call(forgetting.survey))
+
+
+async def everything(request: Request) -> Response:
+    """Forget everything, once the person typed the words; anything else shows the page again."""
+    web = app_of(request)
+    from ..notes import forget as forgetting
+
+    form = await request.form()
+    try:
+        done = await web.call(forgetting.everything, _text(form, "confirm"))
+    except forgetting.NotConfirmed as exc:
+        return web.page(request, "everything.html", 422, nav="forget", title="Forget everything",
+                        survey=exc.survey, error=f"nothing was forgotten: type the words “{forgetting.EVERYTHING}” "
+                                                 "in the box to confirm")
+    lines = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in done.removed)
+    return web.page(request, "everything.html", nav="forget", title="Forget everything", done=done, lines=lines,
+                    pages=len({r["path"] for r in done.removed}))
+
+
 async def session_delete(request: Request) -> Response:
     web = app_of(request)
     from ..agent import session
@@ -153,6 +179,8 @@ ROUTES = [Route("/preview", preview, methods=["POST"]),
           Route("/delete/{path:path}", delete_form, methods=["GET"]),
           Route("/delete/{path:path}", delete, methods=["POST"]),
           Route("/forget", forget_form, methods=["GET"]), Route("/forget", forget, methods=["POST"]),
+          Route("/forget/everything", everything_form, methods=["GET"]),
+          Route("/forget/everything", everything, methods=["POST"]),
           Route("/sessions/delete", session_delete, methods=["POST"]),
           Route("/rebuild", rebuild, methods=["POST"])]
 
