@@ -354,11 +354,14 @@ def test_state_changes_without_csrf_proof_are_refused(notes: Mem) -> None:
 
 @pytest.mark.tally("bad-input/fault matrix")
 @pytest.mark.parametrize("url", ["/api/debug/notebook/knowledge/plan.md", "/api/debug/notebook/knowledge/new.md",
-                                 "/api/review", "/api/debug/memory/rebuild", "/edit/knowledge/plan.md", "/forget"])
-def test_head_needs_no_csrf_proof_so_it_never_writes(notes: Mem, url: str) -> None:
+                                 "/api/review", "/api/debug/memory/rebuild", "/edit/knowledge/plan.md", "/forget",
+                                 "/api/forget/everything", "/forget/everything"])
+@pytest.mark.parametrize("method", ["HEAD", "GET"])
+def test_safe_methods_need_no_csrf_proof_so_they_never_write(notes: Mem, url: str, method: str) -> None:
     c = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
     before, original = head(notes), (notes.path / "knowledge/plan.md").read_text()
-    response = c.request("HEAD", url, content=b'{"content": "pwned", "text": "pwned"}')
+    response = c.request(method, url, content=b'{"content": "pwned", "text": "pwned", "confirm": "forget everything"}',
+                         headers={"Content-Type": "application/json"})
     assert response.status_code == c.get(url).status_code and response.status_code < 500
     assert head(notes) == before and (notes.path / "knowledge/plan.md").read_text() == original
     assert not (notes.path / "knowledge/new.md").exists()

@@ -11,6 +11,9 @@ access token, CSRF checks and the response headers.
   htmx sends); the JSON API needs an `X-Gitmem` header, which a cross-site form
   cannot send and a cross-site script can only send after a CORS preflight
   that this server never answers. A foreign Origin is refused outright.
+- GET and HEAD need no proof, so they must not change anything: the app sees
+  a HEAD as a GET and neither with a body (a handler that branches on the
+  method, `if GET: read else: write`, once wrote on a HEAD with a body).
 - No CORS headers, ever; a Content-Security-Policy that allows only this
   server's own scripts and styles, so even markup that got past the
   sanitiser could not run script.
@@ -78,7 +81,10 @@ class Guard:
                 await verdict(send)
                 return
         wrapped = _headers_added(send, self.headers)
-        if scope["method"] not in SAFE:
+        if scope["method"] in SAFE:
+            # a copy: the server keeps its own scope, and with it the knowledge to send no body to a HEAD
+            scope, receive = {**scope, "method": "GET"}, _replay(b"", receive)
+        else:
             origin = headers.get("origin")
             if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
                 await _plain(wrapped, 403, "cross-site request refused (Origin)")
