@@ -459,6 +459,9 @@ def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
     assert empty.status_code == 400 and empty.json()["error"] == "empty fact"
     assert c.get("/api/debug/memory/search?q=x&sources=mail").status_code == 400
     assert c.get("/api/search?q=").status_code == 400
+    for url in ("/api/search?q=ship&limit=-1", "/api/recall?q=ship&limit=0", "/search?q=ship&limit=99999999999999999999",
+                "/api/log?n=-5", "/api/log?limit=0"):
+        assert c.get(url).status_code == 400, url
     assert c.get("/api/get?path=nope.md").status_code == 404
     damaged = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": "%%%", "text": "x"})
     assert damaged.status_code == 400 and "damaged" in damaged.text

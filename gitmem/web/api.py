@@ -217,6 +217,9 @@ def _int(value: str | None) -> int | None:
     if not value:
         return None
     try:
-        return int(value)
+        number = int(value)
     except ValueError as exc:
         raise UsageError(f"{value!r} is not a number", "e.g. n=20") from exc
+    if number < 1:  # the CLI's -n takes 1 or more
+        raise UsageError(f"n must be 1 or more, not {number}", "e.g. n=20")
+    return number

@@ -162,7 +162,6 @@ def search_form(q: Any) -> dict[str, Any]:
 def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     """recall/search with the form's filters: the same Query the CLI builds."""
     from .. import dates
-    from ..errors import UsageError
     from ..search import engine
 
     since, until = dates.date_range(form["since"] or None, form["start"] or None, form["end"] or None,
@@ -171,6 +170,8 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
         limit = int(form["limit"]) if form.get("limit") else None
     except ValueError as exc:
         raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
+    if limit is not None and not 1 <= limit <= 1000:  # the CLI's --limit range
+        raise UsageError(f"limit must be from 1 to 1000, not {limit}", "e.g. limit=15")
     tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
     groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
     query = engine.Query(form["q"], form["mode"], groups, limit, None, tags, form["type"] or None,
