@@ -368,6 +368,49 @@ def test_safe_methods_need_no_csrf_proof_so_they_never_write(notes: Mem, url: st
     assert c.get("/api/debug/memory/rebuild").json()["state"] == "idle"
 
 
+WRITERS = [("POST", "/preview"), ("POST", "/edit/knowledge/plan.md"), ("POST", "/new"),
+           ("POST", "/delete/knowledge/plan.md"), ("POST", "/forget"), ("POST", "/forget/everything"),
+           ("POST", "/sessions/delete"), ("POST", "/rebuild"), ("POST", "/facts/confirm"), ("POST", "/review/accept"),
+           ("POST", "/review/drop"), ("POST", "/api/remember"), ("POST", "/api/daily"), ("POST", "/api/write"),
+           ("POST", "/api/forget"), ("POST", "/api/forget/everything"), ("DELETE", "/api/sessions/x"),
+           ("POST", "/api/debug/memory/rebuild"), ("POST", "/api/debug/memory/simulate-compaction"),
+           ("PUT", "/api/debug/notebook/knowledge/plan.md"), ("POST", "/api/debug/notebook/knowledge/new.md"),
+           ("DELETE", "/api/debug/notebook/knowledge/plan.md"), ("POST", "/api/facts/confirm"),
+           ("POST", "/api/review/accept"), ("PATCH", "/api/debug/notebook/knowledge/plan.md"), ("OPTIONS", "/api/remember")]
+FORM = {"text": "pwned", "content": "pwned", "path": "knowledge/pwn.md", "target": "Sarah", "confirm": "forget everything",
+        "all": "1", "chat": "x", "spec": "knowledge/plan.md:7", "id": "x"}
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("forgery", ["none", "wrong", "another run's", "empty", "in the query", "text/plain to the API",
+                                     "multipart", "JSON with the secret as a field", "foreign Origin", "null Origin",
+                                     "sibling port Origin", "method override"])
+def test_every_state_change_refuses_a_forged_request(notes: Mem, forgery: str) -> None:
+    c, other = client(notes), client(notes)
+    secret, theirs = csrf(c), csrf(other)
+    assert secret != theirs  # a secret per server run
+    kw: dict[str, Any] = {
+        "none": {"data": FORM}, "wrong": {"data": {**FORM, "csrf": "guess"}},
+        "another run's": {"data": {**FORM, "csrf": theirs}, "headers": {"X-Gitmem-CSRF": theirs}},
+        "empty": {"data": {**FORM, "csrf": ""}, "headers": {"X-Gitmem-CSRF": ""}},
+        "in the query": {"data": FORM, "params": {"csrf": secret}},
+        "text/plain to the API": {"content": b'{"text": "pwned", "content": "pwned"}',
+                                  "headers": {"Content-Type": "text/plain"}},
+        "multipart": {"data": {**FORM, "csrf": secret}, "files": {"f": ("a.txt", b"x")}},
+        "JSON with the secret as a field": {"json": {**FORM, "csrf": secret}},
+        "foreign Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "https://evil.example"}},
+        "null Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "null"}},
+        "sibling port Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "http://testserver:3000"}},
+        "method override": {"data": {**FORM, "_method": "GET"}, "headers": {"X-HTTP-Method-Override": "GET"}},
+    }[forgery]
+    before, original = head(notes), (notes.path / "knowledge/plan.md").read_text()
+    for method, url in WRITERS:
+        response = c.request(method, url, **kw)
+        assert response.status_code == 403, (method, url, response.status_code)
+    assert head(notes) == before and (notes.path / "knowledge/plan.md").read_text() == original
+    assert c.get("/api/debug/memory/rebuild").json()["state"] == "idle"
+
+
 @pytest.mark.tally("bad-input/fault matrix")
 def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     c = client(notes)
