@@ -498,6 +498,11 @@ def test_paths_stay_inside_the_notebook(notes: Mem, path: str) -> None:
 def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
     c = client(notes)
     assert c.post("/api/remember", content=b"not json", headers=API).json()["error"] == "the request body is not JSON"
+    for deep in (b"[" * 100000, b'{"a":' * 100000):  # was a 500 (RecursionError)
+        nested = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+        assert nested.post("/api/remember", content=deep, headers=API).json()["error"] == "the request body is not JSON"
+    lone = c.post("/api/remember", content=b'{"text": "a \\ud800 b"}', headers=API)  # was a 500 (UnicodeEncodeError)
+    assert lone.status_code == 400 and "lone surrogate" in lone.json()["error"]
     empty = c.post("/api/remember", json={"text": "  "}, headers=API)
     assert empty.status_code == 400 and empty.json()["error"] == "empty fact"
     assert c.get("/api/debug/memory/search?q=x&sources=mail").status_code == 400

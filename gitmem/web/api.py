@@ -29,10 +29,15 @@ async def body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: [[[[... nested too deep to parse
         raise UsageError("the request body is not JSON", "send a JSON object, e.g. {\"text\": \"...\"}") from exc
     if not isinstance(data, dict):
         raise UsageError("the request body must be a JSON object", "e.g. {\"text\": \"...\"}")
+    try:  # a "\ud800" escape decodes to a lone surrogate, which no page, path or commit can hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError("the request body holds a lone surrogate (\\ud800-\\udfff), which is not text",
+                         "send the text as UTF-8, or escape a character beyond U+FFFF as a surrogate pair") from exc
     return data
 
 
