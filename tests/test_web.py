@@ -78,7 +78,9 @@ def test_hostile_markdown_is_rendered_inert(mem: Mem) -> None:
                         "<svg onload=alert(4)></svg><iframe src=javascript:alert(5)></iframe><form action=/x></form>\n\n"
                         "- a fact <!-- gitmem: inferred 0.70 from sessions/s.md -->\n\n"
                         "[click](javascript:alert(3)) [data](data:text/html;base64,PHNjcmlwdD4=)\n\n"
-                        "![tracker](https://tracker.example/p.png) [ok](other.md)\n")
+                        "![tracker](https://tracker.example/p.png) [ok](other.md)\n\n"
+                        '<span class="flash">saved in 1234567</span> <code class="sr-only">hidden</code>\n\n'
+                        "```python\nx = 1\n```\n")
     html = client(mem).get("/page/bad.md").text
     body = html.split('<article class="markdown">', 1)[1]
     assert "<script" not in body and "alert(1)" not in body and "onerror" not in body
@@ -88,6 +90,8 @@ def test_hostile_markdown_is_rendered_inert(mem: Mem) -> None:
     assert 'href="/page/other.md"' in body  # links between pages stay links
     assert "<svg" not in body and "<iframe" not in body and "<form" not in body
     assert "<li>a fact </li>" in body  # the fact's source comment is hidden, as markdown viewers do
+    assert '<span>saved in 1234567</span>' in body and '<code class="language-python">' in body
+    assert '<code>hidden</code>' in body  # no class a note could use to pose as the app or hide text
     shown = client(mem, remote_images=True).get("/page/bad.md").text
     assert 'src="https://tracker.example/p.png"' in shown
 

@@ -37,7 +37,8 @@ TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "
         "i", "img", "input", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody", "td",
         "th", "thead", "tr", "ul", "span", "details", "summary", "kbd", "mark", "dl", "dt", "dd"}
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"},
-              "ol": {"start"}, "code": {"class"}, "span": {"class"}}
+              "ol": {"start"}, "code": {"class"}}
+LANGUAGE = re.compile(r"language-[\w+#.-]{1,40}")  # a fenced block's class; no other class (.flash, .sr-only) is kept
 SCHEMES = {"http", "https", "mailto"}
 RENDER_LIMIT = 256 * 1024  # bytes of markdown rendered as HTML (worst case, dense syntax: about 10 s)
 MAX_DEPTH = 200  # nesting of HTML elements kept as HTML (markdown itself nests at most 20 deep)
@@ -91,6 +92,8 @@ def sanitise(html: str, rel: str = "", remote_images: bool = False) -> str:
             return value if _local(value) or (remote_images and _scheme(value) in ("http", "https")) else None
         if tag == "a" and attribute == "href":
             return _link(value, folder)
+        if attribute == "class":  # a note must not dress up as the app's own notices, or hide text
+            return value if LANGUAGE.fullmatch(value) else None
         return value
 
     return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=SCHEMES, attribute_filter=keep,
