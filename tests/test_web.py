@@ -607,6 +607,13 @@ def test_serve_beyond_localhost_needs_a_token(notes: Mem) -> None:
     assert "needs a token" in result.stderr and "--token" in result.stderr
     named = notes("serve", "--host", "127.0.0.1.nip.io", code=2)  # a name, not a loopback address
     assert "needs a token" in named.stderr
+    from gitmem.errors import UsageError
+    from gitmem.web.serve import check
+
+    for weak in ("secret", "a long passphrase with spaces", "plus+signs+become+spaces", "semi;colon;ends;cookie"):
+        with pytest.raises(UsageError, match="the token must be at least 16 characters"):  # guessable, or garbled
+            check("0.0.0.0", weak)  # (called directly: the CLI, were it to accept it, would serve forever)
+    check("0.0.0.0", "0123456789abcdef0123456789abcdef")
 
 
 def test_serve_port_0_prints_the_url_and_serves(notes: Mem) -> None:
