@@ -231,7 +231,7 @@ class Engine:
 
     def __init__(self, path: Path) -> None:
         from gitmem.index import embed
-        from gitmem.gitops.git import open_notebook
+        from gitmem.gitops.repo import open_notebook
 
         self.path = path
         self.nb = open_notebook(path)

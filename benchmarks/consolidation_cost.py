@@ -41,7 +41,7 @@ def measure(sample: dict, work: Path, env: dict[str, str]) -> list[int]:
     """Save the conversation's sessions (the domain functions `session save` calls, in this process,
     to spare a hundred process starts), then the real `git mem consolidate --dry-run --json`."""
     from gitmem.agent import session
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
 
     conv = sample["conversation"]
     path = work / sample["sample_id"]

@@ -120,7 +120,7 @@ class Shingles:
 def evaluate(path: Path, shingles: Shingles, queries: dict[str, str], qrels: dict[str, dict[str, int]],
              modes: tuple[str, ...]) -> dict[str, Any]:
     from gitmem import records
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
     from gitmem.index import embed
     from gitmem.search import engine as search
 

@@ -44,7 +44,7 @@ def run(nb: Any, text: str, limit: int) -> tuple[list[dict], dict]:
 
 
 def main() -> None:
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
     from gitmem.index import embed
     from gitmem.search import scale
 

@@ -33,11 +33,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import common  # noqa: E402
-from gitmem.index import embed, maintenance
+from gitmem.index import embed, embeddings, maintenance
 from gitmem.search import engine as search
-from gitmem import timeline  # noqa: E402
+from gitmem.search import timeline  # noqa: E402
 from gitmem.index.indexer import Index  # noqa: E402
-from gitmem.gitops.git import open_notebook  # noqa: E402
+from gitmem.gitops.repo import open_notebook  # noqa: E402
 from tests.histories import Builder  # noqa: E402
 
 WORDS = ("sensor vendor launch beta spec prototype courier budget review design logo pelican tea coffee "
@@ -136,7 +136,7 @@ def index_from_scratch(repo: Path) -> dict[str, float | int]:
     started = time.monotonic()
     report = index.sync(wait=None)
     synced = time.monotonic()
-    emb = index.embed(embedder, live_only=False, wait=None)
+    emb = embeddings.embed(index, embedder, live_only=False, wait=None)
     done = time.monotonic()
     snapshots = index.conn.execute(
         """SELECT sum(n * (coalesce(e.seq, (SELECT max(seq) + 1 FROM commits)) - s.seq))

@@ -61,7 +61,7 @@ def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, flo
     """In one process, model loaded: what the MCP server runs per recall call."""
     from gitmem.index import embed
     from gitmem.search import engine as search
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
 
     nb = open_notebook(path)
     embed.load(embed.resolve(nb.git))

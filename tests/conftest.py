@@ -56,6 +56,13 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return out.stdout
 
 
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """An empty git repository (no notebook)."""
+    git(tmp_path, "init", "-q")
+    return tmp_path
+
+
 class Mem:
     """`git mem` in one directory, through click's CliRunner."""
 

@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from gitmem.gitops.git import blob_id
-from gitmem.index.indexer import LIVE_VIEW, Index
-from gitmem.gitops.git import open_notebook
+from gitmem.index.db import LIVE_VIEW
+from gitmem.index.indexer import Index
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
 
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gitmem.notes import memory
 from gitmem.search import engine as search
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gitmem.search import candidates, engine as search, views
 from gitmem.index import embed
 from gitmem.index.indexer import Index
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 from tests.histories import WORDS, Builder, day
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gitmem.gitops import lock as locks
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.notes import change, pages
 from tests.conftest import Mem
 

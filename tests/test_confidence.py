@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.index import confidence
 from gitmem.index.confidence import Annotation
 from tests.conftest import Mem, git

@@ -15,7 +15,7 @@ import pytest
 
 from gitmem.notes import forget, memory
 from gitmem.errors import GitmemError, PathOutside
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git as git_run
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")

@@ -58,3 +58,27 @@ def test_an_unloaded_model_loads_on_a_thread_and_reports_why_it_cannot() -> None
         background.get()
     assert str(caught.value) == "fastembed does not know the model 'no-such/model' (from test)"
     assert "GITMEM_MODEL_DIR" in caught.value.hint
+
+
+def test_a_query_is_embedded_once_for_ranking_and_for_naming_its_facts() -> None:
+    """search embeds the query to rank texts, and again to choose each hit's fact: the model runs once."""
+    embedder = embed.load(embed.resolve(None))
+    calls: list[str] = []
+    model = embedder._model
+    original = model.query_embed
+
+    def counted(text: str, **kwargs: object) -> object:
+        calls.append(text)
+        return original(text, **kwargs)
+
+    model.query_embed = counted  # type: ignore[method-assign]
+    try:
+        first = embedder.embed_query("when is the boiler serviced")
+        again = embedder.embed_query("when is the boiler serviced")
+        other = embedder.embed_query("who feeds the cat")
+    finally:
+        del model.query_embed
+    assert calls == ["when is the boiler serviced", "who feeds the cat"]
+    assert first == again and first != other
+    assert np.allclose(np.frombuffer(first, dtype=np.float32), vector(embedder, "when is the boiler serviced"),
+                       atol=1e-6)

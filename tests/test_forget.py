@@ -13,7 +13,7 @@ from gitmem.index import forgotten
 from gitmem.notes import forget as forgetting, pages
 from gitmem.index.db import connect
 from gitmem.index.forgotten import Matcher, Record, words
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
 
 SECRET = "The zanzibarquux vault code is 9911"

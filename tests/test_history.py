@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gitmem.search import views
 from gitmem.index.indexer import Index
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 from tests.histories import Generated, assert_at_lines, git, show, week
 from tests.test_views import query

@@ -236,7 +236,7 @@ def test_the_worker_drops_git_variables_meant_for_the_hook(hooked: Mem, tmp_path
     assert_exact(hooked)
 
 
-STATUS_LOOP = "from gitmem.git import Git\ng = Git.find('.')\nwhile True:\n    g.status('.')\n"
+STATUS_LOOP = "from gitmem.gitops.git import Git\ng = Git.find('.')\nwhile True:\n    g.status('.')\n"
 
 
 def test_gitmem_reading_git_never_makes_a_users_git_command_fail(mem: Mem) -> None:

@@ -4,7 +4,7 @@ import os
 
 from gitmem.index.indexer import Index
 from gitmem.index.maintenance import catch_up, status
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 
@@ -139,7 +139,7 @@ def test_a_fresh_uncommitted_note_has_its_real_date(mem: Mem) -> None:
 
 def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> None:
     """A batch is padded to its longest text: batches of similar length embed fastest."""
-    from gitmem.index import embed, indexer
+    from gitmem.index import embed, embeddings
 
     for i, n in enumerate([40, 3, 25, 9, 1, 30, 14, 6, 20, 2]):
         mem.write(f"knowledge/p{i}.md", f"# P{i}\n\n" + " ".join(["word"] * n * 5) + "\n")
@@ -148,11 +148,11 @@ def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> Non
     seen: list[list[int]] = []
     real = embedder.embed
     monkeypatch.setattr(embedder, "embed", lambda texts, *a, **k: seen.append([len(t) for t in texts]) or real(texts))
-    monkeypatch.setattr(indexer, "EMBED_BATCH", 3)
+    monkeypatch.setattr(embeddings, "EMBED_BATCH", 3)
     index = Index(open_notebook(mem.path))
     try:
         index.sync()
-        index.embed(embedder, live_only=False)
+        embeddings.embed(index, embedder, live_only=False)
     finally:
         index.close()
     assert sum(len(b) for b in seen) >= 10 and len(seen) >= 4

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.notes.learned import Learned, Planner
 from tests.conftest import Mem
 

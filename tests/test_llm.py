@@ -63,7 +63,7 @@ def test_nothing_listening() -> None:
 
 
 def test_settings_from_env_or_git_config(mem, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
 
     for name in ("GITMEM_LLM_URL", "GITMEM_LLM_MODEL", "GITMEM_LLM_KEY"):
         monkeypatch.delenv(name, raising=False)

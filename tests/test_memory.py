@@ -185,7 +185,7 @@ def test_the_fallback_identity_note_is_printed_once(mem: Mem, monkeypatch, tmp_p
 
 
 def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
     from gitmem.notes.memory import PageChanged, write
 
     mem("write", "plan.md", "Ship Friday")

@@ -3,7 +3,7 @@ import os
 import pytest
 
 from gitmem.errors import PathOutside, UsageError
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.notebook import confine
 
 

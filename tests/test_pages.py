@@ -71,3 +71,11 @@ def test_daily_entry_format() -> None:
 def test_new_page_title_from_name() -> None:
     assert pages.new_page("reference/standing-orders.md", "- a") == "# Standing orders\n\n- a\n"
     assert pages.new_page("x.md", "# Own title\nbody") == "# Own title\nbody\n"
+
+
+def test_new_page_keeps_frontmatter_on_top() -> None:
+    """A title goes under the frontmatter, never above it (where it would stop being frontmatter)."""
+    fm = "---\ntags: [project]\n---\n"
+    assert pages.new_page("projects/apollo.md", fm + "# Apollo\n\nOn track.") == fm + "# Apollo\n\nOn track.\n"
+    assert pages.new_page("projects/apollo.md", fm + "On track.") == fm + "# Apollo\n\nOn track.\n"
+    assert pages.new_page("projects/apollo.md", fm + "\n- a") == fm + "# Apollo\n\n- a\n"

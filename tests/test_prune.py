@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.index import confidence
 from gitmem.notes import prune
 from tests.conftest import Mem

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitmem.errors import PageNotFound, PathOutside
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.notes.memory import PageChanged
 from gitmem.notes.removal import remove
 from tests.conftest import Mem

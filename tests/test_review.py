@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.agent import review
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 

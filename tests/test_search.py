@@ -223,7 +223,7 @@ def test_the_background_worker_embeds_and_the_next_recall_is_semantic(corpus: Me
 
 def test_a_read_reports_how_its_catch_up_goes(mem: Mem) -> None:
     """Paper cut 1: what the progress bar shows on a terminal: commits indexed, then texts embedded."""
-    from gitmem.gitops.git import open_notebook
+    from gitmem.gitops.repo import open_notebook
     from gitmem.search import engine as search
 
     for i in range(3):

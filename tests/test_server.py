@@ -8,7 +8,7 @@ import pytest
 
 from gitmem.agent import server
 from gitmem.cli.main import cli
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget"]

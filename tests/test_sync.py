@@ -12,7 +12,7 @@ import pytest
 
 from gitmem.notes import memory
 from gitmem.gitops.merge import split
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
 from tests.indexstate import assert_exact, keyword, wait_current
 

@@ -238,3 +238,29 @@ def test_forget_drops_what_log_grep_embedded(mem: Mem) -> None:
     assert cached() == 1
     mem("forget", "tango foxtrot nine")
     assert cached() == 0
+
+
+def test_log_shows_a_documents_text_never_its_bytes(mem: Mem) -> None:
+    from tests import docfiles
+
+    (mem.path / "manuals").mkdir()
+    (mem.path / "manuals/boiler.pdf").write_bytes(docfiles.pdf(["Boiler manual", "Pressure\nRead 1.5 bar when cold"]))
+    (mem.path / "manuals/letter.docx").write_bytes(docfiles.docx([("h1", "Letter"), ("p", "The keys are with Ann")]))
+    added = mem.commit("manuals")
+    mem("index")  # extracts the documents
+    (mem.path / "manuals/boiler.pdf").write_bytes(docfiles.pdf(["Boiler manual", "Pressure\nRead 2 bar when cold"]))
+    changed = mem.commit("new manual")
+    mem("index")
+    out = mem.json("log")
+    pages = {p["path"]: p for p in entry(out, added)["pages"]}
+    assert [line for s in pages["manuals/boiler.pdf"]["sections"] for line in s["added"]] == \
+        ["Boiler manual", "Pressure", "Read 1.5 bar when cold"]
+    assert [line for s in pages["manuals/letter.docx"]["sections"] for line in s["added"]] == \
+        ["# Letter", "The keys are with Ann"]
+    [pdf] = entry(out, changed)["pages"]
+    assert [(s["added"], s["removed"]) for s in pdf["sections"]] == [(["Read 2 bar when cold"], ["Read 1.5 bar when cold"])]
+    text = mem("log").stdout
+    assert "%PDF" not in text and "PK" not in text and "Read 2 bar when cold" in text
+    followed = mem.json("log", "--path", "manuals/boiler.pdf")  # a document's own history, not boiler.pdf.md's
+    assert followed["filters"]["path"] == "manuals/boiler.pdf"
+    assert [e["commit"] for e in followed["entries"]] == [changed, added]

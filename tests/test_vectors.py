@@ -7,7 +7,7 @@ import pytest
 from gitmem.index import db, embed
 from gitmem.search import vectors
 from gitmem.index.indexer import Index
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 TOPICS = ["the cat sleeps on the sofa", "tomatoes need water in summer", "book the garage for new tyres",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from gitmem.index import chunker
 from gitmem.search import engine as search, views
 from gitmem.index.indexer import Index, parse
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 from tests.histories import Builder, Generated, assert_at_lines, day, git, show
 

@@ -240,7 +240,7 @@ def test_new_page_and_delete_page_are_a_commit_each(notes: Mem) -> None:
     response = c.post("/new", data={"csrf": csrf(c), "path": "ideas/garden", "text": "# Garden\n\nTomatoes\n"})
     assert response.status_code == 303
     assert (notes.path / "ideas/garden.md").read_text() == "# Garden\n\nTomatoes\n"
-    assert notes.git("log", "-1", "--format=%s").strip() == "mem: replace ideas/garden.md"
+    assert notes.git("log", "-1", "--format=%s").strip() == "mem: write ideas/garden.md"  # new: nothing replaced
     again = c.post("/new", data={"csrf": csrf(c), "path": "ideas/garden.md", "text": "other"})
     assert again.status_code == 409 and "already exists" in again.text
     assert (notes.path / "ideas/garden.md").read_text() == "# Garden\n\nTomatoes\n"
@@ -538,6 +538,25 @@ def test_a_nul_in_a_revision_is_a_clear_error(notes: Mem, url: str) -> None:
 
 # -- the JSON API ----------------------------------------------------------------
 
+def test_documents_are_listed_with_their_state_and_read_as_text(notes: Mem) -> None:
+    from tests.docfiles import pdf
+
+    (notes.path / "manuals").mkdir()
+    (notes.path / "manuals/boiler.pdf").write_bytes(pdf(["Bleed the radiators every October.", "Call Anna."]))
+    (notes.path / "manuals/broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    notes.commit("documents")
+    c = client(notes)
+    listed = c.get("/api/documents").json()
+    assert [(d["path"], d["kind"], d["state"], d["pages"]) for d in listed] == [
+        ("manuals/boiler.pdf", "pdf", "done", 2), ("manuals/broken.pdf", "pdf", "failed", None)]
+    assert listed[1]["note"]
+    page = c.get("/documents").text
+    assert '<a href="/page/manuals/boiler.pdf">manuals/boiler.pdf</a>' in page and "extracted, 2 pages" in page
+    assert f"failed: {listed[1]['note']}" in page
+    assert "1 extracted, 0 waiting, 1 failed" in " ".join(c.get("/status").text.split())
+    assert "Bleed the radiators every October." in c.get("/page/manuals/boiler.pdf").text
+
+
 def test_api_mirrors_the_cli_json(notes: Mem) -> None:
     c = client(notes)
     cli = notes.json("recall", "--mode", "keyword", "Sarah")
@@ -660,3 +679,90 @@ def test_recall_in_the_browser_searches_what_the_cli_recall_does(notes: Mem) -> 
     assert web["results"] == notes.json("recall", "--mode", "keyword", "boiler fill pressure")["results"]
     page = c.get("/search?q=boiler+fill+pressure&mode=keyword").text
     assert "manuals/boiler.txt" in page
+
+
+@pytest.fixture
+def shelf(notes: Mem) -> Mem:
+    """The notes and a two-page PDF manual, extracted."""
+    from tests import docfiles
+
+    (notes.path / "manuals").mkdir()
+    (notes.path / "manuals/boiler.pdf").write_bytes(docfiles.pdf(["Boiler manual\nIntroduction to the boiler",
+                                                                  "Pressure\nRead 1.5 bar when cold"]))
+    notes.commit("boiler manual")
+    notes("index")
+    return notes
+
+
+def test_a_document_hit_names_its_page_and_links_to_it(shelf: Mem) -> None:
+    c = client(shelf)
+    page = c.get("/search?q=boiler+pressure+bar+cold&mode=keyword").text
+    found = re.search(r'<a href="(/page/manuals/boiler\.pdf[^"]*)">(manuals/boiler\.pdf[^<]*)</a>', page)
+    assert found and found.group(2) == "manuals/boiler.pdf#p2:1-2", page  # as the CLI names it
+    shown = c.get(found.group(1).replace("&amp;", "&"))
+    assert shown.status_code == 200
+    assert "Read 1.5 bar when cold" in shown.text and "Introduction to the boiler" not in shown.text
+
+
+def test_a_document_is_read_in_the_browser_but_not_edited_as_text(shelf: Mem) -> None:
+    c = client(shelf)
+    page = c.get("/page/manuals/boiler.pdf").text
+    assert "Read 1.5 bar when cold" in page and 'href="/history/manuals/boiler.pdf"' in page
+    assert 'href="/edit/manuals/boiler.pdf"' not in page  # saving its text would make manuals/boiler.pdf.md
+    assert 'href="/delete/manuals/boiler.pdf"' not in page  # removal finds no page manuals/boiler.pdf.md
+    for form in ("/edit/manuals/boiler.pdf", "/delete/manuals/boiler.pdf"):
+        refused = c.get(form)
+        assert refused.status_code == 400 and "is a document (PDF)" in refused.text, form
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_search_with_bad_input_keeps_the_form_and_says_why(notes: Mem) -> None:
+    answer = client(notes).get("/search?q=Sarah+phone&at=notarev&mode=keyword")
+    assert answer.status_code == 422  # as the error page answered it
+    assert "unknown revision &#39;notarev&#39;" in answer.text
+    assert 'name="q" type="search" value="Sarah phone"' in answer.text  # the form to fix it, filled in
+    assert 'id="at" name="at" value="notarev"' in answer.text
+    assert "Recall (notebook, daily, documents: what <code>git mem recall</code> reads)" in answer.text
+
+
+def test_no_good_match_offers_the_closest_anyway(notes: Mem) -> None:
+    c = client(notes)
+    page = c.get("/search?q=quantum+chromodynamics+on+a+lattice").text
+    assert "No good match for" in page
+    link = re.search(r'<a href="(/search\?[^"]*min_score=0[^"]*)">Show the closest anyway</a>', page)
+    assert link, page
+    closest = c.get(link.group(1).replace("&amp;", "&")).text
+    assert "No good match" not in closest and 'class="hit"' in closest
+    assert 'id="min_score" name="min_score" inputmode="decimal" value="0"' in closest
+    api = c.get("/api/recall?q=quantum+chromodynamics+on+a+lattice&min_score=0").json()
+    assert api["results"] and api["results"] == \
+        notes.json("recall", "--min-score", "0", "quantum chromodynamics on a lattice")["results"]
+    assert c.get("/api/recall?q=x&min_score=lots").status_code == 400
+
+
+def test_status_shows_every_index_figure_in_one_list(notes: Mem) -> None:
+    page = client(notes).get("/status").text
+    index = page.split('id="idx-h"', 1)[1].split("</section>", 1)[0]
+    assert index.count('<dl class="facts">') == 1  # one grid: the labels line up
+    assert re.search(r"<dt>Revisions</dt>.*<dt>Distinct texts</dt>.*<dt>Size</dt>", index, re.S)
+    home = client(notes).get("/").text
+    assert "<dt>Distinct texts</dt>" not in home  # the home card keeps the short list
+
+
+def test_home_and_browser_lead_to_the_documents(shelf: Mem) -> None:
+    c = client(shelf)
+    assert '<a href="/documents">documents</a> <span class="count">1</span>' in c.get("/").text
+    assert 'href="/documents"' in c.get("/browse").text  # the PDF is not a page, but is not lost either
+
+
+def test_documents_keep_their_size_through_a_rebuild(shelf: Mem) -> None:
+    size = (shelf.path / "manuals/boiler.pdf").stat().st_size
+    shelf("rebuild")  # the text comes from the extraction cache this time
+    listed = client(shelf).get("/api/documents").json()
+    assert [(d["path"], d["size"], d["state"]) for d in listed] == [("manuals/boiler.pdf", size, "done")]
+    assert shelf.json("status")["documents"]["bytes"] == size
+
+
+def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
+    article = client(shelf).get("/page/manuals/boiler.pdf").text.split('<article class="markdown">', 1)[1]
+    assert "<p>Pressure</p>\n<p>Read 1.5 bar when cold</p>" in article  # not run together into one paragraph

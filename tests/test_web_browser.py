@@ -246,6 +246,27 @@ def test_facts_confirm_and_forget_from_the_facts_page(served: Served, page) -> N
     assert "Carol" not in (mem.path / "knowledge/people.md").read_text()
 
 
+def test_diff_lines_are_single_spaced(served: Served, page) -> None:
+    mem = served.mem
+    mem("write", "knowledge/plan.md", "--replace", "# Plan\n\nShip on Monday\nTell Sarah\nBook the room")
+    page.goto(served.url + "history/knowledge/plan.md")
+    lines = page.locator(".diff").first.locator("span")
+    boxes = [lines.nth(i).bounding_box() for i in range(lines.count())]
+    assert len(boxes) >= 3, boxes
+    gaps = [round(b["y"] - (a["y"] + a["height"])) for a, b in zip(boxes, boxes[1:])]
+    assert gaps == [0] * len(gaps)  # no blank line between two lines of a diff
+    assert page.locator(".diff").first.inner_text().count("\n\n") == 0
+
+
+def test_a_commit_message_keeps_its_lines_in_the_history(served: Served, page) -> None:
+    mem = served.mem
+    mem.write("knowledge/plan.md", "# Plan\n\nShip on Monday\n")
+    mem.commit("Plan moved\n\nSarah asked for Monday.\n\nReviewed-by: Bob")
+    page.goto(served.url + "history/knowledge/plan.md")
+    message = page.locator(".entry .subject").first.inner_text()
+    assert message == "Plan moved\n\nSarah asked for Monday.\n\nReviewed-by: Bob"  # not one run-on line
+
+
 HOSTILE = """---
 title: "<script>window.pwned='frontmatter'</script>"
 ---

@@ -8,7 +8,7 @@ import re
 from starlette.testclient import TestClient
 
 from gitmem.agent import review
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from gitmem.web.app import create_app
 from tests.conftest import Mem
 
@@ -116,3 +116,13 @@ def test_search_shows_the_fact_and_its_confidence_not_the_raw_note(mem: Mem) -> 
     # the engine's hit confidence: the lowest of the learned facts in the hit's chunk (Carol's 0.30)
     assert '<span class="dot low" aria-hidden="true"></span> <span class="label">low confidence 0.30</span>' in hit
     assert '<pre class="fact-text">- Bob likes jazz</pre>' in hit and "gitmem: inferred" not in hit
+
+
+def test_dropping_in_the_browser_says_dropped_not_saved(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit("facts")
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- wrong guess\n"})
+    c = client(mem)
+    response = c.post("/review/drop", data={"csrf": csrf(c), "id": oid})
+    assert response.status_code == 303 and response.headers["location"] == "/review?flash=dropped%201%20proposal"
+    assert '<p class="flash" role="status">dropped 1 proposal</p>' in c.get(response.headers["location"]).text

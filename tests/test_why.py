@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitmem.agent import server
-from gitmem.gitops.git import open_notebook
+from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
 

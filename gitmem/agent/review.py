@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
+from ..gitops import plumbing
 from ..notes import guard
 from ..notes import change
 from ..notes.memory import write_lock
@@ -75,15 +76,15 @@ def trailers(message: str) -> dict[str, list[str]]:
 
 def tips(nb: Notebook) -> list[str]:
     """The proposals branch here and as fetched from every remote."""
-    local = nb.git.ref(REF)
-    return list(dict.fromkeys([*([local] if local else []), *nb.git.refs(REMOTE_REFS).values()]))
+    local = plumbing.ref(nb.git, REF)
+    return list(dict.fromkeys([*([local] if local else []), *plumbing.refs(nb.git, REMOTE_REFS).values()]))
 
 
 def consolidated(nb: Notebook) -> set[str]:
     """`path@blob` of every session some commit records as consolidated."""
     revs = [r for r in [nb.git.head(), *tips(nb)] if r]
     done: set[str] = set()
-    for message in nb.git.grep_log(revs, "Gitmem-Session:").values():
+    for message in plumbing.grep_log(nb.git, revs, "Gitmem-Session:").values():
         found = trailers(message)
         for path, blob in zip(found.get("Gitmem-Session", []), found.get("Gitmem-Session-Blob", [])):
             done.add(f"{path}@{blob}")
@@ -120,30 +121,31 @@ def pending(nb: Notebook, with_diff: bool = True) -> Pending:
     head = nb.git.head()
     accepted: set[str] = set()
     if head:
-        for message in nb.git.grep_log([head], "Gitmem-Proposal:").values():
+        for message in plumbing.grep_log(nb.git, [head], "Gitmem-Proposal:").values():
             accepted.update(trailers(message).get("Gitmem-Proposal", []))
     out = [p for p in reversed(proposals) if not p.empty and p.id not in dropped and p.id not in accepted]
     for p in out:
-        p.paths = nb.git.changed_paths(p.base, p.id)
+        p.paths = plumbing.changed_paths(nb.git, p.base, p.id)
         if with_diff:
-            p.diff = nb.git.diff(p.base, p.id)
+            p.diff = plumbing.diff(nb.git, p.base, p.id)
     return Pending(out)
 
 
 def propose(nb: Notebook, base: str, changes: dict[str, str], message: str) -> str:
     """Add a proposal (notebook-relative page -> new text) on top of the chain; its id."""
-    tree = nb.git.build_tree(base, {nb.repo_path(rel): text.encode("utf-8") for rel, text in changes.items()})
+    files = {nb.repo_path(rel): text.encode("utf-8") for rel, text in changes.items()}
+    tree = plumbing.build_tree(nb.git, base, files)
     return _append(nb, tree, [base], message)
 
 
 def _append(nb: Notebook, tree: str, extra_parents: list[str], message: str) -> str:
     for _ in range(5):  # another process may move the branch between read and update
-        tip = nb.git.ref(REF) or next(iter(nb.git.refs(REMOTE_REFS).values()), None)
-        local = nb.git.ref(REF)
+        tip = plumbing.ref(nb.git, REF) or next(iter(plumbing.refs(nb.git, REMOTE_REFS).values()), None)
+        local = plumbing.ref(nb.git, REF)
         parents = [p for p in [tip, *extra_parents] if p]
-        oid = nb.git.commit_tree(tree, list(dict.fromkeys(parents)), message)
+        oid = plumbing.commit_tree(nb.git, tree, list(dict.fromkeys(parents)), message)
         try:
-            nb.git.update_ref(REF, oid, local)
+            plumbing.update_ref(nb.git, REF, oid, local)
             return oid
         except GitmemError:
             continue
@@ -199,7 +201,7 @@ def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Revi
 def _changes(nb: Notebook, p: Proposal) -> dict[str, change.Change]:
     """Per page the proposal touches, its change: merge the proposal into whatever text the page has."""
     out: dict[str, change.Change] = {}
-    for path in nb.git.changed_paths(p.base, p.id):
+    for path in plumbing.changed_paths(nb.git, p.base, p.id):
         rel = nb.rel(path)
         if rel is None:
             continue
@@ -224,9 +226,9 @@ def _merging(nb: Notebook, p: Proposal, rel: str, base: bytes, theirs: bytes) ->
 
 def merge_into(nb: Notebook, p: Proposal, rel: str, base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """The proposal's change (base -> theirs) made to `ours`; ProposalConflict if it does not apply."""
-    result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir)
+    result, clean = plumbing.merge_text(nb.git, base, ours, theirs, nb.state_dir)
     if not clean and _only_adds(base, theirs):  # two proposals that each append lines: keep both
-        result, clean = nb.git.merge_text(base, ours, theirs, nb.state_dir, union=True)
+        result, clean = plumbing.merge_text(nb.git, base, ours, theirs, nb.state_dir, union=True)
     if not clean:
         raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
                                f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
@@ -259,8 +261,8 @@ def drop(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Review
     chosen = _select(nb, ids, every)
     if not chosen:
         return Reviewed("dropped", [], [], ["no pending proposals"])
-    tip = nb.git.ref(REF) or next(iter(nb.git.refs(REMOTE_REFS).values()))
-    tree = nb.git.tree_id(tip)
+    tip = plumbing.ref(nb.git, REF) or next(iter(plumbing.refs(nb.git, REMOTE_REFS).values()))
+    tree = plumbing.tree_id(nb.git, tip)
     lines = "\n".join(f"Gitmem-Dropped: {p.id}" for p in chosen)
     message = f"mem: drop {len(chosen)} proposal{'s' if len(chosen) != 1 else ''}\n\n{lines}\n"
     commit = _append(nb, tree, [], message)

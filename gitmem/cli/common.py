@@ -21,7 +21,7 @@ def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False
 
 
 def notebook() -> Any:
-    from ..gitops.git import open_notebook
+    from ..gitops.repo import open_notebook
 
     return open_notebook(".")
 

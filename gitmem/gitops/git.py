@@ -1,4 +1,6 @@
-"""The one gateway to git (GitPython). Nothing else in gitmem runs git.
+"""The gateway to git (GitPython): `Git`, a repository and the commands that read it. Only
+gitops/ runs git, and always through a `Git` (its other modules, such as commits.py and
+plumbing.py, take one and call `Git.run`).
 
 Every call passes paths after `--`, reads NUL-separated output as bytes and
 decodes names with the filesystem encoding, and runs with literal pathspecs,
@@ -11,21 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
-import shlex
 import time
 from dataclasses import dataclass
-from io import BytesIO
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import git as gitpython
+from git.refs.symbolic import SymbolicReference
 
-from .. import config
-from ..errors import GitFailed, GitmemError, NoNotebook, NotARepo
-from ..notebook import Notebook
+from ..errors import GitFailed, NotARepo
 from .blame import Blamed, parse as _parse_blame
+from .log import LOG_FORMAT, REGULAR_MODES, ZERO, Commit, parse as _parse_log
 
 # Set by git for hooks and some commands; they would point our own git
 # commands at the wrong index, object store or work tree.
@@ -35,25 +34,9 @@ LEAKY_VARS = (
     "GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_INTERNAL_SUPER_PREFIX",
     "GIT_REFLOG_ACTION",
 )
-FALLBACK_NAME = "gitmem"
-FALLBACK_EMAIL = "gitmem@localhost"
-FALLBACK_IDENTITY = f"{FALLBACK_NAME} <{FALLBACK_EMAIL}>"
-FALLBACK_HINT = (f"no git identity is configured, so gitmem signed its commit '{FALLBACK_IDENTITY}'; "
-                 "set yours with git config --global user.name/user.email")
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-ZERO = "0" * 40
-REGULAR_MODES = ("100644", "100755")
-LOG_FORMAT = "%x01%H%x00%P%x00%ct%x00%an%x00%ae%x00%s"
-ROLES = ("AUTHOR", "COMMITTER")
-LOCK_WAIT = 15.0  # seconds to wait for a git that is running and holds .git/index.lock
 
-
-class IndexNotUpdated(GitmemError):
-    """gitmem's commit is made, but git's own index still has the page as it was."""
-
-
-class IndexLocked(GitFailed):
-    """.git/index.lock is there: left by a git that was killed, or held by one at work."""
+_TRAILERS: dict[tuple[str, str], dict[str, str]] = {}  # (git dir, commit) -> its trailers, see Git.trailers
+TRAILERS_KEPT = 50_000
 
 
 @dataclass(frozen=True)
@@ -63,25 +46,6 @@ class Entry:
     path: str
     oid: str
     mode: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """One path changed by a commit, against its first parent."""
-
-    path: str
-    oid: str | None  # None: deleted, or no longer a regular file
-
-
-@dataclass(frozen=True)
-class Commit:
-    oid: str
-    parents: tuple[str, ...]
-    time: int
-    author: str
-    email: str
-    subject: str
-    changes: tuple[Change, ...] = ()
 
 
 def strip_leaky_env() -> None:
@@ -140,7 +104,7 @@ class Git:
                                     strip_newline_in_stdout=False, env=env)
         except gitpython.GitCommandError as exc:
             # GitPython wraps output as "stderr: '...'"; keep git's own words, on one line
-            detail = _words(exc.stderr) or _words(exc.stdout)  # some failures speak on stdout
+            detail = words(exc.stderr) or words(exc.stdout)  # some failures speak on stdout
             verb = next((a for a in args if not a.startswith("-")), args[0])
             raise GitFailed(f"git {verb} failed: {detail or exc}") from exc
         return out if isinstance(out, bytes) else out.encode()
@@ -148,8 +112,10 @@ class Git:
     # -- reading ---------------------------------------------------------
     def head(self) -> str | None:
         """The commit HEAD points at, or None on an unborn branch."""
+        # the ref files alone: `repo.head.commit` also asks git for the object's type, a round
+        # trip to `cat-file` that a search paid once per result page
         try:
-            return self.repo.head.commit.hexsha
+            return SymbolicReference.dereference_recursive(self.repo, "HEAD")
         except ValueError:
             return None
 
@@ -260,16 +226,20 @@ class Git:
         return list(_parse_log(raw))
 
     def trailers(self, oids: list[str]) -> dict[str, dict[str, str]]:
-        """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them."""
-        if not oids:
-            return {}
-        raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *oids, "--")
-        parts = raw.split(b"\0")
-        found: dict[str, dict[str, str]] = {}
-        for oid, block in zip(parts[0::2], parts[1::2]):
-            pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
-            found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in pairs}
-        return found
+        """Each commit's trailers (`Key: value` lines at the end of its message), as git parses them.
+        A commit never changes, so what was read once is kept for the process (a server's next query)."""
+        where = str(self.git_dir)
+        missing = [oid for oid in oids if (where, oid) not in _TRAILERS]
+        if missing:
+            raw = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x00%(trailers:only,unfold)", *missing,
+                           "--")
+            parts = raw.split(b"\0")
+            if len(_TRAILERS) > TRAILERS_KEPT:
+                _TRAILERS.clear()
+            for oid, block in zip(parts[0::2], parts[1::2]):
+                pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
+                _TRAILERS[(where, _dec(oid).strip())] = {k.strip(): v.strip() for k, v in pairs}
+        return {oid: _TRAILERS[(where, oid)] for oid in oids if (where, oid) in _TRAILERS}
 
     def descendants(self, older: str, newer: str) -> list[str]:
         """Commits that descend from `older` and lead to `newer`, oldest first."""
@@ -348,33 +318,6 @@ class Git:
         out = Path(os.fsdecode(self.run("rev-parse", "--git-path", name).rstrip(b"\n")))
         return out if out.is_absolute() else (self.top or self.git_dir) / out
 
-    def identity(self) -> tuple[str, str] | None:
-        """The configured user.name and user.email, or None if either is missing."""
-        name, email = self.config_get("user.name"), self.config_get("user.email")
-        if name and email:
-            return name, email
-        return None
-
-    def identity_env(self) -> tuple[dict[str, str] | None, bool]:
-        """The environment for a commit, and whether gitmem's fallback identity is in it.
-
-        git decides who signs (GIT_AUTHOR_* / GIT_COMMITTER_* in the environment, then
-        user.name/user.email, then what it can guess); `git var` asks it. Only a role git
-        cannot name gets the fallback, and only for the parts git lacks."""
-        env: dict[str, str] | None = None
-        for role in ROLES:
-            try:
-                self.run("var", f"GIT_{role}_IDENT")
-                continue
-            except GitFailed:
-                pass
-            env = env or dict(os.environ)
-            for part, key, fallback in (("NAME", "name", FALLBACK_NAME), ("EMAIL", "email", FALLBACK_EMAIL)):
-                if not env.get(f"GIT_{role}_{part}"):
-                    env[f"GIT_{role}_{part}"] = (self.config_get(f"{role.lower()}.{key}")
-                                                 or self.config_get(f"user.{key}") or fallback)
-        return env, env is not None
-
     def detached(self) -> bool:
         """Whether HEAD points at a commit rather than a branch (a bisect, a checked-out tag)."""
         return self.repo.head.is_detached
@@ -392,246 +335,6 @@ class Git:
                 tag, mode, oid, _stage = meta.decode().split()
                 return tag, mode, oid
         return None
-
-    def locked_index(self) -> Path | None:
-        """git's index.lock for this worktree, if it is there."""
-        lock = self.git_dir / "index.lock"
-        return lock if lock.exists() else None
-
-    def index_lock_holders(self) -> list[str] | None:
-        """The git processes working in this repository ("pid: command"), which may hold
-        index.lock; None where the process table cannot be read (then assume one does)."""
-        proc = Path("/proc")
-        if not (proc / "self" / "cwd").exists():
-            return None
-        top = os.path.realpath(self.top or self.git_dir)
-        found = []
-        for entry in proc.iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                continue
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-                # cat-file (GitPython's object readers, ours and other processes') never locks the index
-                if os.path.basename(argv[0]) != b"git" or b"cat-file" in argv:
-                    continue
-                cwd = os.path.realpath(entry / "cwd")
-            except OSError:
-                continue
-            if cwd == top or cwd.startswith(top + os.sep):
-                found.append(f"{entry.name}: {' '.join(_dec(a) for a in argv if a)}")
-        return found
-
-    def check_index_lock(self) -> None:
-        """IndexLocked at once if .git/index.lock was left by a git that is no longer running."""
-        lock = self.locked_index()
-        if lock is None or self.index_lock_holders() != []:
-            return
-        try:  # look twice: a git may be just starting, or just ending and removing its lock
-            seen = lock.stat().st_ino
-            time.sleep(0.2)
-            if lock.stat().st_ino != seen or self.index_lock_holders() != []:
-                return
-        except FileNotFoundError:
-            return
-        age = max(0, int(time.time() - lock.stat().st_mtime)) if lock.exists() else 0
-        raise IndexLocked(f"{lock} is left over from a git that stopped {_ago(age)} (no git is running in this "
-                          "repository), so neither gitmem nor git can commit",
-                          f"remove it, then run the command again: rm -f {shlex.quote(str(lock))}")
-
-    # -- writing ---------------------------------------------------------
-    def commit(self, paths: list[str], message: str, trailers: list[tuple[str, str]] | None = None) -> tuple[str, bool]:
-        """Stage and commit exactly `paths` as they are in the work tree (other staged work is left
-        alone), with these trailers (`Key: value` lines after the message, e.g. Gitmem-Verb: remember).
-        Returns the new commit id and whether the fallback identity was used."""
-        message = with_trailers(message, trailers)
-        env, fallback = self.identity_env()
-        self._retry(lambda: self.run("add", "-A", "--", *paths, env=env))
-        self._retry(lambda: self.run("commit", "-q", "--no-edit", "-m", message, "--only", "--", *paths,
-                                     env=env))
-        head = self.head()
-        assert head is not None
-        return head, fallback
-
-    def commit_files(self, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
-                     trailers: list[tuple[str, str]] | None = None) -> tuple[str | None, bool]:
-        """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
-        else: not the work tree, not what is staged. Returns (new commit or None if the tree
-        would not change, whether the fallback identity signed it).
-
-        The commit is made through a temporary index (hooks run as for any commit). Then git's
-        own index takes the new contents for each path it had at HEAD's version, so `git status`
-        shows only what a person changed (if the commit fails, they stay staged there); a path a
-        person staged their own version of gets `staged[path]` (theirs with the same change)."""
-        message = with_trailers(message, trailers)
-        env, fallback = self.identity_env()
-        head = self.head()
-        scratch = self.git_dir / "gitmem" / f"commit-index.{os.getpid()}"
-        scratch.parent.mkdir(parents=True, exist_ok=True)
-        temp = {**(env or os.environ), "GIT_INDEX_FILE": str(scratch)}
-        # a git at work holds index.lock (a person's commit, say): let it finish first, or its
-        # update of HEAD would fail on ours
-        self._retry(self._index_free)
-        try:
-            self.run("read-tree", *([head] if head else ["--empty"]), env=temp)
-            oids = {path: self._store(data) for path, data in files.items()}
-            for path, oid in oids.items():
-                self.run("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=temp)
-            tree = self.run("write-tree", env=temp).decode().strip()
-            if head and tree == self.resolve_tree(head):
-                return None, False
-            try:
-                self.run("commit", "-q", "--no-edit", "-m", message, env=temp)
-            except GitFailed:
-                try:  # the change stays staged, as `git add` would have left it
-                    self._restage(head, oids, staged or {})
-                except GitFailed:
-                    pass
-                raise
-            try:
-                self._restage(head, oids, staged or {})
-            except GitFailed as exc:
-                new = self.head() or ""
-                raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
-                                      "so that git status does not show the commit undone, run: git reset -q -- "
-                                      + " ".join(shlex.quote(p) for p in oids)) from exc
-        finally:
-            for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
-                leftover.unlink(missing_ok=True)
-        new = self.head()
-        assert new is not None
-        return new, fallback
-
-    def _index_free(self) -> bytes:
-        if self.locked_index():
-            raise GitFailed(f"{self.git_dir / 'index.lock'} exists: another git process is at work")
-        return b""
-
-    def resolve_tree(self, rev: str) -> str:
-        return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").decode().strip()
-
-    def _store(self, data: bytes) -> str:
-        try:
-            return self.store_blob(data)
-        except OSError as exc:
-            raise GitFailed(f"git could not store the page: {exc.strerror or exc}") from exc
-
-    def _restage(self, head: str | None, oids: dict[str, str], staged: dict[str, bytes]) -> None:
-        """Point git's index at the new blobs for the paths where it held HEAD's version (or nothing,
-        where HEAD had nothing); where a person staged their own version, at `staged[path]`."""
-        for path, oid in oids.items():
-            entry = self.index_entry(path)
-            at_head = self.tree(head, path) if head else []
-            was = next((e.oid for e in at_head if e.path == path), None)
-            if (entry[2] if entry else None) != was:
-                if path not in staged:
-                    continue
-                oid = self._store(staged[path])
-            info = f"100644,{oid},{path}"
-            self._retry(lambda: self.run("update-index", "--add", "--cacheinfo", info))
-        try:  # record the files' stat data, as `git add` would (else git sees them as not up to date)
-            self.run("update-index", "-q", "--refresh")
-        except GitFailed:
-            pass
-
-    # -- plumbing: commits built without touching the work tree or the index --------
-    def _identity_env(self) -> dict[str, str]:
-        env, _ = self.identity_env()  # git's own precedence; the fallback only where git has none
-        return env or dict(os.environ)
-
-    def store_blob(self, data: bytes) -> str:
-        """Write a blob into the object store; its id."""
-        from io import BytesIO
-
-        from gitdb.base import IStream
-
-        hexsha = self.repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
-        return hexsha.decode() if isinstance(hexsha, bytes) else str(hexsha)
-
-    def build_tree(self, base: str | None, files: dict[str, bytes]) -> str:
-        """The tree of `base` with these repo-relative files replaced or added,
-        made in a private index file: the user's index and work tree are untouched."""
-        scratch = self.git_dir / "gitmem" / f"plumbing-{os.getpid()}.index"
-        scratch.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "GIT_INDEX_FILE": str(scratch)}
-        try:
-            if base:
-                self.run("read-tree", base, env=env)
-            else:
-                self.run("read-tree", "--empty", env=env)
-            for path, data in files.items():
-                oid = self.store_blob(data)
-                self.run("update-index", "--add", "--cacheinfo", "100644", oid, path, env=env)
-            return self.run("write-tree", env=env).decode().strip()
-        finally:
-            scratch.unlink(missing_ok=True)
-
-    def commit_tree(self, tree: str, parents: list[str], message: str) -> str:
-        """A commit object of this tree and parents (no branch moves); its id."""
-        args = ["commit-tree", tree]
-        for parent in parents:
-            args += ["-p", parent]
-        return self.run(*args, "-m", message, env=self._identity_env()).decode().strip()
-
-    def update_ref(self, ref: str, new: str, old: str | None) -> None:
-        """Move `ref` to `new`, only if it still points at `old` (None: only if it does not exist)."""
-        self.run("update-ref", "-m", "gitmem", ref, new, old or ZERO)
-
-    def ref(self, name: str) -> str | None:
-        """The commit a full ref name points at, or None."""
-        try:
-            return self.run("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").decode().strip() or None
-        except GitFailed:
-            return None
-
-    def tree_id(self, rev: str) -> str:
-        """The id of a commit's tree."""
-        return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").decode().strip()
-
-    def refs(self, pattern: str) -> dict[str, str]:
-        """Full ref name -> commit, for refs matching a for-each-ref pattern."""
-        out = self.run("for-each-ref", "--format=%(refname)%00%(objectname)", pattern).decode()
-        return dict(line.split("\0", 1) for line in out.splitlines() if "\0" in line)
-
-    def changed_paths(self, old: str, new: str) -> list[str]:
-        """Repo-relative paths that differ between two commits."""
-        raw = self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
-        return [_dec(p) for p in raw.split(b"\0") if p]
-
-    def diff(self, old: str, new: str) -> str:
-        """The unified diff between two commits."""
-        return self.run("diff", "--no-color", "--no-ext-diff", "--no-renames", old, new, "--") \
-            .decode("utf-8", "replace")
-
-    def grep_log(self, revs: list[str], pattern: str) -> dict[str, str]:
-        """commit -> full message, for commits reachable from `revs` whose message matches `pattern`."""
-        if not revs:
-            return {}
-        raw = self.run("log", "-z", "--fixed-strings", f"--grep={pattern}", "--format=%H%x00%B", *revs, "--")
-        parts = raw.split(b"\0")
-        return {_dec(oid).strip(): body.decode("utf-8", "replace")
-                for oid, body in zip(parts[0::2], parts[1::2]) if oid.strip()}
-
-    def merge_text(self, base: bytes, ours: bytes, theirs: bytes, scratch: Path,
-                   union: bool = False) -> tuple[bytes, bool]:
-        """A three-way merge of one file's versions (git merge-file); (result, clean).
-        With `union`, both sides' lines are kept where they overlap."""
-        scratch.mkdir(parents=True, exist_ok=True)
-        names = []
-        for label, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            path = scratch / f"merge-{os.getpid()}-{label}"
-            path.write_bytes(data)
-            names.append(str(path))
-        try:
-            out = self._git.execute(["git", "merge-file", "-p", *(["--union"] if union else []), "-L", "current", "-L", "base", "-L", "proposed",
-                                     *names], stdout_as_string=False, strip_newline_in_stdout=False,
-                                    with_exceptions=False, with_extended_output=True)
-            status, merged, _err = out
-            if status < 0:
-                raise GitFailed(f"git merge-file failed: {_words(_err)}")
-            return (merged if isinstance(merged, bytes) else merged.encode()), status == 0
-        finally:
-            for name in names:
-                Path(name).unlink(missing_ok=True)
 
     def blame_times(self, path: str) -> list[int]:
         """For each line of the work-tree file, when it was last written (committer time; uncommitted: now)."""
@@ -653,77 +356,10 @@ class Git:
                 times[current] = int(parts[1]) if current != ZERO else int(time.time())
         return out
 
-    def _retry(self, action: Callable[[], bytes], wait: float = LOCK_WAIT) -> bytes:
-        """Run `action`; while a running git holds index.lock, try again (up to `wait` s).
-        A lock no running git holds is stale: said at once, with the fix."""
-        deadline = time.monotonic() + wait
-        attempt = 0
-        while True:
-            try:
-                return action()
-            except GitFailed as exc:
-                if "index.lock" not in exc.message:
-                    raise
-                self.check_index_lock()
-                if time.monotonic() >= deadline:
-                    holders = self.index_lock_holders() or []
-                    who = f" ({holders[0]})" if holders else ""
-                    raise IndexLocked(f"another git process{who} kept {self.git_dir / 'index.lock'} for "
-                                      f"{wait:.0f} s: {exc.message}",
-                                      "wait for it to finish, then run the command again") from exc
-                attempt += 1
-                time.sleep(0.05 + random.random() * 0.1 * (1 + min(attempt, 20) / 4))
 
-
-def with_trailers(message: str, trailers: list[tuple[str, str]] | None) -> str:
-    """The message with `Key: value` trailer lines after a blank line (values on one line)."""
-    if not trailers:
-        return message
-    return message.rstrip("\n") + "\n\n" + "\n".join(f"{key}: {' '.join(value.split())}" for key, value in trailers)
-
-
-def _ago(seconds: int) -> str:
-    if seconds < 120:
-        return f"{seconds} s ago"
-    if seconds < 7200:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
-
-
-def _words(output: object) -> str:
+def words(output: object) -> str:
+    """git's own words from its output (GitPython's wrapping taken off), on one line."""
     text = _dec(output if isinstance(output, bytes) else str(output or "").encode()).strip()
     text = re.sub(r"^(stderr|stdout): '(.*)'$", r"\2", text, flags=re.S)
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
-
-def _parse_log(raw: bytes) -> Iterator[Commit]:
-    """Commits from `git log -z --raw --format=LOG_FORMAT` output, read token by
-    token: six header fields, then (meta, path) pairs. A path is taken as it
-    is, so a file name holding \\x01 or a leading newline cannot be misread."""
-    tokens = raw.split(b"\0")
-    i = 0
-    while i < len(tokens):
-        head = tokens[i].lstrip(b"\n")
-        if not head.startswith(b"\x01"):
-            i += 1
-            continue
-        oid, parents, ctime, author, email, subject = (
-            t.decode("utf-8", "replace") for t in [head[1:], *tokens[i + 1:i + 6]])
-        i += 6
-        changes = []
-        while i + 1 < len(tokens) and tokens[i].lstrip(b"\n").startswith(b":"):
-            _old_mode, new_mode, _old, new, _status = tokens[i].lstrip(b"\n")[1:].decode().split()
-            regular = new_mode in REGULAR_MODES and new != ZERO
-            changes.append(Change(_dec(tokens[i + 1]), new if regular else None))
-            i += 2
-        yield Commit(oid, tuple(parents.split()), int(ctime), author, email, subject, tuple(changes))
-
-
-def open_notebook(start: Path | str = ".") -> Notebook:
-    """The notebook of the repository containing `start`; NoNotebook if none."""
-    git = Git.find(start)
-    if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
-        raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
-    nb = Notebook(git, config.load(git.top))
-    nb.check_root()  # a pulled .gitmem.toml must not move the notebook through a symlink or into .git
-    return nb

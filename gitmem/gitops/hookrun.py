@@ -210,7 +210,7 @@ def _detach() -> bool:
 def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
     from ..errors import NoNotebook, PathOutside
     from .git import Git
-    from ..gitops.git import open_notebook
+    from ..gitops.repo import open_notebook
 
     started = time.monotonic()
     git = Git.find(".")

@@ -3,7 +3,8 @@
 Read from the index's versions table and git's blobs. The index uses it when a
 purge must find what `log --grep` embedded; the timeline (search/timeline.py)
 shows it. Forgotten lines are blanked before diffing and a private version's
-body is never read.
+body is never read. A document (PDF, DOCX, ...) is diffed as its extracted
+text, never as its bytes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..notebook import decode
 from ..markdown import body_offset, headings_of
+from . import extracts
 
 if TYPE_CHECKING:
     from .forgotten import Matcher
@@ -25,6 +27,7 @@ PRIVATE_NOTES = {  # (private before, private after) -> note; a missing side cou
     (True, False): "private until this commit: its earlier text is not shown",
     (False, True): "made private in this commit: its new text is not shown",
 }
+UNEXTRACTED = "document not extracted (yet, or it failed; see git mem status): its text is not shown"
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Differ:
         self.hide = index.forgotten if hide is None else hide
         self._texts: dict[int, str] = {}
         self._private: set[int] = set()
+        self._unextracted: set[int] = set()  # documents without extracted text
         self._pages: dict[int, list[PageChange]] = {}
 
     def text(self, blob: int | None) -> str:
@@ -73,9 +77,14 @@ class Differ:
             return ""
         if blob not in self._texts:
             oid, private = self.index.conn.execute("SELECT oid, private FROM blobs WHERE id = ?", (blob,)).fetchone()
+            document = None if private else extracts.text(self.index, blob)  # a document: never its bytes
             if private:
                 self._private.add(blob)
                 self._texts[blob] = ""
+            elif document is not None:
+                self._texts[blob] = self.hide.redact(document)
+                if not document:
+                    self._unextracted.add(blob)
             else:
                 self._texts[blob] = self.hide.redact(decode(self.index.nb.git.read_blob(oid)))
         return self._texts[blob]
@@ -86,7 +95,7 @@ class Differ:
 
     def note(self, before: int | None, after: int | None) -> str | None:
         if not (self.private(before) or self.private(after)):
-            return None
+            return UNEXTRACTED if {before, after} & self._unextracted else None
         return PRIVATE_NOTES[(before is None or self.private(before), after is None or self.private(after))]
 
     def pages(self, c: Commit, only: set[str] | None = None) -> list[PageChange]:

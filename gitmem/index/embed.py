@@ -77,6 +77,7 @@ class Embedder:
         self.max_tokens = max_tokens  # inputs cut to this many tokens, if gitmem cut them shorter than the loader
         self._model = model
         self._lock = threading.Lock()
+        self._last_query: tuple[str, bytes] | None = None  # a search embeds its query twice (ranking, facts)
 
     @property
     def key(self) -> str:
@@ -97,8 +98,11 @@ class Embedder:
 
     def embed_query(self, text: str) -> bytes:
         with self._lock:
-            vec = next(iter(self._model.query_embed(text)))
-        return vec.astype("float32").tobytes()
+            if self._last_query is not None and self._last_query[0] == text:
+                return self._last_query[1]
+            vector = next(iter(self._model.query_embed(text))).astype("float32").tobytes()
+            self._last_query = (text, vector)
+        return vector
 
 
 _loaded: dict[str, Embedder] = {}

@@ -87,7 +87,9 @@ def add(index: "Index", oid: str, kind: str, data: bytes | None, row: tuple[int,
             conn.execute("INSERT OR REPLACE INTO documents(blob, kind, size, state) VALUES(?,?,?, 'pending')",
                          (bid, kind, size))
             return bid
-    store(index, bid, got, report)
+        store(index, bid, got, report, size)
+        return bid
+    store(index, bid, got, report, _size(index, oid, data))  # from the cache (a rebuild): no row holds its size yet
     return bid
 
 
@@ -99,11 +101,15 @@ def _size(index: "Index", oid: str, data: bytes | None) -> int:
     return index.nb.git.blob_size(oid)
 
 
-def store(index: "Index", bid: int, got: documents.Extract, report: "SyncReport | None" = None) -> None:
-    """Chunks of an extracted document (a PDF page by page), its state, and the origins of its text."""
+def store(index: "Index", bid: int, got: documents.Extract, report: "SyncReport | None" = None,
+          size: int | None = None) -> None:
+    """Chunks of an extracted document (a PDF page by page), its state, and the origins of its text;
+    `size` in bytes, else the size its pending row holds."""
     conn = index.conn
     conn.execute("DELETE FROM chunks WHERE blob = ?", (bid,))
-    size = conn.execute("SELECT size FROM documents WHERE blob = ?", (bid,)).fetchone()
+    if size is None:
+        row = conn.execute("SELECT size FROM documents WHERE blob = ?", (bid,)).fetchone()
+        size = row[0] if row else 0
     seq = 0
     for number, page in enumerate(got.pages, start=1):
         for _, piece, body in index.pieces(Parsed(page, 0)):
@@ -115,7 +121,7 @@ def store(index: "Index", bid: int, got: documents.Extract, report: "SyncReport 
     state = "failed" if got.failed else "done"
     pages = len(got.pages) if got.kind == "pdf" and not got.failed else None
     conn.execute("INSERT OR REPLACE INTO documents(blob, kind, size, state, pages, note) VALUES(?,?,?,?,?,?)",
-                 (bid, got.kind, size[0] if size else 0, state, pages, got.failed or got.note))
+                 (bid, got.kind, size, state, pages, got.failed or got.note))
     provenance.fill(index, bid)
 
 
@@ -223,16 +229,10 @@ def _keep(index: "Index", bid: int, got: documents.Extract | None, wait: float |
                 return
             still = index.conn.execute("SELECT state FROM documents WHERE blob = ?", (bid,)).fetchone()
             if still and still[0] == "pending":
-                index.forgotten = _forgotten(index)
+                index.reload_forgotten()
                 store(index, bid, got, sync)
     finally:
         index.lock.release()
-
-
-def _forgotten(index: "Index") -> Any:
-    from . import forgotten
-
-    return forgotten.current(index.nb)  # under the lock: a forget may just have landed
 
 
 def _count(n: int) -> str:
@@ -269,13 +269,20 @@ def text(index: "Index", bid: int) -> str | None:
 # -- status ---------------------------------------------------------------------
 def summary(index: "Index") -> dict[str, Any]:
     """Documents the notebook holds now: how many, their pages, what is pending, what failed and why."""
-    rows = index.conn.execute(f"""SELECT v.path, d.kind, d.state, d.pages, d.note, d.size FROM ({LIVE_VIEW}) v
-                                   JOIN documents d ON d.blob = v.blob ORDER BY v.path""").fetchall()
-    by_state = {s: sum(1 for r in rows if r[2] == s) for s in ("done", "pending", "failed")}
+    rows = listing(index)
+    by_state = {s: sum(1 for r in rows if r["state"] == s) for s in ("done", "pending", "failed")}
     return {
         "files": len(rows), "extracted": by_state["done"], "pending": by_state["pending"],
-        "failed": by_state["failed"], "pages": sum(r[3] or 0 for r in rows if r[2] == "done"),
-        "bytes": sum(r[5] or 0 for r in rows),
-        "kinds": {k: sum(1 for r in rows if r[1] == k) for k in sorted({r[1] for r in rows})},
-        "problems": [{"path": r[0], "state": r[2], "note": r[4]} for r in rows if r[4]],
+        "failed": by_state["failed"], "pages": sum(r["pages"] or 0 for r in rows if r["state"] == "done"),
+        "bytes": sum(r["size"] or 0 for r in rows),
+        "kinds": {k: sum(1 for r in rows if r["kind"] == k) for k in sorted({r["kind"] for r in rows})},
+        "problems": [{"path": r["path"], "state": r["state"], "note": r["note"]} for r in rows if r["note"]],
     }
+
+
+def listing(index: "Index") -> list[dict[str, Any]]:
+    """Each document the notebook holds now: path, kind, size, state (done, pending, failed),
+    pages (PDF) and the note that says why it failed or waits."""
+    rows = index.conn.execute(f"""SELECT v.path, d.kind, d.state, d.pages, d.note, d.size FROM ({LIVE_VIEW}) v
+                                   JOIN documents d ON d.blob = v.blob ORDER BY v.path""").fetchall()
+    return [{"path": r[0], "kind": r[1], "state": r[2], "pages": r[3], "note": r[4], "size": r[5]} for r in rows]

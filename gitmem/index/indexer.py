@@ -18,24 +18,21 @@ import os
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import apsw
 
 from . import chunker, db, extracts, forgotten, provenance
 from .blobs import Parsed, parse, text_hash
-from .db import LIVE_VIEW, IndexBusy
+from .db import IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
-from ..gitops.git import Commit, blob_id
+from ..gitops.git import blob_id
+from ..gitops.log import Commit
 from ..gitops.lock import FileLock
 from ..markdown import body_offset
 from ..notebook import Notebook
 
-if TYPE_CHECKING:
-    from .embed import Embedder
-
 T = TypeVar("T")
-EMBED_BATCH = 256
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
 
 
@@ -120,8 +117,21 @@ class Index:
                 self._cache = db.connect(self.nb.shared_dir / "embeddings.db", db.CACHE_MIGRATIONS, vec=False)
         return self._cache
 
+    def reload_forgotten(self) -> None:
+        """Read again what was forgotten; called under the write lock, as a forget may just have landed."""
+        self.forgotten = forgotten.current(self.nb)
+
     def meta(self, key: str, default: str | None = None) -> str | None:
         return db.get_meta(self.conn, key, default)
+
+    def lock_or_stale(self, wait: float | None, report: SyncReport, busy: str) -> bool:
+        """Take the write lock; if another process holds it past `wait` s, mark the report stale,
+        saying `busy`, and return False (the caller answers from the index as it stands)."""
+        if self.lock.acquire(timeout=wait):
+            return True
+        report.stale = True
+        report.notes.append(busy)
+        return False
 
     # -- catching up -----------------------------------------------------
     def sync(self, wait: float | None = 10.0, progress: Callable[[int, int], None] | None = None) -> SyncReport:
@@ -151,9 +161,7 @@ class Index:
         work = self._scan_worktree()
         if self._current(head, work):
             return report
-        if not self.lock.acquire(timeout=wait):
-            report.stale = True
-            report.notes.append("index is being updated by another process; results may be behind")
+        if not self.lock_or_stale(wait, report, "index is being updated by another process; results may be behind"):
             return report
         try:
             report.waited = time.monotonic() - started > 0.05
@@ -327,7 +335,7 @@ class Index:
                 raise IndexBusy("the index is being updated by another process", "try again in a moment")
             try:
                 with db.transaction(self.conn):
-                    self.forgotten = forgotten.current(self.nb)  # under the lock: a forget may just have landed
+                    self.reload_forgotten()
                     report = SyncReport()
                     known.update({oid: self.chunk_blob(oid, None, report, (kinds or {}).get(oid))
                                   for oid in missing})
@@ -392,111 +400,6 @@ class Index:
         if report is not None:
             report.texts_added += 1
         return int(tid)
-
-    # -- embeddings --------------------------------------------------------
-    def embed(self, embedder: "Embedder", live_only: bool = True, wait: float | None = 10.0,
-              progress: Callable[[int, int], None] | None = None, view: str = LIVE_VIEW) -> SyncReport:
-        """Embed the texts that have no vector yet: those in `view` (the live
-        view unless told otherwise), or all."""
-        report = SyncReport()
-        if not self._pending_ids(live_only, embedder, limit=1, view=view):
-            return report
-        if not self.lock.acquire(timeout=wait):
-            report.stale = True
-            report.notes.append("embeddings are being computed by another process; semantic results may be behind")
-            return report
-        try:
-            with db.transaction(self.conn):
-                self._check_model(embedder)
-            pending = self._pending_ids(live_only, embedder, view=view)
-            done = 0
-            for i in range(0, len(pending), EMBED_BATCH):
-                batch = pending[i:i + EMBED_BATCH]
-                self._embed_batch(embedder, batch, report)
-                done += len(batch)
-                if progress:
-                    progress(done, len(pending))
-        finally:
-            self.lock.release()
-        return report
-
-    def _pending_ids(self, live_only: bool, embedder: "Embedder", limit: int = -1,
-                     view: str = LIVE_VIEW) -> list[int]:
-        if self.meta("model") not in (None, embedder.key):
-            return [-1]  # a model change: everything is pending
-        # shortest first (a batch is padded to its longest text), but a probe for whether
-        # anything is pending (limit 1, every search) must not read every pending body
-        order = "" if limit == 1 else "ORDER BY length(t.body), t.id"
-        if live_only:
-            sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
-                      JOIN texts t ON t.id = c.text WHERE t.embedded = 0 {order} LIMIT ?"""
-        else:
-            sql = f"SELECT t.id FROM texts t WHERE t.embedded = 0 {order} LIMIT ?"
-        return [r[0] for r in self.conn.execute(sql, (limit,))]
-
-    def _check_model(self, embedder: "Embedder") -> None:
-        """A different model: drop every vector; texts are re-embedded lazily."""
-        if self.meta("model") != embedder.key:
-            self.conn.execute("DROP TABLE IF EXISTS vectors")
-            self.conn.execute("UPDATE texts SET embedded = 0 WHERE embedded = 1")
-            db.set_meta(self.conn, "model", embedder.key)
-            db.set_meta(self.conn, "dim", embedder.dim)
-            db.vectors_changed(self.conn)
-        db.ensure_vectors(self.conn, embedder.dim)
-
-    def _embed_batch(self, embedder: "Embedder", ids: list[int], report: SyncReport) -> None:
-        marks = ",".join("?" * len(ids))
-        rows = self.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
-        vectors, computed = self._through_cache(embedder, {digest: body for _, digest, body in rows})
-        with db.transaction(self.conn):
-            for tid, digest, _ in rows:
-                self.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
-                self.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, vectors[digest]))
-                self.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
-            db.vectors_changed(self.conn)
-            db.bump_meta(self.conn, "embeddings_computed", computed)
-            db.bump_meta(self.conn, "embeddings_reused", len(rows) - computed)
-        report.embedded += computed
-        report.reused += len(rows) - computed
-
-    def vectors_for(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
-        """Embeddings of arbitrary texts (not chunks), through the shared cache."""
-        hashes = [text_hash(t) for t in texts]
-        vectors, _ = self._through_cache(embedder, dict(zip(hashes, texts)))
-        return [vectors[h] for h in hashes]
-
-    def vectors_of(self, embedder: "Embedder", texts: list[str]) -> list[bytes]:
-        """Vectors of these texts through the embedding cache, so that a text (a fact a query
-        weighs, say) is embedded once, ever; straight from the model when the cache cannot be
-        written (read-only or full disk, a long writer): that only costs the embedding again."""
-        keyed = {text_hash(t): t for t in texts}
-        try:
-            found, _ = self._through_cache(embedder, keyed)
-        except (apsw.Error, OSError):
-            return embedder.embed(texts)
-        return [found[text_hash(t)] for t in texts]
-
-    def _through_cache(self, embedder: "Embedder", texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
-        """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
-        Also how many were embedded."""
-        cached = self._cached_vectors(embedder.key, list(texts))
-        missing = [(h, t) for h, t in texts.items() if h not in cached]
-        if missing:
-            vectors = embedder.embed([t for _, t in missing])
-            with db.transaction(self.cache):
-                self.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
-                                       [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
-            cached.update({h: v for (h, _), v in zip(missing, vectors)})
-        return cached, len(missing)
-
-    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        for i in range(0, len(hashes), 500):
-            part = hashes[i:i + 500]
-            marks = ",".join("?" * len(part))
-            found.update(self.cache.execute(
-                f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *part]))
-        return found
 
 
 def _unchanged(row: tuple[float | None, float | None], info: tuple[float, int] | None) -> bool:

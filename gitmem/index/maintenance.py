@@ -6,10 +6,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import db, embed, extracts
+from . import db, embed, embeddings, extracts
 from .blobs import BAD_FRONTMATTER
 from ..gitops import hookrun, hooks
-from .indexer import LIVE_VIEW, Index, SyncReport, recovering
+from .db import LIVE_VIEW
+from .indexer import Index, SyncReport, recovering
 from ..gitops.lock import FileLock
 from ..notebook import Notebook
 
@@ -47,7 +48,7 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
             semantic = False
             report.notes.append(exc.off_note())
         else:
-            emb = index.embed(embedder, live_only=False, wait=wait, progress=progress)
+            emb = embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
             report.embedded, report.reused = emb.embedded, emb.reused
             report.notes.extend(emb.notes)
         return _summary(index, report, semantic, started)
@@ -90,6 +91,19 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
             "hooks": hooks.summary(nb),
             "unparsed_frontmatter": _unparsed(index),
         }
+    finally:
+        index.close()
+
+
+@recovering
+def documents(nb: Notebook) -> list[dict[str, Any]]:
+    """Every document the notebook holds now, with its extraction state; the index catches up first
+    and extracts small pending documents as a read does."""
+    index = Index(nb)
+    try:
+        index.sync(wait=60)
+        extracts.run(index, extracts.READ_SECONDS, extracts.READ_BYTES, wait=10.0)
+        return extracts.listing(index)
     finally:
         index.close()
 

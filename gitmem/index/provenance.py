@@ -25,7 +25,8 @@ from ..dates import iso
 from ..errors import GitmemError
 
 if TYPE_CHECKING:
-    from ..gitops.git import Blamed, Commit
+    from ..gitops.blame import Blamed
+    from ..gitops.log import Commit
     from ..notebook import Notebook
     from .forgotten import Matcher
     from .indexer import Index
@@ -56,15 +57,16 @@ class Blame:
 
 
 def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
-             ranges: list[tuple[int, int]], with_trailers: bool = True) -> dict[tuple[int, int], Blame]:
+             ranges: list[tuple[int, int]], with_trailers: bool = True,
+             head: str | None = None) -> dict[tuple[int, int], Blame]:
     """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
     (None: the work tree), from one blame of all the ranges; subjects that quote forgotten text
     are withheld."""
-    from ..gitops.git import ZERO
+    from ..gitops.log import ZERO
 
     if not ranges:
         return {}
-    lines = _blamed(nb, rev, path, ranges)
+    lines = _blamed(nb, rev, path, ranges, head)
     by_line = {b.line: b for b in lines}
     found: dict[tuple[int, int], Blame] = {}
     for lo, hi in ranges:
@@ -92,9 +94,10 @@ BLAMES_KEPT = 256
 WHOLE_FILE_LIMIT = 256 * 1024
 
 
-def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, int]]) -> list["Blamed"]:
+def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, int]],
+            head: str | None = None) -> list["Blamed"]:
     repo_path = nb.repo_path(path)
-    key = _blame_key(nb, rev, path, repo_path)
+    key = _blame_key(nb, rev, path, repo_path, head)
     if key is None:
         return nb.git.blame(rev, repo_path, sorted(set(ranges)))
     if key not in _BLAMES:
@@ -104,15 +107,16 @@ def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, 
     return _BLAMES[key]
 
 
-def _blame_key(nb: "Notebook", rev: str | None, path: str, repo_path: str) -> tuple[str, ...] | None:
+def _blame_key(nb: "Notebook", rev: str | None, path: str, repo_path: str,
+               head: str | None = None) -> tuple[str, ...] | None:
     if rev is not None:
-        oid = nb.git.head() if rev == "HEAD" else rev
+        oid = (head or nb.git.head()) if rev == "HEAD" else rev
         return (str(nb.git.git_dir), oid, repo_path) if oid and re.fullmatch(r"[0-9a-f]{40}", oid) else None
     try:
         data = nb.read_bytes(path)
     except (OSError, GitmemError):  # unreadable or not confined: blamed range by range, as before
         return None
-    head = nb.git.head()
+    head = head or nb.git.head()
     if data is None or head is None or len(data) > WHOLE_FILE_LIMIT:
         return None
     return (str(nb.git.git_dir), head, repo_path, hashlib.sha1(data).hexdigest())

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import GitFailed, GitmemError
+from ..gitops import commits, indexlock, plumbing
 from ..gitops.lock import FileLock, atomic_write_all
 from ..notebook import Notebook, decode
 from . import pages
@@ -79,7 +80,7 @@ def committable(nb: Notebook) -> None:
                           f"go back to a branch ({back}), or make one here to keep notes on (git switch -c NAME), "
                           "then run the command again")
     try:
-        git.check_index_lock()
+        indexlock.check(git)
     except GitFailed as exc:
         raise type(exc)(f"{exc.message}; nothing was written", exc.hint) from exc
 
@@ -134,7 +135,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     if not committed:
         return Applied(edits, None)
     staged = _staged(nb, changes)
-    commit, fallback = nb.git.commit_files(committed, message, staged, trailers)
+    commit, fallback = commits.commit_files(nb.git, committed, message, staged, trailers)
     return Applied(edits, commit, fallback, fallback and first_note(nb))
 
 
@@ -227,7 +228,7 @@ def towards(nb: Notebook, before: str, after: str, what: str) -> Change:
         if text == before:
             new = after
         else:
-            merged, clean = nb.git.merge_text(before.encode(), text.encode(), after.encode(), nb.state_dir)
+            merged, clean = plumbing.merge_text(nb.git, before.encode(), text.encode(), after.encode(), nb.state_dir)
             if not clean:
                 raise GitmemError(f"{what} changed where gitmem meant to write; nothing was written",
                                   "run the command again: it plans against the page as it is now")

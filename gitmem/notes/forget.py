@@ -38,7 +38,7 @@ from typing import Any, Iterator
 from ..index import forgotten
 from . import pages, trailers
 from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
-from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
 from . import change
 from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock

@@ -19,7 +19,7 @@ from .. import config
 from . import change, guard, pages, routing, supersede, trailers
 from .change import committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
-from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
 from ..markdown import normalize_fact
 from ..notebook import Notebook
@@ -255,7 +255,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
             return pages.replace(current or pages.new_page(rel, ""), content, section)
         return pages.append(current or pages.new_page(rel, ""), content, section)
 
-    verb = "replace" if replace else "write"
+    verb = "replace" if replace and expected != "" else "write"  # expected '': a new page, nothing replaced
     where = f"{rel} § {section}" if section else rel
     with write_lock(nb):
         if expected is not None:

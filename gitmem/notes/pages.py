@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..markdown import HEADING, headings_of
+from ..markdown import HEADING, body_offset, headings_of
 
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 DAILY_ENTRY = re.compile(r"^## \d{2}:\d{2} — ", re.MULTILINE)
@@ -55,11 +55,14 @@ def title_from_name(rel: str) -> str:
 
 
 def new_page(rel: str, content: str) -> str:
-    """A new page: content as given if it opens with a heading, else under an H1 title."""
+    """A new page: content as given if it opens with a heading, else under an H1 title
+    (below any frontmatter, which stays on top or it would not be frontmatter)."""
     body = content.strip("\n")
-    if HEADING.match(body.split("\n", 1)[0]):
+    top = body_offset(body)
+    front, rest = body[:top], body[top:].lstrip("\n")
+    if HEADING.match(rest.split("\n", 1)[0]):
         return body + "\n"
-    return f"# {title_from_name(rel)}\n\n{body}\n"
+    return f"{front}# {title_from_name(rel)}\n\n{rest}\n"
 
 
 def append(text: str, content: str, section: str | None = None) -> Edit:

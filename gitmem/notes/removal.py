@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import GitFailed
+from ..gitops import commits
 from ..notebook import Notebook
 from . import trailers
 from .memory import PageChanged, Written, committable, write_lock
@@ -31,7 +32,7 @@ def delete(nb: Notebook, rel: str, message: str, verb: str = "delete") -> str | 
     if not tracked:
         return None
     try:
-        return nb.git.commit([repo_path], message, trailers.for_verb(verb))[0]
+        return commits.commit(nb.git, [repo_path], message, trailers.for_verb(verb))[0]
     except GitFailed as exc:
         raise GitFailed(f"{rel} is deleted but the commit failed: {exc.message}",
                         f"git history still has it; fix the cause, then run: git commit -- {repo_path}") from exc

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
-from ..gitops import hookrun, hooks, merge
+from ..gitops import commits, hookrun, hooks, merge
 from . import change, instructions
 from ..errors import NotARepo, UsageError
-from ..gitops.git import FALLBACK_HINT, FALLBACK_IDENTITY, Git
+from ..gitops.git import Git
+from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
 from ..index.maintenance import IndexSummary, Progress, catch_up
 from ..notebook import Notebook, confine
@@ -61,7 +62,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     commit, identity = None, None
     created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
-        commit, fallback = git.commit(created, "mem: init notebook")
+        commit, fallback = commits.commit(git, created, "mem: init notebook")
         identity = FALLBACK_IDENTITY if fallback else None
         if fallback and change.first_note(nb):
             notes.append(FALLBACK_HINT)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from . import candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import confidence, embed, extracts
+from ..index import confidence, embed, embeddings, extracts
 from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
@@ -140,7 +140,7 @@ def _embed(index: Index, embedder: embed.Embedder, view: views.View, progress: P
         if waiting > EMBED_ON_READ:
             return [f"{waiting} texts of this view have no embedding yet, so meaning-based results may miss "
                     "them; run 'git mem index' once to embed the whole history"]
-    return index.embed(embedder, view=view.sql, progress=progress).notes
+    return embeddings.embed(index, embedder, view=view.sql, progress=progress).notes
 
 
 @dataclass

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -65,59 +67,91 @@ def blocks(text: str) -> list[Block]:
     """The fact-sized blocks of a page, in order, each with its heading path."""
     lines = text.split("\n")
     starts = _line_starts(text)
-    first = _line_of(starts, body_offset(text))
-    fenced = [(_line_of(starts, a), _line_of(starts, max(a, b - 1))) for a, b in fenced_ranges(text)]
-    heads = {_line_of(starts, off): (level, title) for off, level, title in headings_of(text)}
-    out: list[Block] = []
-    path: list[tuple[int, str]] = []
-    current: list[int] = []  # [start, end] of the block being built
-    item_indent = -1
-    table_head = ""
-
-    def close() -> None:
-        if current:
-            row = lines[current[0] - 1].lstrip().startswith("|")
-            out.append(Block(current[0], current[1], tuple(t for _, t in path), context=table_head if row else ""))
-            current.clear()
-
-    number = first
+    fenced: dict[int, int] = {}  # first line -> last line of each fenced code block
+    for a, b in fenced_ranges(text):
+        fenced.setdefault(_line_of(starts, a), _line_of(starts, max(a, b - 1)))
+    walk = _Walk(lines, {_line_of(starts, off): (level, title) for off, level, title in headings_of(text)})
+    number = _line_of(starts, body_offset(text))
     while number <= len(lines):
-        line = lines[number - 1]
-        fence = next((f for f in fenced if f[0] == number), None)
-        if fence:
-            close()
-            out.append(Block(fence[0], min(fence[1] + 1, len(lines)), tuple(t for _, t in path)))
-            number = min(fence[1] + 1, len(lines)) + 1
-            continue
-        if number in heads:
-            close()
-            level, title = heads[number]
-            out.append(Block(number, number, tuple(t for lv, t in path if lv < level),
-                             heading=_has_body(lines, number, heads)))
-            path = [p for p in path if p[0] < level] + [(level, title)]
-        elif TABLE_RULE.match(line) and (current or out) and lines[number - 2].lstrip().startswith("|"):
-            close()  # the row above is the table's header: a fact only when asked about, and every row's context
-            out[-1] = Block(out[-1].start, out[-1].end, out[-1].headings, heading=True)
-            table_head = lines[number - 2]
-        elif not line.strip() or TABLE_RULE.match(line):
-            close()
-            item_indent = -1
-            table_head = ""
+        if number in fenced:
+            number = walk.fence(number, fenced[number])
         else:
-            item = LIST_ITEM.match(line)
-            indent = len(line) - len(line.lstrip())
-            table = line.lstrip().startswith("|")
-            if item or table or (current and item_indent >= 0 and indent <= item_indent):
-                close()
-                item_indent = len(item.group(1)) if item else -1
-                current[:] = [number, number]
-            elif current:
-                current[1] = number
-            else:
-                current[:] = [number, number]
-        number += 1
-    close()
-    return out
+            walk.line(number)
+            number += 1
+    walk.close()
+    return walk.out
+
+
+@dataclass
+class _Walk:
+    """What `blocks` knows as it reads a page line by line: the blocks so far, the heading path,
+    the block being built and the list item or table it belongs to."""
+
+    lines: list[str]
+    heads: dict[int, tuple[int, str]]  # line -> (level, title)
+    out: list[Block] = field(default_factory=list)
+    path: list[tuple[int, str]] = field(default_factory=list)
+    current: list[int] = field(default_factory=list)  # [start, end] of the block being built
+    item_indent: int = -1
+    table_head: str = ""
+
+    def line(self, number: int) -> None:
+        """Read one line outside a code fence."""
+        line = self.lines[number - 1]
+        if number in self.heads:
+            self.heading(number)
+        elif TABLE_RULE.match(line) and (self.current or self.out) and self.lines[number - 2].lstrip().startswith("|"):
+            self.table_rule(number)
+        elif not line.strip() or TABLE_RULE.match(line):
+            self.close()
+            self.item_indent = -1
+            self.table_head = ""
+        else:
+            self.text(number)
+
+    def close(self) -> None:
+        """End the block being built, if there is one."""
+        if self.current:
+            row = self.lines[self.current[0] - 1].lstrip().startswith("|")
+            self.out.append(Block(self.current[0], self.current[1], tuple(t for _, t in self.path),
+                                  context=self.table_head if row else ""))
+            self.current.clear()
+
+    def fence(self, first: int, last: int) -> int:
+        """A fenced code block is one block; the number of the line after it."""
+        self.close()
+        end = min(last + 1, len(self.lines))
+        self.out.append(Block(first, end, tuple(t for _, t in self.path)))
+        return end + 1
+
+    def heading(self, number: int) -> None:
+        self.close()
+        level, title = self.heads[number]
+        self.out.append(Block(number, number, tuple(t for lv, t in self.path if lv < level),
+                              heading=_has_body(self.lines, number, self.heads)))
+        self.path = [p for p in self.path if p[0] < level] + [(level, title)]
+
+    def table_rule(self, number: int) -> None:
+        """The row above is the table's header: a fact only when asked about, and every row's context."""
+        self.close()
+        header = self.out[-1]
+        self.out[-1] = Block(header.start, header.end, header.headings, heading=True)
+        self.table_head = self.lines[number - 2]
+
+    def text(self, number: int) -> None:
+        """A line of text: it starts a block (a list item, a table row, text after an item) or continues one."""
+        line = self.lines[number - 1]
+        item = LIST_ITEM.match(line)
+        indent = len(line) - len(line.lstrip())
+        table = line.lstrip().startswith("|")
+        if item or table or (self.current and self.item_indent >= 0 and indent <= self.item_indent):
+            self.close()
+            self.item_indent = len(item.group(1)) if item else -1
+            self.current[:] = [number, number]
+        elif self.current:
+            self.current[1] = number
+        else:
+            self.current[:] = [number, number]
 
 
 def _has_body(lines: list[str], number: int, heads: dict[int, tuple[int, str]]) -> bool:
@@ -140,11 +174,17 @@ def _line_of(starts: list[int], offset: int) -> int:
     return bisect.bisect_right(starts, offset)
 
 
+@lru_cache(maxsize=256)
+def _blocks_of(text: str) -> tuple[Block, ...]:
+    """blocks(text), kept: a page is parsed once for all the hits on it, query after query."""
+    return tuple(blocks(text))
+
+
 def within(text: str, start: int, end: int) -> list[Fact]:
     """The facts of the page `text` inside lines start..end (a chunk), cut to them."""
     lines = text.split("\n")
     found = []
-    for b in blocks(text):
+    for b in _blocks_of(text):
         lo, hi = max(b.start, start), min(b.end, end)
         if lo > hi:
             continue
@@ -177,6 +217,11 @@ def _stem(word: str) -> str:
     return word
 
 
+BLAME_WORKERS = 4  # git blame processes at once when naming the facts of a search's hits
+_PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
+PARSED_KEPT = 256
+
+
 class Reader:
     """Page texts by blob as the index sees them (forgotten lines blanked), read once each."""
 
@@ -194,6 +239,9 @@ class Reader:
         from ..index.blobs import parse
 
         oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+        key = (str(self.index.nb.git.git_dir), oid)
+        if key in _PARSED:  # a blob never changes: parsed once per process
+            return self.index.forgotten.redact(_PARSED[key])
         data: bytes | None
         try:
             data = self.index.nb.git.read_blob(oid)
@@ -202,7 +250,13 @@ class Reader:
                 data = self.index.nb.read_bytes(path)  # never through a symlink
             except PathOutside:
                 data = None
-        return None if data is None else self.index.forgotten.redact(parse(data).text)
+            if data is None:
+                return None
+            return self.index.forgotten.redact(parse(data).text)
+        if len(_PARSED) >= PARSED_KEPT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = parse(data).text
+        return self.index.forgotten.redact(_PARSED[key])
 
 
 def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: str, embedder: "Embedder | None",
@@ -233,14 +287,24 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     pages: dict[tuple[str, str | None], list[Fact]] = {}
     for fact, path, rev in facts:
         pages.setdefault((path, rev), []).append(fact)
-    named: list[tuple[Fact, "provenance.Blame"]] = []
-    for (path, rev), group in pages.items():
-        ranges = [(f.lines["start"], f.lines["end"]) for f in group]
+    head = index.nb.git.head() if pages else None  # read once, not once a page
+
+    def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], "provenance.Blame"]:
+        (path, rev), group = key, pages[key]
         try:
-            blamed = provenance.of_lines(index.nb, index.forgotten, rev, path, ranges, with_trailers=False)
+            return provenance.of_lines(index.nb, index.forgotten, rev, path,
+                                       [(f.lines["start"], f.lines["end"]) for f in group], with_trailers=False,
+                                       head=head)
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
-            continue
-        named += [(fact, blamed[span]) for fact, span in zip(group, ranges) if span in blamed]
+            return {}
+
+    # each page is one `git blame` process, mostly waiting on git: run them side by side
+    with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
+        blames = dict(zip(pages, pool.map(blame, pages)))
+    named: list[tuple[Fact, "provenance.Blame"]] = []
+    for key, group in pages.items():
+        named += [(fact, blames[key][span]) for fact in group
+                  if (span := (fact.lines["start"], fact.lines["end"])) in blames[key]]
     provenance.fill_trailers(index.nb, [b for _, b in named])  # one git call for every page's commits
     for fact, b in named:
         fact.commit, fact.date, fact.author, fact.subject, fact.wrote = (b.commit, b.date, b.author, b.subject, b.wrote)
@@ -290,6 +354,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
     embedding cache."""
     import numpy as np
 
+    from ..index import embeddings
+
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
         if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
@@ -300,8 +366,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
     # facts through the embedding cache: the same facts come back query after query
-    vectors = embedder.embed([query]) + (index.vectors_of(embedder, described) if index is not None
-                                         else embedder.embed(described))
+    vectors = [embedder.embed_query(query)] + (embeddings.vectors_of(index, embedder, described)
+                                               if index is not None else embedder.embed(described))
     matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     for (i, j), sim in zip(wanted, matrix[1:] @ matrix[0]):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..index import db, embed
+from ..index import db, embed, embeddings
 from .engine import fuse, fts_query, relative
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def _semantic(index: "Index", embedder: embed.Embedder, query: str,
 
     if not docs:
         return {}
-    vectors = index.vectors_for(embedder, [doc for _, doc in docs])
+    vectors = embeddings.vectors_for(index, embedder, [doc for _, doc in docs])
     matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(docs), -1)
     sims = matrix @ np.frombuffer(embedder.embed_query(query), dtype=np.float32)
     return {docs[i][0]: float(sims[i]) for i in range(len(docs)) if sims[i] >= SEMANTIC_MATCH}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..index import embed
 from .. import dates
 from ..errors import EmptyText
+from ..index.documents import kind_of
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
 from ..dates import iso
@@ -60,7 +61,7 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
         grep: str | None = None, limit: int | None = None) -> Timeline:
     """The commits that changed the notebook, newest first, filtered."""
     window = dates.window(since, until)
-    page = nb.page(path) if path else None
+    page = nb.page(path, default_suffix="" if path and kind_of(path) else ".md") if path else None  # a document: as named
     filters = {"since": since, "until": until, **window.describe(), "path": page, "grep": grep, "limit": limit}
     if grep is not None and not grep.strip():
         raise EmptyText("empty --grep query", "say what to look for, e.g. git mem log --grep \"Sarah's phone\"")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import dates
 from ..errors import GitmemError, UsageError
 from ..index import extracts
-from ..index.indexer import LIVE_VIEW
+from ..index.db import LIVE_VIEW
 from ..dates import iso
 from ..index.provenance import Origin, of_text
 

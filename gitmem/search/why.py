@@ -24,7 +24,7 @@ from ..errors import BadRange, GitFailed, GitmemError, UsageError
 from ..index import forgotten, provenance
 
 if TYPE_CHECKING:
-    from ..gitops.git import Commit
+    from ..gitops.log import Commit
     from ..notebook import Notebook
 
 SPEC = re.compile(r"^(?P<path>.+?):(?P<line>\d+)(?:-\d+)?$")

@@ -166,6 +166,13 @@ async def everything(request: Request) -> Response:
     return answer(await web.call(forgetting.everything, field(d, "confirm", default="")))
 
 
+async def documents(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    return answer(await web.call(maintenance.documents))
+
+
 async def rebuild(request: Request) -> Response:
     web = app_of(request)
     if request.method == "POST":
@@ -206,6 +213,7 @@ async def notebook_page(request: Request) -> Response:
 
 ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
           Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/documents", documents),
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
           Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),

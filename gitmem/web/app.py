@@ -26,7 +26,7 @@ from .security import Guard, new_secret
 
 T = TypeVar("T")
 LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source note: shown as a dot, not as text
-FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200})$")
+FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200}|dropped \d+ proposals?)$")
 STATIC = Path(__file__).with_name("static")
 STATUS_OF: list[tuple[type[GitmemError], int]] = [(PageNotFound, 404), (PathOutside, 400), (UsageError, 400),
                                                   (EmptyText, 400), (BadRange, 400)]
@@ -43,7 +43,7 @@ class Web:
     remote_images: bool = False
 
     def notebook(self) -> Notebook:
-        from ..gitops.git import open_notebook
+        from ..gitops.repo import open_notebook
 
         return open_notebook(self.root)
 
@@ -53,6 +53,10 @@ class Web:
             return fn(self.notebook(), *args, **kwargs)
 
         return await run_in_threadpool(work)
+
+    def status_of(self, exc: GitmemError) -> int:
+        """The HTTP status of an expected error (for routes that show it in their own page)."""
+        return status_of(exc)
 
     def page(self, request: Request, name: str, code: int = 200, **data: Any) -> HTMLResponse:
         flash = request.query_params.get("flash", "")

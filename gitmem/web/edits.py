@@ -21,7 +21,7 @@ from starlette.routing import Route
 from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from .render import render
-from .views import app_of
+from .views import app_of, not_a_document
 
 if TYPE_CHECKING:
     from .app import Web
@@ -39,6 +39,7 @@ async def edit_form(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
+    await web.call(not_a_document, request.path_params["path"])
     page = await web.call(memory.get, request.path_params["path"])
     return _editor(web, request, page.path, page.text, page.text)
 
@@ -93,6 +94,7 @@ async def delete_form(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
+    await web.call(not_a_document, request.path_params["path"])
     page = await web.call(memory.get, request.path_params["path"])
     rendered = await run_in_threadpool(render, page.text, page.path, web.remote_images)
     return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",

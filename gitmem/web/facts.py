@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -98,8 +99,10 @@ async def decide(request: Request) -> Response:
     if not ids:
         raise UsageError("no proposal chosen", "press Accept or Drop beside a proposal")
     done = await web.call(review.accept if verb == "accept" else review.drop, ids)
-    flash = f"saved in {done.commits[-1][:7]}" if done.commits else "nothing changed"
-    return RedirectResponse(f"/review?flash={flash}", status_code=303)
+    n = len(done.proposals)
+    flash = f"saved in {done.commits[-1][:7]}" if done.commits and verb == "accept" else \
+        f"dropped {n} proposal{'s' if n != 1 else ''}" if verb == "drop" and n else "nothing changed"
+    return RedirectResponse(f"/review?flash={quote(flash)}", status_code=303)
 
 
 async def review_json(request: Request) -> Response:

@@ -55,7 +55,7 @@ class Rebuild:
             self._progress.done, self._progress.total = done, total
 
     def _run(self) -> None:
-        from ..gitops.git import open_notebook
+        from ..gitops.repo import open_notebook
         from ..index import maintenance
         from ..records import jsonable
 

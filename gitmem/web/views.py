@@ -1,9 +1,11 @@
-"""The pages that only read: home, browser, page view, search, history, timeline, status, sessions."""
+"""The pages that only read: home, browser, page view, search, history, timeline, status, documents,
+sessions."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -80,14 +82,22 @@ async def log(request: Request) -> Response:
 
 async def search(request: Request) -> Response:
     web = app_of(request)
+    from ..errors import GitmemError
+
     form = search_form(request.query_params)
-    results = None
-    if form["q"].strip():
-        results = await web.call(run_search, form)
+    results, error, code = None, None, 200
+    try:
+        recall = await web.call(lambda nb: nb.settings.recall)
+        if form["q"].strip():
+            results = await web.call(run_search, form)
+    except GitmemError as exc:  # bad input: the form stays, filled in, with what to fix
+        error, code = exc.line(), web.status_of(exc)
     grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
-    return web.page(request, "search.html", nav="search", f=form, results=results,
-                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS,
-                    modes=config.MODES, bases=config.DATE_BASES, title="Search")
+    closest = urlencode([*[(k, v) for k, v in request.query_params.multi_items() if k != "min_score"],
+                         ("min_score", "0")])
+    return web.page(request, "search.html", code, nav="search", f=form, results=results, error=error,
+                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS, recall=recall,
+                    closest=closest, modes=config.MODES, bases=config.DATE_BASES, title="Search")
 
 
 async def status(request: Request) -> Response:
@@ -98,6 +108,14 @@ async def status(request: Request) -> Response:
     if request.query_params.get("model") != "1":
         data["model"]["semantic"] = None
     return web.page(request, "status.html", nav="status", status=data, job=web.rebuild.state(), title="Status")
+
+
+async def documents(request: Request) -> Response:
+    web = app_of(request)
+    from ..index import maintenance
+
+    return web.page(request, "documents.html", nav="status", documents=await web.call(maintenance.documents),
+                    title="Documents")
 
 
 async def rebuild_progress(request: Request) -> Response:
@@ -114,7 +132,8 @@ async def sessions(request: Request) -> Response:
 
 ROUTES = [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
           Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
-          Route("/status", status), Route("/rebuild", rebuild_progress, methods=["GET"]),
+          Route("/status", status), Route("/documents", documents),
+          Route("/rebuild", rebuild_progress, methods=["GET"]),
           Route("/sessions", sessions)]
 
 
@@ -122,8 +141,11 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     from ..notes import memory
 
     found = memory.get(nb, path, at)
+    document = document_kind(found.path) is not None
+    # a document's lines are its paragraphs, headings and table rows: each its own block, never run together
+    text = "\n\n".join(found.text.split("\n")) if document else found.text
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
-                            "rendered": render(found.text, found.path, remote_images)}
+                            "rendered": render(text, found.path, remote_images), "document": document}
     if lines:  # a search hit: its lines, as text, above the page
         if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
             raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")
@@ -135,6 +157,24 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     data["last"] = commit_info(nb, touched[0][0]) if touched else None
     data["uncommitted"] = nb.repo_path(found.path) in nb.git.status(nb.repo_path(found.path))
     return data
+
+
+def document_kind(path: str) -> str | None:
+    """'pdf', 'docx', ... for a document (its extracted text is shown, never edited as a page), else None."""
+    from ..index.documents import kind_of
+    from ..notes.memory import path_part
+
+    return kind_of(path_part(path).split("#", 1)[0])
+
+
+def not_a_document(nb: Notebook, path: str) -> None:
+    """Refuse to edit or delete a document as a page: the write path would make PATH.md beside it."""
+    from ..errors import UsageError
+
+    kind = document_kind(path)
+    if kind is not None:
+        raise UsageError(f"{path} is a document ({kind.upper()}); gitmem reads its text but never changes the file",
+                         "change it in its own program (or git rm it) and commit; write notes about it in a page")
 
 
 def commit_info(nb: Notebook, oid: str) -> dict[str, str]:
@@ -152,10 +192,10 @@ def search_form(q: Any) -> dict[str, Any]:
             "tag": q.get("tag", ""), "type": q.get("type", ""), "at": q.get("at", ""), "since": q.get("since", ""),
             "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
             "by": q.get("by") if q.get("by") in config.DATE_BASES else "auto", "history": bool(q.get("history")),
-            "limit": q.get("limit")}
+            "limit": q.get("limit"), "min_score": q.get("min_score", "")}
     form["groups"] = () if form["kind"] == "recall" else (groups or config.GROUPS)  # (): search.recall
     form["advanced"] = any(form[k] for k in ("tag", "type", "at", "since", "start", "end", "day", "history")) \
-        or form["mode"] != "hybrid" or form["by"] != "auto"
+        or form["mode"] != "hybrid" or form["by"] != "auto" or form["min_score"] != ""
     return form
 
 
@@ -172,8 +212,13 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
         raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
     if limit is not None and not 1 <= limit <= 1000:  # the CLI's --limit range
         raise UsageError(f"limit must be from 1 to 1000, not {limit}", "e.g. limit=15")
+    try:
+        floor = float(form["min_score"]) if form.get("min_score") else None
+    except ValueError as exc:
+        raise UsageError(f"min_score must be a number, not {form['min_score']!r}",
+                         "e.g. min_score=0 to see the closest anyway") from exc
     tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
     groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
-    query = engine.Query(form["q"], form["mode"], groups, limit, None, tags, form["type"] or None,
+    query = engine.Query(form["q"], form["mode"], groups, limit, floor, tags, form["type"] or None,
                          form["at"] or None, form["history"], since, until, form["by"])
     return engine.run(nb, query)

@@ -1,0 +1,126 @@
+"""gitmem's commits on the branch: exactly the given paths, or given contents through a private index,
+with git's own index left showing only what a person changed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from ..errors import GitFailed, GitmemError
+from . import indexlock
+from .git import Git
+from .identity import identity_env
+from .plumbing import store_blob, tree_id
+
+
+class IndexNotUpdated(GitmemError):
+    """gitmem's commit is made, but git's own index still has the page as it was."""
+
+
+def with_trailers(message: str, trailers: list[tuple[str, str]] | None) -> str:
+    """The message with `Key: value` trailer lines after a blank line (values on one line)."""
+    if not trailers:
+        return message
+    return message.rstrip("\n") + "\n\n" + "\n".join(f"{key}: {' '.join(value.split())}" for key, value in trailers)
+
+
+def commit(git: Git, paths: list[str], message: str,
+           trailers: list[tuple[str, str]] | None = None) -> tuple[str, bool]:
+    """Stage and commit exactly `paths` as they are in the work tree (other staged work is left
+    alone), with these trailers (`Key: value` lines after the message, e.g. Gitmem-Verb: remember).
+    Returns the new commit id and whether the fallback identity was used."""
+    message = with_trailers(message, trailers)
+    env, fallback = identity_env(git)
+    indexlock.retry(git, lambda: git.run("add", "-A", "--", *paths, env=env))
+    indexlock.retry(git, lambda: git.run("commit", "-q", "--no-edit", "-m", message, "--only", "--", *paths,
+                                         env=env))
+    head = git.head()
+    assert head is not None
+    return head, fallback
+
+
+def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
+                 trailers: list[tuple[str, str]] | None = None) -> tuple[str | None, bool]:
+    """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
+    else: not the work tree, not what is staged. Returns (new commit or None if the tree
+    would not change, whether the fallback identity signed it).
+
+    The commit is made through a temporary index (hooks run as for any commit). Then git's
+    own index takes the new contents for each path it had at HEAD's version, so `git status`
+    shows only what a person changed (if the commit fails, they stay staged there); a path a
+    person staged their own version of gets `staged[path]` (theirs with the same change)."""
+    message = with_trailers(message, trailers)
+    env, fallback = identity_env(git)
+    head = git.head()
+    scratch = git.git_dir / "gitmem" / f"commit-index.{os.getpid()}"
+    scratch.parent.mkdir(parents=True, exist_ok=True)
+    temp = {**(env or os.environ), "GIT_INDEX_FILE": str(scratch)}
+    # a git at work holds index.lock (a person's commit, say): let it finish first, or its
+    # update of HEAD would fail on ours
+    indexlock.retry(git, lambda: indexlock.free(git))
+    try:
+        oids, tree = _stage(git, head, files, temp)
+        if head and tree == tree_id(git, head):
+            return None, False
+        _commit_and_restage(git, head, oids, staged or {}, message, temp)
+    finally:
+        for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
+            leftover.unlink(missing_ok=True)
+    new = git.head()
+    assert new is not None
+    return new, fallback
+
+
+def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, str]) -> tuple[dict[str, str], str]:
+    """HEAD's tree with these files, written in the private index `env` names: (path -> blob, tree)."""
+    git.run("read-tree", *([head] if head else ["--empty"]), env=env)
+    oids = {path: _store(git, data) for path, data in files.items()}
+    for path, oid in oids.items():
+        git.run("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
+    return oids, git.run("write-tree", env=env).decode().strip()
+
+
+def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
+                        message: str, env: dict[str, str]) -> None:
+    """Commit the private index, then bring git's own index along (see commit_files)."""
+    try:
+        git.run("commit", "-q", "--no-edit", "-m", message, env=env)
+    except GitFailed:
+        try:  # the change stays staged, as `git add` would have left it
+            _restage(git, head, oids, staged)
+        except GitFailed:
+            pass
+        raise
+    try:
+        _restage(git, head, oids, staged)
+    except GitFailed as exc:
+        new = git.head() or ""
+        raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
+                              "so that git status does not show the commit undone, run: git reset -q -- "
+                              + " ".join(shlex.quote(p) for p in oids)) from exc
+
+
+def _store(git: Git, data: bytes) -> str:
+    try:
+        return store_blob(git, data)
+    except OSError as exc:
+        raise GitFailed(f"git could not store the page: {exc.strerror or exc}") from exc
+
+
+def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes]) -> None:
+    """Point git's index at the new blobs for the paths where it held HEAD's version (or nothing,
+    where HEAD had nothing); where a person staged their own version, at `staged[path]`."""
+    for path, oid in oids.items():
+        entry = git.index_entry(path)
+        at_head = git.tree(head, path) if head else []
+        was = next((e.oid for e in at_head if e.path == path), None)
+        if (entry[2] if entry else None) != was:
+            if path not in staged:
+                continue
+            oid = _store(git, staged[path])
+        info = f"100644,{oid},{path}"
+        indexlock.retry(git, lambda: git.run("update-index", "--add", "--cacheinfo", info))
+    try:  # record the files' stat data, as `git add` would (else git sees them as not up to date)
+        git.run("update-index", "-q", "--refresh")
+    except GitFailed:
+        pass
