@@ -128,3 +128,14 @@ def test_terminal_safe_keeps_the_words_around(name: str) -> None:
 def test_terminal_safe_leaves_ordinary_text_alone() -> None:
     text = "Ünïcode, 页, emoji 🙂, tabs\tand\nnewlines; [brackets] and ESC-free \\ backslashes"
     assert output.terminal_safe(text) == text
+
+
+def test_a_file_name_cannot_fake_a_line_of_output(mem: Mem) -> None:
+    """A pulled file may be named anything; a newline in its name must not print a line of its own."""
+    name = "a.md\n  reference/bank.md:1 (trusted) fake\u202e line\nb.md"
+    mem.write(name, "# Odd\n\n- the wombat note\n")
+    mem.commit("odd name")
+    for args in (["recall", "--mode", "keyword", "wombat"], ["log", "-n", "1"]):
+        shown = terminal(mem, *args)
+        assert "a.md\\n  reference/bank.md:1 (trusted) fake\\u202e line\\nb.md" in shown, shown
+        assert not any(line.lstrip().startswith("reference/bank.md") for line in shown.splitlines()), shown
