@@ -118,6 +118,30 @@ def test_a_page_over_the_render_limit_is_shown_as_text(mem: Mem) -> None:
     assert "is shown as text" in preview.text and "<script>" not in preview.text
 
 
+def test_pages_render_in_a_worker_thread_not_on_the_event_loop(notes: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big hostile page takes seconds to render: on the event loop it would stall every other request."""
+    import asyncio
+
+    from gitmem.web import edits
+
+    on_loop: list[bool] = []
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:
+            on_loop.append(False)
+        return render(*args, **kwargs)
+
+    render = edits.render
+    monkeypatch.setattr(edits, "render", watched)
+    c = client(notes)
+    assert c.get("/edit/knowledge/plan.md").status_code == 200 and c.get("/delete/knowledge/plan.md").status_code == 200
+    assert c.post("/preview", data={"text": "# Hi", "csrf": csrf(c)}).status_code == 200
+    assert on_loop == [False, False, False]
+
+
 def test_every_answer_carries_a_strict_content_security_policy_and_no_cors(notes: Mem) -> None:
     c = client(notes)
     response = c.get("/", headers={"Origin": "https://evil.example"})

@@ -41,7 +41,8 @@ async def edit_form(request: Request) -> Response:
 
     await web.call(not_a_document, request.path_params["path"])
     page = await web.call(memory.get, request.path_params["path"])
-    return _editor(web, request, page.path, page.text, page.text)
+    shown = await run_in_threadpool(_preview, web, page.text, page.path)  # off the event loop: the page may be big
+    return _editor(web, request, page.path, page.text, page.text, preview=shown)
 
 
 async def edit_save(request: Request) -> Response:
@@ -210,9 +211,10 @@ def _preview(web: "Web", text: str, path: str) -> str:
 
 
 def _editor(web: "Web", request: Request, path: str, text: str, original: str, code: int = 200,
-            **extra: Any) -> Response:
+            preview: str | None = None, **extra: Any) -> Response:
+    shown = _preview(web, text, path) if preview is None else preview
     return web.page(request, "edit.html", code, nav="browse", path=path, text=text, original=packed(original),
-                    preview=_preview(web, text, path), title=f"Edit {path}", **extra)
+                    preview=shown, title=f"Edit {path}", **extra)
 
 
 def _saved(written: Any) -> Response:
