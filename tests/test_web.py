@@ -344,7 +344,10 @@ def test_sessions_list_with_private_badge_and_delete(notes: Mem) -> None:
     page = c.get("/sessions").text
     assert rel in page and "helper" in page
     assert re.search(r"2026-01-01-0000-private1.md</a> <span class=\"badge private\">private</span>", page)
-    response = c.post("/sessions/delete", data={"csrf": csrf(c), "chat": "42"})
+    asked = c.post("/sessions/delete", data={"csrf": csrf(c), "chat": "42"})  # no JavaScript: a page asks first
+    assert asked.status_code == 200 and "Delete the session of chat" in asked.text and 'value="yes"' in asked.text
+    assert (notes.path / rel).exists()
+    response = c.post("/sessions/delete", data={"csrf": csrf(c), "chat": "42", "confirm": "yes"})
     assert response.status_code == 303 and not (notes.path / rel).exists()
     assert notes.git("log", "-1", "--format=%s").strip() == "mem: session rm 42"
 

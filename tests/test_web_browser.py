@@ -154,6 +154,30 @@ def test_forget_everything_from_the_facts_page_after_typing_the_words(served: Se
     assert "555-1234" not in (mem.path / "reference/contacts.md").read_text()
 
 
+def test_a_session_is_deleted_after_the_dialog_with_javascript_and_after_a_page_without(served: Served,
+                                                                                      page) -> None:
+    mem = served.mem
+    for chat in ("7", "8"):
+        mem("session", "save", "--chat", chat, "-", input=f"user: hello {chat}\nassistant: hi\n")
+    page.goto(served.url + "sessions")
+    page.locator("form:has(input[name=chat][value='7']) button").click()  # the fixture accepts the dialog
+    page.wait_for_url(re.compile(r"/sessions\?flash="))
+    assert page.dialogs and page.dialogs[-1].startswith("Delete the session")  # type: ignore[attr-defined]
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: session rm 7"
+    context = page.context.browser.new_context(java_script_enabled=False)  # no dialog: the server asks
+    try:
+        plain = context.new_page()
+        plain.goto(served.url + "sessions")
+        plain.locator("form:has(input[name=chat][value='8']) button").click()
+        assert "Delete the session of chat 8?" in plain.locator("h1").inner_text()
+        assert mem.git("log", "-1", "--format=%s").strip() == "mem: session rm 7"
+        plain.get_by_role("button", name="Delete the session").click()
+        plain.wait_for_url(re.compile(r"/sessions\?flash="))
+        assert mem.git("log", "-1", "--format=%s").strip() == "mem: session rm 8"
+    finally:
+        context.close()
+
+
 def test_a_script_payload_in_a_note_never_runs(served: Served, page) -> None:
     mem = served.mem
     mem.write("evil.md", "# Evil\n\n<script>window.pwned = 1; alert('script')</script>\n\n"

@@ -160,11 +160,15 @@ async def everything(request: Request) -> Response:
 
 
 async def session_delete(request: Request) -> Response:
+    """Delete a session once asked: by the browser's dialog (JavaScript) or, without it, on a page."""
     web = app_of(request)
     from ..agent import session
 
     form = await request.form()
-    removed = await web.call(session.remove, _text(form, "chat"))
+    chat = _text(form, "chat")
+    if form.get("confirm") != "yes":
+        return web.page(request, "session_delete.html", nav="sessions", chat=chat, title="Delete a session")
+    removed = await web.call(session.remove, chat)
     return RedirectResponse(f"/sessions?flash={quote('deleted ' + removed.path)}", status_code=303)
 
 
