@@ -140,6 +140,12 @@ def test_pages_render_in_a_worker_thread_not_on_the_event_loop(notes: Mem, monke
     assert c.get("/edit/knowledge/plan.md").status_code == 200 and c.get("/delete/knowledge/plan.md").status_code == 200
     assert c.post("/preview", data={"text": "# Hi", "csrf": csrf(c)}).status_code == 200
     assert on_loop == [False, False, False]
+    original = packed((notes.path / "knowledge/plan.md").read_text())
+    for do, code in (("preview", 200), ("save", 409)):  # the form shown again, and again after a conflict
+        shown = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": "# X\n", "do": do,
+                                                         "original": packed("# older\n") if code == 409 else original})
+        assert shown.status_code == code
+    assert on_loop == [False] * 5
 
 
 def test_every_answer_carries_a_strict_content_security_policy_and_no_cors(notes: Mem) -> None:

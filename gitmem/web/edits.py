@@ -52,14 +52,16 @@ async def edit_save(request: Request) -> Response:
     form = await request.form()
     path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
     if form.get("do") == "preview":
-        return _editor(web, request, path, text, original)
+        return _editor(web, request, path, text, original, preview=await _shown(web, text, path))
     try:
         written = await web.call(memory.write, path, text, replace=True, expected=original,
                                  allow=form.get("allow") == "1")
     except memory.PageChanged as exc:
-        return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current))
+        return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current),
+                       preview=await _shown(web, text, path))
     except GitmemError as exc:
-        return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused))
+        return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused),
+                       preview=await _shown(web, text, path))
     return _saved(written)
 
 
@@ -208,6 +210,11 @@ def packed(text: str) -> str:
 def _text(form: Any, name: str) -> str:
     """A form field as the page text it stands for: browsers send CRLF line ends."""
     return str(form.get(name, "")).replace("\r\n", "\n")
+
+
+async def _shown(web: "Web", text: str, path: str) -> str:
+    """The preview of a form shown again, rendered off the event loop: the text may be big and hostile."""
+    return await run_in_threadpool(_preview, web, text, path)
 
 
 def _preview(web: "Web", text: str, path: str) -> str:
