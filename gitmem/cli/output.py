@@ -12,10 +12,11 @@ import re
 from typing import Any, Callable
 
 from ..config import GROUPS
+from ..markdown import unlearned
+from ..paths import CONTROLS
 from ..records import to_json
 
 LEADER_COLUMN = 46
-LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source and confidence, shown apart
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
@@ -41,13 +42,10 @@ def terminal_safe(text: str) -> str:
     return _CONTROLS.sub("", text)
 
 
-_NAME_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def shown(name: str) -> str:
     """A file name (from a pull, so untrusted) as one visible line: a control character in it is
     written as its escape, since a newline in a name could print a fake line of output."""
-    return _NAME_CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
+    return CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
 
 
 def _json_safe(out: str) -> str:
@@ -69,7 +67,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {LEARNED_NOTE.sub('', hit.snippet)}"])
+            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -106,7 +104,7 @@ FACT_LINES = 8
 def fact_lines(fact: Any) -> list[str]:
     """The fact as it reads in markdown, under its heading path."""
     out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
-    body = LEARNED_NOTE.sub("", fact.text).split("\n")
+    body = unlearned(fact.text).split("\n")
     indent = "      " if fact.headings else "    "
     out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
     if len(body) > FACT_LINES:
