@@ -12,6 +12,14 @@ import re
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.MULTILINE)
 FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n.*?^(---|\.\.\.)[ \t]*\r?$\n?", re.MULTILINE | re.DOTALL)
+# a learned fact's source and confidence at the end of its line (index/confidence.py writes it);
+# the terminal and the browser show it apart from the fact's words, not as text
+LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")
+
+
+def unlearned(text: str) -> str:
+    """The text without the learned-fact notes in it."""
+    return LEARNED_NOTE.sub("", text)
 
 
 def body_offset(text: str) -> int:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from . import config
 from .errors import NotText, PageNotFound, PathOutside
-from .paths import confine
+from .paths import confine, new_name
 
 if TYPE_CHECKING:  # the gateway (gitops) sits above this base module; open_notebook lives there
     from .gitops.git import Git
@@ -102,6 +102,8 @@ class Notebook:
         if must_exist and not self.file(rel).is_file():
             raise PageNotFound(f"no page {rel} in the notebook",
                                f"check the name, or create it with: git mem write {rel} TEXT")
+        if not must_exist and not os.path.lexists(self.file(rel)):
+            new_name(rel)  # a page pulled with such a name stays readable; gitmem makes none
         return rel
 
     def read(self, rel: str) -> str:

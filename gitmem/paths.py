@@ -7,11 +7,23 @@ Kept apart from notebook.py so that config.py can check `.gitmem.toml`
 from __future__ import annotations
 
 import os
+import re
 
 from .errors import PathOutside, UsageError
 
 MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
+# C0 and C1 controls (newline, ESC...) and the bidi controls that reorder text on screen
+CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def new_name(rel: str) -> str:
+    """A name for a page to be made: UsageError if it holds a control character (a file name
+    with a newline or a bidi override prints as something else in every listing)."""
+    if CONTROLS.search(rel):
+        raise UsageError(f"the page name {rel.encode('unicode_escape').decode('ascii')!r} holds a control "
+                         "character", "name the page with printable characters only")
+    return rel
 
 
 def confine(name: str) -> str:

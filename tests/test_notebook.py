@@ -44,3 +44,15 @@ def test_rel_and_repo_path_for_a_subfolder_notebook(blank) -> None:
     assert nb.rel("memory/a.md") == "a.md"
     assert nb.rel("src/a.md") is None
     assert nb.repo_path("a.md") == "memory/a.md"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("name", ["a\nb.md", "x\x1b[31m.md", "evil\u202egpj.md", "tab\there.md", "del\x7f.md"])
+def test_a_new_page_name_with_a_control_character_is_refused_and_an_existing_one_read(mem, name: str) -> None:
+    """gitmem never makes a page whose name prints as something else; one pulled with such a name is read."""
+    result = mem("write", name, "--", "- a fact", code=2)
+    assert "holds a control character" in result.stderr and result.stderr.count("\n") == 1
+    assert mem.git("status", "--porcelain") == ""
+    (mem.path / name).write_text("# Pulled\n\n- kept\n")
+    assert open_notebook(mem.path).page(name) == name
+    assert "- kept" in mem("get", name).stdout

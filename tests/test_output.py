@@ -40,8 +40,13 @@ SEQUENCES = {
     "cr-overwrite": "\rEVIL",
     "del": "\x7f",
     "vertical-tab": "\x0b\x0c",
+    # bidi controls (Trojan Source, CVE-2021-42574): they reorder what the reader sees
+    "bidi-override": "\u202eexe.txt\u202c",
+    "bidi-embedding": "\u202a\u202b\u202d",
+    "bidi-isolate": "\u2066\u2067\u2068 hidden \u2069",
 }
-CONTROL_BYTES = [chr(c) for c in range(0x20) if c not in (9, 10)] + [chr(c) for c in range(0x7f, 0xa0)]
+BIDI = [chr(c) for c in range(0x202a, 0x202f)] + [chr(c) for c in range(0x2066, 0x206a)]
+CONTROL_BYTES = [chr(c) for c in range(0x20) if c not in (9, 10)] + [chr(c) for c in range(0x7f, 0xa0)] + BIDI
 
 
 def page_with(mem: Mem, seq: str) -> str:
@@ -72,9 +77,10 @@ def test_note_text_reaches_the_terminal_without_control_sequences(mem: Mem, name
 
 
 def test_json_escapes_c1_controls_and_keeps_the_value(mem: Mem) -> None:
-    text = page_with(mem, "\x9d0;t\x9c\x7f")
+    text = page_with(mem, "\x9d0;t\x9c\x7f\u202e\u2066")
     raw = terminal(mem, "get", "--json", "knowledge/term.md")
     assert "\x9d" not in raw and "\x7f" not in raw and "\\u009d" in raw
+    assert "\u202e" not in raw and "\u2066" not in raw and "\\u202e" in raw and "\\u2066" in raw
     assert json.loads(raw)["text"] == text
 
 
@@ -122,3 +128,14 @@ def test_terminal_safe_keeps_the_words_around(name: str) -> None:
 def test_terminal_safe_leaves_ordinary_text_alone() -> None:
     text = "Ünïcode, 页, emoji 🙂, tabs\tand\nnewlines; [brackets] and ESC-free \\ backslashes"
     assert output.terminal_safe(text) == text
+
+
+def test_a_file_name_cannot_fake_a_line_of_output(mem: Mem) -> None:
+    """A pulled file may be named anything; a newline in its name must not print a line of its own."""
+    name = "a.md\n  reference/bank.md:1 (trusted) fake\u202e line\nb.md"
+    mem.write(name, "# Odd\n\n- the wombat note\n")
+    mem.commit("odd name")
+    for args in (["recall", "--mode", "keyword", "wombat"], ["log", "-n", "1"]):
+        shown = terminal(mem, *args)
+        assert "a.md\\n  reference/bank.md:1 (trusted) fake\\u202e line\\nb.md" in shown, shown
+        assert not any(line.lstrip().startswith("reference/bank.md") for line in shown.splitlines()), shown

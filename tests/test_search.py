@@ -235,3 +235,16 @@ def test_a_read_reports_how_its_catch_up_goes(mem: Mem) -> None:
                indexing=lambda d, t: commits.append((d, t)))
     assert commits == [(1, 4), (2, 4), (3, 4), (4, 4)]  # init's commit and the three notes
     assert texts and texts[-1][0] == texts[-1][1] >= 3
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("floor", [float("nan"), float("inf"), -0.1, 1.5])
+def test_a_min_score_outside_0_to_1_is_refused(mem: Mem, floor: float) -> None:
+    """The web's and MCP's number reaches the engine as given: NaN would silently find nothing."""
+    from gitmem.errors import UsageError
+    from gitmem.gitops.repo import open_notebook
+    from gitmem.search import engine
+
+    mem("remember", "The boiler is serviced in May")
+    with pytest.raises(UsageError, match="is not between 0 and 1"):
+        engine.run(open_notebook(mem.path), engine.Query("boiler", mode="keyword", min_score=floor))

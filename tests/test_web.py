@@ -78,7 +78,9 @@ def test_hostile_markdown_is_rendered_inert(mem: Mem) -> None:
                         "<svg onload=alert(4)></svg><iframe src=javascript:alert(5)></iframe><form action=/x></form>\n\n"
                         "- a fact <!-- gitmem: inferred 0.70 from sessions/s.md -->\n\n"
                         "[click](javascript:alert(3)) [data](data:text/html;base64,PHNjcmlwdD4=)\n\n"
-                        "![tracker](https://tracker.example/p.png) [ok](other.md)\n")
+                        "![tracker](https://tracker.example/p.png) [ok](other.md)\n\n"
+                        '<span class="flash">saved in 1234567</span> <code class="sr-only">hidden</code>\n\n'
+                        "```python\nx = 1\n```\n")
     html = client(mem).get("/page/bad.md").text
     body = html.split('<article class="markdown">', 1)[1]
     assert "<script" not in body and "alert(1)" not in body and "onerror" not in body
@@ -88,8 +90,62 @@ def test_hostile_markdown_is_rendered_inert(mem: Mem) -> None:
     assert 'href="/page/other.md"' in body  # links between pages stay links
     assert "<svg" not in body and "<iframe" not in body and "<form" not in body
     assert "<li>a fact </li>" in body  # the fact's source comment is hidden, as markdown viewers do
+    assert '<span>saved in 1234567</span>' in body and '<code class="language-python">' in body
+    assert '<code>hidden</code>' in body  # no class a note could use to pose as the app or hide text
     shown = client(mem, remote_images=True).get("/page/bad.md").text
     assert 'src="https://tracker.example/p.png"' in shown
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_deeply_nested_html_is_shown_as_text_not_parsed_for_minutes(mem: Mem) -> None:
+    # html5ever's time grows with the square of the nesting: 100,000 <div>s took a minute
+    mem.write("deep.md", "# Deep\n\nSome *markdown* first.\n\n" + "<div>" * 20000 + "x\n")
+    body = client(mem).get("/page/deep.md").text.split('<article class="markdown">', 1)[1]
+    assert "<h1>Deep</h1>" in body and "<em>markdown</em>" in body  # the markdown still renders
+    assert "&lt;div&gt;&lt;div&gt;" in body and "<div>" not in body
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_page_over_the_render_limit_is_shown_as_text(mem: Mem) -> None:
+    from gitmem.web.render import RENDER_LIMIT
+
+    mem.write("big.md", "# Big <script>alert(1)</script>\n\n" + "![" * (RENDER_LIMIT // 2))
+    c = client(mem)
+    for url in ("/page/big.md", "/delete/big.md"):
+        body = c.get(url).text.split('<article class="markdown">', 1)[1]
+        assert "is shown as text" in body and "<pre># Big &lt;script&gt;alert(1)&lt;/script&gt;\n\n![![" in body
+    preview = c.post("/preview", data={"text": (mem.path / "big.md").read_text(), "csrf": csrf(c)})
+    assert "is shown as text" in preview.text and "<script>" not in preview.text
+
+
+def test_pages_render_in_a_worker_thread_not_on_the_event_loop(notes: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big hostile page takes seconds to render: on the event loop it would stall every other request."""
+    import asyncio
+
+    from gitmem.web import edits
+
+    on_loop: list[bool] = []
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:
+            on_loop.append(False)
+        return render(*args, **kwargs)
+
+    render = edits.render
+    monkeypatch.setattr(edits, "render", watched)
+    c = client(notes)
+    assert c.get("/edit/knowledge/plan.md").status_code == 200 and c.get("/delete/knowledge/plan.md").status_code == 200
+    assert c.post("/preview", data={"text": "# Hi", "csrf": csrf(c)}).status_code == 200
+    assert on_loop == [False, False, False]
+    original = packed((notes.path / "knowledge/plan.md").read_text())
+    for do, code in (("preview", 200), ("save", 409)):  # the form shown again, and again after a conflict
+        shown = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "text": "# X\n", "do": do,
+                                                         "original": packed("# older\n") if code == 409 else original})
+        assert shown.status_code == code
+    assert on_loop == [False] * 5
 
 
 def test_every_answer_carries_a_strict_content_security_policy_and_no_cors(notes: Mem) -> None:
@@ -334,6 +390,65 @@ def test_state_changes_without_csrf_proof_are_refused(notes: Mem) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("url", ["/api/debug/notebook/knowledge/plan.md", "/api/debug/notebook/knowledge/new.md",
+                                 "/api/review", "/api/debug/memory/rebuild", "/edit/knowledge/plan.md", "/forget",
+                                 "/api/forget/everything", "/forget/everything"])
+@pytest.mark.parametrize("method", ["HEAD", "GET"])
+def test_safe_methods_need_no_csrf_proof_so_they_never_write(notes: Mem, url: str, method: str) -> None:
+    c = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+    before, original = head(notes), (notes.path / "knowledge/plan.md").read_text()
+    response = c.request(method, url, content=b'{"content": "pwned", "text": "pwned", "confirm": "forget everything"}',
+                         headers={"Content-Type": "application/json"})
+    assert response.status_code == c.get(url).status_code and response.status_code < 500
+    assert head(notes) == before and (notes.path / "knowledge/plan.md").read_text() == original
+    assert not (notes.path / "knowledge/new.md").exists()
+    assert c.get("/api/debug/memory/rebuild").json()["state"] == "idle"
+
+
+WRITERS = [("POST", "/preview"), ("POST", "/edit/knowledge/plan.md"), ("POST", "/new"),
+           ("POST", "/delete/knowledge/plan.md"), ("POST", "/forget"), ("POST", "/forget/everything"),
+           ("POST", "/sessions/delete"), ("POST", "/rebuild"), ("POST", "/facts/confirm"), ("POST", "/review/accept"),
+           ("POST", "/review/drop"), ("POST", "/api/remember"), ("POST", "/api/daily"), ("POST", "/api/write"),
+           ("POST", "/api/forget"), ("POST", "/api/forget/everything"), ("DELETE", "/api/sessions/x"),
+           ("POST", "/api/debug/memory/rebuild"), ("POST", "/api/debug/memory/simulate-compaction"),
+           ("PUT", "/api/debug/notebook/knowledge/plan.md"), ("POST", "/api/debug/notebook/knowledge/new.md"),
+           ("DELETE", "/api/debug/notebook/knowledge/plan.md"), ("POST", "/api/facts/confirm"),
+           ("POST", "/api/review/accept"), ("PATCH", "/api/debug/notebook/knowledge/plan.md"), ("OPTIONS", "/api/remember")]
+FORM = {"text": "pwned", "content": "pwned", "path": "knowledge/pwn.md", "target": "Sarah", "confirm": "forget everything",
+        "all": "1", "chat": "x", "spec": "knowledge/plan.md:7", "id": "x"}
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("forgery", ["none", "wrong", "another run's", "empty", "in the query", "text/plain to the API",
+                                     "multipart", "JSON with the secret as a field", "foreign Origin", "null Origin",
+                                     "sibling port Origin", "method override"])
+def test_every_state_change_refuses_a_forged_request(notes: Mem, forgery: str) -> None:
+    c, other = client(notes), client(notes)
+    secret, theirs = csrf(c), csrf(other)
+    assert secret != theirs  # a secret per server run
+    kw: dict[str, Any] = {
+        "none": {"data": FORM}, "wrong": {"data": {**FORM, "csrf": "guess"}},
+        "another run's": {"data": {**FORM, "csrf": theirs}, "headers": {"X-Gitmem-CSRF": theirs}},
+        "empty": {"data": {**FORM, "csrf": ""}, "headers": {"X-Gitmem-CSRF": ""}},
+        "in the query": {"data": FORM, "params": {"csrf": secret}},
+        "text/plain to the API": {"content": b'{"text": "pwned", "content": "pwned"}',
+                                  "headers": {"Content-Type": "text/plain"}},
+        "multipart": {"data": {**FORM, "csrf": secret}, "files": {"f": ("a.txt", b"x")}},
+        "JSON with the secret as a field": {"json": {**FORM, "csrf": secret}},
+        "foreign Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "https://evil.example"}},
+        "null Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "null"}},
+        "sibling port Origin": {"data": {**FORM, "csrf": secret}, "headers": {**API, "Origin": "http://testserver:3000"}},
+        "method override": {"data": {**FORM, "_method": "GET"}, "headers": {"X-HTTP-Method-Override": "GET"}},
+    }[forgery]
+    before, original = head(notes), (notes.path / "knowledge/plan.md").read_text()
+    for method, url in WRITERS:
+        response = c.request(method, url, **kw)
+        assert response.status_code == 403, (method, url, response.status_code)
+    assert head(notes) == before and (notes.path / "knowledge/plan.md").read_text() == original
+    assert c.get("/api/debug/memory/rebuild").json()["state"] == "idle"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     c = client(notes)
     assert c.get("/", headers={"Host": "evil.example:8765"}).status_code == 421
@@ -341,6 +456,47 @@ def test_a_foreign_host_header_is_refused(notes: Mem) -> None:
     local = TestClient(create_app(notes.path, {"127.0.0.1", "localhost"}), base_url="http://127.0.0.1:8765")
     assert local.get("/").status_code == 200
     assert local.get("/", headers={"Host": "localhost:8765"}).status_code == 200
+
+
+def asgi_get(app: Any, path: str, headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tuple[int, dict[bytes, bytes]]:
+    """One GET straight through the ASGI app, with exactly these raw headers (no client fixes them up)."""
+    import asyncio
+
+    start: dict[str, Any] = {}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(status=message["status"], headers=dict(message["headers"]))
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode("latin-1"), "query_string": query,
+             "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8765), "client": ("127.0.0.1", 40000),
+             "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    asyncio.run(app(scope, receive, send))
+    return start["status"], start["headers"]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("hosts", [[], [b""], [b"localhost:8765@evil.example"], [b"[localhost]:8765"], [b"localhost:http"],
+                                   [b"localhost."], [b"127.1"], [b"evil.example", b"localhost"],
+                                   [b"localhost", b"evil.example"]])
+def test_a_host_header_that_only_looks_local_is_refused(notes: Mem, hosts: list[bytes]) -> None:
+    from gitmem.web.security import allowed_hosts
+
+    app = create_app(notes.path, allowed_hosts("127.0.0.1"))
+    assert asgi_get(app, "/api/files", [(b"host", b"localhost:8765")])[0] == 200
+    assert asgi_get(app, "/api/files", [(b"host", h) for h in hosts])[0] == 421
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("path,location", [("//evil.example/x", b"/evil.example/x"), ("/\\evil.example", b"/%5Cevil.example"),
+                                           ("/page/x\r\nSet-Cookie: a=b", b"/page/x%0D%0ASet-Cookie:%20a=b")])
+def test_the_token_admission_redirects_only_to_this_server(notes: Mem, path: str, location: bytes) -> None:
+    app = create_app(notes.path, {"localhost"}, token="s3cret-token")
+    status, headers = asgi_get(app, path, [(b"host", b"localhost")], b"token=s3cret-token")
+    assert status == 303 and headers[b"location"] == location
 
 
 def test_allowed_host_names_follow_the_bound_address() -> None:
@@ -379,13 +535,38 @@ def test_paths_stay_inside_the_notebook(notes: Mem, path: str) -> None:
 def test_api_bad_input_gets_a_clear_error(notes: Mem) -> None:
     c = client(notes)
     assert c.post("/api/remember", content=b"not json", headers=API).json()["error"] == "the request body is not JSON"
+    for deep in (b"[" * 100000, b'{"a":' * 100000):  # was a 500 (RecursionError)
+        nested = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+        assert nested.post("/api/remember", content=deep, headers=API).json()["error"] == "the request body is not JSON"
+    lone = c.post("/api/remember", content=b'{"text": "a \\ud800 b"}', headers=API)  # was a 500 (UnicodeEncodeError)
+    assert lone.status_code == 400 and "lone surrogate" in lone.json()["error"]
     empty = c.post("/api/remember", json={"text": "  "}, headers=API)
     assert empty.status_code == 400 and empty.json()["error"] == "empty fact"
     assert c.get("/api/debug/memory/search?q=x&sources=mail").status_code == 400
     assert c.get("/api/search?q=").status_code == 400
+    for url in ("/api/search?q=ship&limit=-1", "/api/recall?q=ship&limit=0", "/search?q=ship&limit=99999999999999999999",
+                "/api/log?n=-5", "/api/log?limit=0"):
+        assert c.get(url).status_code == 400, url
     assert c.get("/api/get?path=nope.md").status_code == 404
     damaged = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": "%%%", "text": "x"})
     assert damaged.status_code == 400 and "damaged" in damaged.text
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("lines", ["-5", "a:b", "1-2:3", "2/../../other.md", "1-2-3"])
+def test_lines_of_a_page_view_must_be_a_range(notes: Mem, lines: str) -> None:
+    response = client(notes).get("/page/knowledge/plan.md", params={"lines": lines})
+    assert response.status_code == 400 and "is not a line or a range of lines" in response.text
+    assert client(notes).get("/page/knowledge/plan.md?lines=6-7").status_code == 200
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("url", ["/page/knowledge/plan.md?at=HEAD%00", "/api/get?path=knowledge/plan.md&at=HEAD%00x",
+                                 "/search?q=ship&at=HEAD%00", "/api/debug/notebook/knowledge/plan.md?at=%00"])
+def test_a_nul_in_a_revision_is_a_clear_error(notes: Mem, url: str) -> None:
+    c = TestClient(create_app(notes.path, {"testserver"}), raise_server_exceptions=False)
+    response = c.get(url)
+    assert response.status_code == 422 and "unknown revision" in response.text
 
 
 # -- the JSON API ----------------------------------------------------------------
@@ -476,6 +657,15 @@ def test_api_remember_daily_forget(notes: Mem) -> None:
 def test_serve_beyond_localhost_needs_a_token(notes: Mem) -> None:
     result = notes("serve", "--host", "0.0.0.0", code=2)
     assert "needs a token" in result.stderr and "--token" in result.stderr
+    named = notes("serve", "--host", "127.0.0.1.nip.io", code=2)  # a name, not a loopback address
+    assert "needs a token" in named.stderr
+    from gitmem.errors import UsageError
+    from gitmem.web.serve import check
+
+    for weak in ("secret", "a long passphrase with spaces", "plus+signs+become+spaces", "semi;colon;ends;cookie"):
+        with pytest.raises(UsageError, match="the token must be at least 16 characters"):  # guessable, or garbled
+            check("0.0.0.0", weak)  # (called directly: the CLI, were it to accept it, would serve forever)
+    check("0.0.0.0", "0123456789abcdef0123456789abcdef")
 
 
 def test_serve_port_0_prints_the_url_and_serves(notes: Mem) -> None:

@@ -289,3 +289,58 @@ def test_a_commit_message_keeps_its_lines_in_the_history(served: Served, page) -
     page.goto(served.url + "history/knowledge/plan.md")
     message = page.locator(".entry .subject").first.inner_text()
     assert message == "Plan moved\n\nSarah asked for Monday.\n\nReviewed-by: Bob"  # not one run-on line
+
+
+HOSTILE = """---
+title: "<script>window.pwned='frontmatter'</script>"
+---
+# Hostile <img src=x onerror="window.pwned='heading'">
+
+<div hx-get="/api/export" hx-trigger="load" hx-swap="outerHTML">hx-get on load</div>
+<div data-hx-post="/rebuild" data-hx-trigger="load">data-hx-post</div>
+<button hx-post="/forget/everything" hx-vals='{"confirm": "forget everything"}' hx-trigger="load">hx-post</button>
+<span hx-on::load="window.pwned='hx-on'">hx-on</span>
+<meta http-equiv="refresh" content="0;url=https://evil.example/">
+<base href="https://evil.example/">
+<link rel="stylesheet" href="https://evil.example/x.css">
+<style>body { background: url(https://evil.example/bg.png) }</style>
+<p style="background: url(https://evil.example/p.png)">styled</p>
+![remote](https://tracker.example/pixel.png) <img src="//tracker.example/pr.png"> <img srcset="https://tracker.example/s.png 1x">
+<video poster="https://tracker.example/v.png"></video><iframe src="https://evil.example/"></iframe>
+<template><img src=x onerror="window.pwned='template'"></template>
+<noscript><img src=x onerror="window.pwned='noscript'"></noscript>
+<a href="&#x6A;avascript:window.pwned='entity'">entity</a> <a href=" JaVa	ScRiPt:window.pwned='split'">split</a> [ref][r]
+<details open ontoggle="window.pwned='toggle'"><summary>s</summary>d</details>
+
+[r]: javascript:window.pwned='ref'
+"""
+
+
+def test_a_hostile_note_loads_nothing_remote_and_triggers_nothing(served: Served, page) -> None:
+    """htmx processes attributes in what it swaps in, remote resources would tell a third party you
+    read the note, <base>/<meta refresh> would move you elsewhere: none of it survives, and the
+    Content-Security-Policy stops inline script even when it is put into the page."""
+    served.mem.write("hostile.md", HOSTILE)
+    served.mem.commit("hostile <img src=x onerror=\"window.pwned='subject'\">")
+    requests: list[tuple[str, str]] = []
+    page.on("request", lambda r: requests.append((r.method, r.url)))
+    for path in ("page/hostile.md", "delete/hostile.md", "history/hostile.md", "log", "search?q=hostile&mode=keyword"):
+        page.goto(served.url + path)
+        page.wait_for_timeout(500)
+        assert page.url == served.url + path and page.evaluate("window.pwned") is None, path
+    page.goto(served.url + "edit/hostile.md")  # the live preview is swapped in by htmx
+    page.get_by_label("Markdown").press("End")
+    page.get_by_label("Markdown").type(" ")
+    page.wait_for_timeout(1500)
+    assert page.locator("#preview [hx-get], #preview [hx-post], #preview [data-hx-post], #preview [hx-trigger]").count() == 0
+    page.evaluate("""() => {  // as if something got past the sanitiser
+        document.body.insertAdjacentHTML('beforeend', '<img src=x onerror="window.pwned=\\'inline\\'">');
+        const s = document.createElement('script'); s.textContent = "window.pwned='script'"; document.body.appendChild(s);
+        const a = document.createElement('a'); a.id = 'slip'; a.href = "javascript:window.pwned='href'"; a.textContent = 'x';
+        document.body.appendChild(a); }""")
+    page.click("#slip")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.pwned") is None and page.dialogs == []  # type: ignore[attr-defined]
+    assert [u for _, u in requests if not u.startswith(served.url)] == []  # nothing remote was fetched
+    assert [(m, u) for m, u in requests if m != "GET"] == [("POST", served.url + "preview")]
+    assert "hostile.md" in served.mem.git("ls-files") and served.mem.git("status", "--short") == ""

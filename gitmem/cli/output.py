@@ -12,10 +12,11 @@ import re
 from typing import Any, Callable
 
 from ..config import GROUPS
+from ..markdown import unlearned
+from ..paths import CONTROLS
 from ..records import to_json
 
 LEADER_COLUMN = 46
-LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source and confidence, shown apart
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
@@ -26,23 +27,31 @@ def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
 # clipboard writes, DCS, SOS, PM, APC) with their payload up to the terminator, CSI
 # sequences, other escapes and a lone ESC, in 7-bit and 8-bit (C1) form; then every
 # remaining C0 and C1 control (BEL, backspace, CR that rewrites a line, DEL) except tab
-# and newline. click strips only CSI, and only when the output is not a terminal.
+# and newline; and the bidi embedding, override and isolate controls, which reorder what
+# the reader sees (Trojan Source). click strips only CSI, and only when the output is not a terminal.
 _CONTROLS = re.compile(
     r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal_safe(text: str) -> str:
-    """Text for a terminal: every control sequence and control character removed, bar tab and newline."""
+    """Text for a terminal: every control sequence, control character and bidi control removed, bar tab and
+    newline."""
     return _CONTROLS.sub("", text)
+
+
+def shown(name: str) -> str:
+    """A file name (from a pull, so untrusted) as one visible line: a control character in it is
+    written as its escape, since a newline in a name could print a fake line of output."""
+    return CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
 
 
 def _json_safe(out: str) -> str:
     """JSON as printed: DEL and C1 controls (which JSON may carry raw, and an 8-bit
-    terminal obeys) written as \\u escapes; the values are exactly the same."""
-    return re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
+    terminal obeys) and bidi controls written as \\u escapes; the values are exactly the same."""
+    return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
 def results(res: Any) -> str:
@@ -58,7 +67,7 @@ def results(res: Any) -> str:
         lines.append(f"{group.upper()} ({len(hits)})")
         for hit in hits:
             lines.append(hit_header(hit))
-            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {LEARNED_NOTE.sub('', hit.snippet)}"])
+            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
             if getattr(hit, "changed_by", None):
                 lines.append(f"    {superseded(hit)}")
     if not res.results:
@@ -77,7 +86,7 @@ def hit_header(hit: Any) -> str:
     as PATH#pPAGE:LINES."""
     cited = getattr(hit, "fact", None) or hit
     page = getattr(hit, "page", None)
-    where = f"  {hit.path}{f'#p{page}' if page else ''}:{_span(cited.lines)} "
+    where = f"  {shown(hit.path)}{f'#p{page}' if page else ''}:{_span(cited.lines)} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
     origin = f"{cited.commit[:7]} {cited.date[:10]}" if cited.commit and cited.date else \
         f"uncommitted, {cited.date[:10]}" if cited.date else "uncommitted"
@@ -95,7 +104,7 @@ FACT_LINES = 8
 def fact_lines(fact: Any) -> list[str]:
     """The fact as it reads in markdown, under its heading path."""
     out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
-    body = LEARNED_NOTE.sub("", fact.text).split("\n")
+    body = unlearned(fact.text).split("\n")
     indent = "      " if fact.headings else "    "
     out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
     if len(body) > FACT_LINES:
@@ -108,7 +117,7 @@ def superseded(hit: Any) -> str:
     change = hit.changed_by
     if change["commit"] is None:
         return f"no longer true: {change['how']} change in the work tree"
-    where = f" (renamed to {change['path']} by then)" if change["path"] != hit.path else ""
+    where = f" (renamed to {shown(change['path'])} by then)" if change["path"] != hit.path else ""
     return (f"no longer true: {change['how']} in {change['commit'][:7]} {str(change['date'])[:10]} "
             f"\"{change['subject']}\"{where}")
 
@@ -116,7 +125,7 @@ def superseded(hit: Any) -> str:
 def why(w: Any) -> str:
     """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
     fact = w.fact
-    out = [f"{w.path}:{_span(fact['lines'])}"]
+    out = [f"{shown(w.path)}:{_span(fact['lines'])}"]
     out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
     if w.last_changed:
         out.append(f"last changed by  {_step(w.last_changed)}")
@@ -153,8 +162,8 @@ def timeline(t: Any) -> str:
         if e.merged:
             lines.append("    merged: " + "; ".join(f"{m['commit'][:7]} {m['subject']}" for m in e.merged))
         for page in e.pages:
-            how = f"renamed from {page.renamed_from}" if page.renamed_from else page.change
-            lines.append(f"  {page.path} ({how})")
+            how = f"renamed from {shown(page.renamed_from)}" if page.renamed_from else page.change
+            lines.append(f"  {shown(page.path)} ({how})")
             if page.note:
                 lines.append(f"    ({page.note})")
             for sec in page.sections:
@@ -173,9 +182,9 @@ def timeline(t: Any) -> str:
 def written(w: Any) -> str:
     if w.action == "duplicate":
         d = w.duplicate
-        return f"already remembered at {d['path']}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
+        return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
-    out = f"{w.action}: {w.path}:{span} (commit {w.commit[:7] if w.commit else '-'})"
+    out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
     if getattr(w, "replaced", None):
         out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
     if w.hint:
@@ -184,7 +193,7 @@ def written(w: Any) -> str:
 
 
 def forgot(f: Any) -> str:
-    spans = ", ".join(f"{r['path']}:{r['lines']['start']}"
+    spans = ", ".join(f"{shown(r['path'])}:{r['lines']['start']}"
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
     count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
@@ -223,7 +232,7 @@ def forget_preview(preview: list[dict[str, Any]]) -> str:
             out.append("  (history only)")
         else:
             start, end = item["lines"]["start"], item["lines"]["end"]
-            out.append(f"  {item['path']}:{start}" + (f"-{end}" if end != start else ""))
+            out.append(f"  {shown(item['path'])}:{start}" + (f"-{end}" if end != start else ""))
         out.extend(f"    {line}" for line in item["text"].split("\n"))
     return "\n".join(out)
 
@@ -294,7 +303,7 @@ def _documents(docs: dict[str, Any] | None) -> list[str]:
     kinds = ", ".join(f"{n} {k.upper()}" for k, n in docs["kinds"].items())
     lines = [f"documents:  {docs['files']} ({kinds}): {docs['extracted']} extracted ({docs['pages']} PDF pages), "
              f"{docs['pending']} waiting, {docs['failed']} failed"]
-    lines.extend(f"  {p['path']}: {'failed: ' if p['state'] == 'failed' else ''}{p['note']}" for p in docs["problems"])
+    lines.extend(f"  {shown(p['path'])}: {'failed: ' if p['state'] == 'failed' else ''}{p['note']}" for p in docs["problems"])
     return lines
 
 
@@ -313,14 +322,14 @@ def reminder(r: Any) -> str:
 def session_saved(s: Any) -> str:
     if s.action == "private":
         return f"private: {s.hint}"
-    out = f"{s.action}: {s.path} ({s.messages} messages, chat {s.chat}, " \
+    out = f"{s.action}: {shown(s.path)} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
     run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
     return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
 def session_removed(r: Any) -> str:
-    return f"removed: {r.path} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
+    return f"removed: {shown(r.path)} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
 
 
 def _hooks_line(h: Any) -> str:
@@ -358,7 +367,7 @@ def hooks_status(s: Any) -> str:
 
 def guard(report: Any) -> str:
     """`git mem guard`: one line a finding."""
-    return "\n".join(f"{f['kind']} ({f['rule']}) at {f['path']}:{f['line']}: {f['excerpt']}" for f in report.findings)
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(f['path'])}:{f['line']}: {f['excerpt']}" for f in report.findings)
 
 
 def model_ready(d: dict[str, Any]) -> str:
@@ -373,7 +382,7 @@ def consolidated(r: Any) -> str:
     out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
            + ("would be sent" if r.mode == "dry-run" else "sent")]
     for s in r.sessions:
-        line = f"  {s.status:<11} {s.path} ({s.chars} chars"
+        line = f"  {s.status:<11} {shown(s.path)} ({s.chars} chars"
         line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
         line += f", commit {s.commit[:7]})" if s.commit else ")"
         out.append(line + (f": {s.reason}" if s.reason else ""))
@@ -416,6 +425,6 @@ def pruned(p: Any) -> str:
     verb = "would remove" if p.dry_run else "removed"
     out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
            + (f" (commit {p.commit[:7]})" if p.commit else "")]
-    out.extend(f"  {f['path']}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
-    out.extend(f"  {s['path']}:{s['line']} {s['text']}" for s in p.summaries)
+    out.extend(f"  {shown(f['path'])}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
+    out.extend(f"  {shown(s['path'])}:{s['line']} {s['text']}" for s in p.summaries)
     return "\n".join(out)

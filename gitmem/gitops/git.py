@@ -120,8 +120,8 @@ class Git:
             return None
 
     def resolve(self, rev: str) -> str | None:
-        """The commit `rev` names, or None."""
-        if rev.startswith("-"):
+        """The commit `rev` names, or None (also for an option, or a NUL that no argument can carry)."""
+        if rev.startswith("-") or "\0" in rev:
             return None
         try:
             return self.run("rev-parse", "--verify", "--quiet", "--end-of-options",

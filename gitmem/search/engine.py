@@ -62,6 +62,8 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         raise UsageError(f"unknown mode {query.mode!r}", f"use one of {', '.join(MODES)}")
     if query.by not in DATE_BASES:
         raise UsageError(f"unknown date basis {query.by!r}", f"use one of {', '.join(DATE_BASES)}")
+    if query.min_score is not None and not 0 <= query.min_score <= 1:  # NaN too: it is between nothing
+        raise UsageError(f"min score {query.min_score} is not between 0 and 1", "e.g. 0.25, or 0 for the closest")
     dates.window(query.since, query.until)  # a malformed date fails before any work
     if not query.groups:
         query = replace(query, groups=nb.settings.recall)

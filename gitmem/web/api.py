@@ -29,10 +29,15 @@ async def body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: [[[[... nested too deep to parse
         raise UsageError("the request body is not JSON", "send a JSON object, e.g. {\"text\": \"...\"}") from exc
     if not isinstance(data, dict):
         raise UsageError("the request body must be a JSON object", "e.g. {\"text\": \"...\"}")
+    try:  # a "\ud800" escape decodes to a lone surrogate, which no page, path or commit can hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError("the request body holds a lone surrogate (\\ud800-\\udfff), which is not text",
+                         "send the text as UTF-8, or escape a character beyond U+FFFF as a surrogate pair") from exc
     return data
 
 
@@ -195,7 +200,7 @@ async def notebook_page(request: Request) -> Response:
     from ..notes import memory, removal
 
     path = request.path_params["path"]
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # HEAD too: it skips the CSRF check, so it must never write
         return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
     if request.method == "DELETE":
         return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
@@ -225,6 +230,9 @@ def _int(value: str | None) -> int | None:
     if not value:
         return None
     try:
-        return int(value)
+        number = int(value)
     except ValueError as exc:
         raise UsageError(f"{value!r} is not a number", "e.g. n=20") from exc
+    if number < 1:  # the CLI's -n takes 1 or more
+        raise UsageError(f"n must be 1 or more, not {number}", "e.g. n=20")
+    return number

@@ -20,12 +20,12 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from ..errors import BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError
+from ..markdown import unlearned
 from ..notebook import Notebook
 from .jobs import Rebuild
 from .security import Guard, new_secret
 
 T = TypeVar("T")
-LEARNED_NOTE = re.compile(r"\s*<!-- gitmem: [^>]*-->")  # a learned fact's source note: shown as a dot, not as text
 FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200}|dropped \d+ proposals?)$")
 STATIC = Path(__file__).with_name("static")
 STATUS_OF: list[tuple[type[GitmemError], int]] = [(PageNotFound, 404), (PathOutside, 400), (UsageError, 400),
@@ -88,7 +88,7 @@ def templates() -> Environment:
     env = Environment(loader=PackageLoader("gitmem.web", "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=False)
     env.filters["filesize"] = filesize
-    env.filters["unlearned"] = lambda text: LEARNED_NOTE.sub("", str(text))
+    env.filters["unlearned"] = lambda text: unlearned(str(text))
     env.filters["level"] = level
     return env
 

@@ -13,6 +13,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 async def preview(request: Request) -> Response:
     web = app_of(request)
     form = await request.form()
-    rendered = render(str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
+    # in a worker thread, like every other render: a big page must not stall the event loop
+    rendered = await run_in_threadpool(render, str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
     return web.page(request, "preview.html", rendered=rendered)
 
 
@@ -39,7 +41,8 @@ async def edit_form(request: Request) -> Response:
 
     await web.call(not_a_document, request.path_params["path"])
     page = await web.call(memory.get, request.path_params["path"])
-    return _editor(web, request, page.path, page.text, page.text)
+    shown = await run_in_threadpool(_preview, web, page.text, page.path)  # off the event loop: the page may be big
+    return _editor(web, request, page.path, page.text, page.text, preview=shown)
 
 
 async def edit_save(request: Request) -> Response:
@@ -49,14 +52,16 @@ async def edit_save(request: Request) -> Response:
     form = await request.form()
     path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
     if form.get("do") == "preview":
-        return _editor(web, request, path, text, original)
+        return _editor(web, request, path, text, original, preview=await _shown(web, text, path))
     try:
         written = await web.call(memory.write, path, text, replace=True, expected=original,
                                  allow=form.get("allow") == "1")
     except memory.PageChanged as exc:
-        return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current))
+        return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current),
+                       preview=await _shown(web, text, path))
     except GitmemError as exc:
-        return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused))
+        return _editor(web, request, path, text, original, 422, error=exc.line(), refused=isinstance(exc, Refused),
+                       preview=await _shown(web, text, path))
     return _saved(written)
 
 
@@ -94,8 +99,9 @@ async def delete_form(request: Request) -> Response:
 
     await web.call(not_a_document, request.path_params["path"])
     page = await web.call(memory.get, request.path_params["path"])
+    rendered = await run_in_threadpool(render, page.text, page.path, web.remote_images)
     return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
-                    rendered=render(page.text, page.path, web.remote_images), title=f"Delete {page.path}")
+                    rendered=rendered, title=f"Delete {page.path}")
 
 
 async def delete(request: Request) -> Response:
@@ -206,14 +212,20 @@ def _text(form: Any, name: str) -> str:
     return str(form.get(name, "")).replace("\r\n", "\n")
 
 
+async def _shown(web: "Web", text: str, path: str) -> str:
+    """The preview of a form shown again, rendered off the event loop: the text may be big and hostile."""
+    return await run_in_threadpool(_preview, web, text, path)
+
+
 def _preview(web: "Web", text: str, path: str) -> str:
     return web.templates.get_template("preview.html").render(rendered=render(text, path, web.remote_images))
 
 
 def _editor(web: "Web", request: Request, path: str, text: str, original: str, code: int = 200,
-            **extra: Any) -> Response:
+            preview: str | None = None, **extra: Any) -> Response:
+    shown = _preview(web, text, path) if preview is None else preview
     return web.page(request, "edit.html", code, nav="browse", path=path, text=text, original=packed(original),
-                    preview=_preview(web, text, path), title=f"Edit {path}", **extra)
+                    preview=shown, title=f"Edit {path}", **extra)
 
 
 def _saved(written: Any) -> Response:

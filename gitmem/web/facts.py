@@ -109,7 +109,7 @@ async def review_json(request: Request) -> Response:
     web = app_of(request)
     from ..agent import review
 
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         return JSONResponse(jsonable(await web.call(review.pending)))
     d = await body(request)
     ids = d.get("ids") or []

@@ -10,11 +10,20 @@ iframes and forms are removed whatever the note says. Remote images are not
 loaded unless the server was started with --remote-images: the image keeps
 its alt text and loses its address, so reading a note never tells a third
 party that you did.
+
+A hostile page must not cost minutes of CPU either: html5ever (inside nh3)
+takes time quadratic in the nesting depth of block elements (100,000 nested
+`<div>`s, a 500 KB page, took a minute), so HTML nested deeper than
+MAX_DEPTH is shown as text (markdown still rendered); and markdown-it-py,
+linear but slow on dense syntax (about 40 µs a byte for `![![![...`), renders
+bodies up to RENDER_LIMIT bytes; a bigger body is shown as plain text.
 """
 
 from __future__ import annotations
 
+import html as markup
 import posixpath
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote, urlsplit
@@ -28,8 +37,13 @@ TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "
         "i", "img", "input", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody", "td",
         "th", "thead", "tr", "ul", "span", "details", "summary", "kbd", "mark", "dl", "dt", "dd"}
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"},
-              "ol": {"start"}, "code": {"class"}, "span": {"class"}}
+              "ol": {"start"}, "code": {"class"}}
+LANGUAGE = re.compile(r"language-[\w+#.-]{1,40}")  # a fenced block's class; no other class (.flash, .sr-only) is kept
 SCHEMES = {"http", "https", "mailto"}
+RENDER_LIMIT = 256 * 1024  # bytes of markdown rendered as HTML (worst case, dense syntax: about 10 s)
+MAX_DEPTH = 200  # nesting of HTML elements kept as HTML (markdown itself nests at most 20 deep)
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>")
 
 
 @dataclass
@@ -38,16 +52,35 @@ class Rendered:
     html: str  # sanitised
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True, "linkify": False}).enable(["table", "strikethrough"])
+@lru_cache(maxsize=2)
+def _parser(html: bool = True) -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": html, "linkify": False}).enable(["table", "strikethrough"])
 
 
 def render(text: str, rel: str = "", remote_images: bool = False) -> Rendered:
-    """The page's frontmatter as text and its body as sanitised HTML."""
+    """The page's frontmatter as text and its body as sanitised HTML (see the module docstring
+    for the bounds on what a hostile page can cost)."""
     cut = body_offset(text)
-    html = _parser().render(text[cut:])
+    body = text[cut:]
+    if len(body.encode("utf-8", "surrogatepass")) > RENDER_LIMIT:
+        html = (f"<p><em>This page is over {RENDER_LIMIT // 1024} KiB, so it is shown as text.</em></p>"
+                f"<pre>{markup.escape(body, quote=False)}</pre>")
+    else:
+        html = _parser().render(body)
+        if depth(html) > MAX_DEPTH:  # its own HTML is shown as text; the markdown around it still renders
+            html = _parser(html=False).render(body)
     return Rendered(text[:cut].strip("\n"), sanitise(html, rel, remote_images))
+
+
+def depth(html: str) -> int:
+    """How deep elements nest in `html`, counting an element left open as nesting (an upper bound)."""
+    level = deepest = 0
+    for closing, name, empty in TAG.findall(html):
+        if empty or name.lower() in VOID:
+            continue
+        level = max(level - 1, 0) if closing else level + 1
+        deepest = max(deepest, level)
+    return deepest
 
 
 def sanitise(html: str, rel: str = "", remote_images: bool = False) -> str:
@@ -59,6 +92,8 @@ def sanitise(html: str, rel: str = "", remote_images: bool = False) -> str:
             return value if _local(value) or (remote_images and _scheme(value) in ("http", "https")) else None
         if tag == "a" and attribute == "href":
             return _link(value, folder)
+        if attribute == "class":  # a note must not dress up as the app's own notices, or hide text
+            return value if LANGUAGE.fullmatch(value) else None
         return value
 
     return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=SCHEMES, attribute_filter=keep,

@@ -11,6 +11,9 @@ access token, CSRF checks and the response headers.
   htmx sends); the JSON API needs an `X-Gitmem` header, which a cross-site form
   cannot send and a cross-site script can only send after a CORS preflight
   that this server never answers. A foreign Origin is refused outright.
+- GET and HEAD need no proof, so they must not change anything: the app sees
+  a HEAD as a GET and neither with a body (a handler that branches on the
+  method, `if GET: read else: write`, once wrote on a HEAD with a body).
 - No CORS headers, ever; a Content-Security-Policy that allows only this
   server's own scripts and styles, so even markup that got past the
   sanitiser could not run script.
@@ -19,10 +22,12 @@ access token, CSRF checks and the response headers.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
+import re
 import secrets
 from typing import Any, Awaitable, Callable
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -36,6 +41,7 @@ TOKEN_COOKIE = "gitmem_token"
 API_HEADER = b"x-gitmem"
 CSRF_HEADER = b"x-gitmem-csrf"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+NAME = re.compile(r"[^\s:@/\\?#\[\]]+")  # a host name or IPv4 address, nothing a URL would read as more
 
 
 def csp(remote_images: bool) -> str:
@@ -65,7 +71,8 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
-        if host_name(host) not in self.hosts:
+        twice = sum(k.lower() == b"host" for k, _ in scope["headers"]) > 1  # which one would the app believe?
+        if twice or host_name(host) not in self.hosts:
             await _plain(send, 421, "this server answers only to its own address (Host header refused)")
             return
         if self.token is not None:
@@ -74,7 +81,10 @@ class Guard:
                 await verdict(send)
                 return
         wrapped = _headers_added(send, self.headers)
-        if scope["method"] not in SAFE:
+        if scope["method"] in SAFE:
+            # a copy: the server keeps its own scope, and with it the knowledge to send no body to a HEAD
+            scope, receive = {**scope, "method": "GET"}, _replay(b"", receive)
+        else:
             origin = headers.get("origin")
             if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
                 await _plain(wrapped, 403, "cross-site request refused (Origin)")
@@ -117,9 +127,12 @@ class Guard:
         if scope["method"] == "GET" and hmac.compare_digest(given.encode(), want):
             cookie = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
 
+            # back to the same page, minus the token; never to '//other.site' (a browser reads '/\\' so too)
+            location = "/" + quote(scope["path"], safe="/:@!$&'()*+,;=~").lstrip("/")
+
             async def admit(send: Send) -> None:  # set the cookie, and drop the token from the address bar
                 await send({"type": "http.response.start", "status": 303,
-                            "headers": [(b"location", scope["path"].encode()), (b"set-cookie", cookie.encode())]})
+                            "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode())]})
                 await send({"type": "http.response.body", "body": b""})
             return admit
         return lambda send: _plain(send, 401, "this server needs its token: open the URL it printed "
@@ -127,11 +140,24 @@ class Guard:
 
 
 def host_name(host: str) -> str:
-    """The host of a Host header or netloc, without port or brackets, lowercased."""
+    """The host of a Host header or netloc, without port or brackets, lowercased; '' (allowed for no
+    server) unless it is a name, an IPv4 address or a bracketed IPv6 address, then at most ':PORT'."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        inside, _, port = host[1:].partition("]")
+        return inside if _address(inside) and re.fullmatch(r"(:\d{1,5})?", port) else ""
+    if host.count(":") > 1:  # a bare IPv6 address, as --allow-host may give one
+        return host if _address(host) else ""
+    name, _, port = host.partition(":")
+    return name if NAME.fullmatch(name) and (":" not in host or port.isdigit()) else ""
+
+
+def _address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def allowed_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
@@ -139,11 +165,11 @@ def allowed_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
     this machine's names and addresses), localhost's names when bound to loopback or a wildcard,
     and any the user added (--allow-host)."""
     hosts = {bind.lower(), *(host_name(h) for h in extra)}
-    if bind in LOCAL_NAMES or bind.startswith("127."):
+    if is_loopback(bind):
         hosts |= LOCAL_NAMES
     if bind in ("0.0.0.0", "::", ""):
         hosts |= LOCAL_NAMES | machine_names()
-    return hosts
+    return hosts - {""}  # never a request without a Host header
 
 
 def machine_names() -> set[str]:
@@ -160,7 +186,14 @@ def machine_names() -> set[str]:
 
 
 def is_loopback(bind: str) -> bool:
-    return bind in LOCAL_NAMES or bind.startswith("127.")
+    """Whether `bind` is this machine alone: 'localhost' or a loopback address (not a name that
+    merely starts with '127.')."""
+    if bind.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        return False
 
 
 async def _body(receive: Receive) -> tuple[bytes, bool]:

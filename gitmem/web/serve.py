@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import webbrowser
 from pathlib import Path
@@ -11,6 +12,7 @@ from ..errors import UsageError
 from .security import allowed_hosts, is_loopback
 
 DEFAULT_PORT = 8765
+TOKEN = re.compile(r"[A-Za-z0-9._~-]{16,}")  # long enough not to be guessed online; the same in a URL, a cookie, a header
 PACKAGES = {"starlette": "starlette", "uvicorn": "uvicorn", "jinja2": "jinja2", "markdown_it": "markdown-it-py",
             "nh3": "nh3", "multipart": "python-multipart"}
 
@@ -27,6 +29,9 @@ def check(host: str, token: str | None) -> None:
     if not is_loopback(host) and not token:
         raise UsageError(f"serving on {host} lets other machines reach your notebook, so it needs a token",
                          "pass --token SECRET (a long random string), or serve on 127.0.0.1")
+    if token is not None and not TOKEN.fullmatch(token):
+        raise UsageError("the token must be at least 16 characters of letters, digits and . _ ~ -",
+                         'e.g. --token "$(openssl rand -hex 16)"')
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -3,6 +3,7 @@ sessions."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -11,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import config
+from ..errors import UsageError
 from ..notebook import Notebook
 from . import files
 from .render import render
@@ -145,6 +147,8 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
                             "rendered": render(text, found.path, remote_images), "document": document}
     if lines:  # a search hit: its lines, as text, above the page
+        if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
+            raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")
         data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
     if found.revision:
         data["described"] = commit_info(nb, found.revision)
@@ -198,7 +202,6 @@ def search_form(q: Any) -> dict[str, Any]:
 def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     """recall/search with the form's filters: the same Query the CLI builds."""
     from .. import dates
-    from ..errors import UsageError
     from ..search import engine
 
     since, until = dates.date_range(form["since"] or None, form["start"] or None, form["end"] or None,
@@ -207,6 +210,8 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
         limit = int(form["limit"]) if form.get("limit") else None
     except ValueError as exc:
         raise UsageError(f"limit must be a number, not {form['limit']!r}", "e.g. limit=15") from exc
+    if limit is not None and not 1 <= limit <= 1000:  # the CLI's --limit range
+        raise UsageError(f"limit must be from 1 to 1000, not {limit}", "e.g. limit=15")
     try:
         floor = float(form["min_score"]) if form.get("min_score") else None
     except ValueError as exc:
