@@ -662,9 +662,18 @@ def test_forget_everything_refuses_a_tracked_note_the_work_tree_lacks(mem: Mem) 
     everything_seeded(mem)
     (mem.path / "knowledge/plan.md").unlink()
     head = mem.git("rev-parse", "HEAD")
+    assert forgetting.survey(open_notebook(mem.path)).uncommitted == ["knowledge/plan.md"]
     result = mem("forget", "--everything", "--yes", code=1)
-    assert result.stderr.startswith("error: lines on knowledge/plan.md are in no commit")
+    assert result.stderr.startswith("error: knowledge/plan.md is deleted in the work tree but git still tracks it")
     assert mem.git("rev-parse", "HEAD") == head
+    mem.git("sparse-checkout", "set", "--no-cone", "/*", "!/knowledge/facts.md")  # left out: the same
+    mem.git("restore", "--", "knowledge/plan.md")
+    assert not (mem.path / "knowledge/facts.md").exists()
+    result = mem("forget", "--everything", "--yes", code=1)
+    assert result.stderr.startswith("error: knowledge/facts.md is tracked but left out of this sparse checkout")
+    assert mem.git("rev-parse", "HEAD") == head
+    mem.git("sparse-checkout", "disable")
+    (mem.path / "knowledge/plan.md").unlink()
     mem.git("rm", "-q", "--", "knowledge/plan.md")
     mem.commit("plan is gone")
     assert mem.json("forget", "--everything", "--yes")["commit"] == mem.git("rev-parse", "HEAD").strip()

@@ -146,7 +146,7 @@ def survey(nb: Notebook) -> Survey:
     """What `everything` would take, without taking it."""
     spots, past = _everything(nb)
     return Survey(sum(s.end - s.start + 1 for s in spots), sorted({s.path for s in spots}), len(past),
-                  _in_documents(nb, None), _uncommitted(nb, spots))
+                  _in_documents(nb, None), sorted({*_uncommitted(nb, spots), *_missing(nb)}))
 
 
 def everything(nb: Notebook, typed: str | None) -> Forgot:
@@ -162,6 +162,7 @@ def everything(nb: Notebook, typed: str | None) -> Forgot:
                            f"'{EVERYTHING}'", found)
     with write_lock(nb):
         committable(nb)
+        _all_present(nb)
         spots, past = _everything(nb)
         if not spots and not past:
             raise NothingToForget("the notebook holds no memories to forget", "git mem remember TEXT adds one")
@@ -192,13 +193,24 @@ def _refuse_uncommitted(nb: Notebook, pages_: list[str]) -> None:
                       f"(git restore -- {paths}; delete a page git does not track), then run it again")
 
 
+def _all_present(nb: Notebook) -> None:
+    """PageMissing, worded as for any write (deleted and not committed; left out of a sparse
+    checkout), for a note git tracks that the work tree lacks: its lines are in HEAD, and the
+    commit, which takes lines off the pages it can read, would leave them there."""
+    for rel in _missing(nb):
+        change.current(nb, rel)  # raises, saying which and how to bring it back
+
+
+def _missing(nb: Notebook) -> list[str]:
+    """The notes git tracks that the work tree lacks."""
+    return [rel for path in nb.git.files(nb.prefix, untracked=False)
+            if (rel := nb.rel(path)) is not None and nb.settings.is_note(rel) and not os.path.lexists(nb.file(rel))]
+
+
 def _uncommitted(nb: Notebook, spots: list[Spot]) -> list[str]:
-    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track),
-    and the notes git tracks that the work tree lacks: their lines are still in HEAD, where the
-    commit, which takes lines off the work-tree pages, would leave them."""
+    """The pages among the spots whose work-tree text differs from HEAD's (or git does not track)."""
     changed = {rel for path in nb.git.status(nb.prefix) if (rel := nb.rel(path)) is not None}
-    gone = {rel for rel in changed if nb.settings.is_note(rel) and not os.path.lexists(nb.file(rel))}
-    return sorted({s.path for s in spots} & changed | gone)
+    return sorted({s.path for s in spots} & changed)
 
 
 def _everything(nb: Notebook) -> tuple[list[Spot], list[str]]:
