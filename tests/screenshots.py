@@ -18,7 +18,8 @@ SHOTS = [("web-home.png", "", None), ("web-pages.png", "browse", None),
          ("web-page.png", "page/projects/apollo.md", None), ("web-edit.png", "edit/projects/apollo.md", None),
          ("web-search.png", "search?q=when+does+apollo+ship", None),
          ("web-history.png", "history/projects/apollo.md", None), ("web-status.png", "status?model=1", None),
-         ("web-facts.png", "facts", None), ("web-phone.png", "search?q=Sarah+phone", (390, 760))]
+         ("web-facts.png", "facts", None), ("web-phone.png", "search?q=Sarah+phone", (390, 760)),
+         ("web-forget-everything.png", "forget/everything", None)]
 
 
 def sample(path: Path) -> None:

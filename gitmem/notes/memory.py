@@ -20,7 +20,6 @@ from . import change, guard, pages, routing, supersede, trailers
 from .change import committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
-from ..gitops.lock import atomic_write
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 
@@ -55,15 +54,6 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
     """Make the page say `text` (one commit). The caller holds write_lock(nb)."""
     whole = edit if edit is not None and edit.text == text else pages.Edit(text, 1, max(1, text.count("\n")))
     return commit_change(nb, rel, lambda _page: whole, message, action)
-
-
-def write_page(nb: Notebook, rel: str, text: str) -> None:
-    """Replace the page atomically, without a commit; on failure it is unchanged, and the error says so."""
-    try:
-        atomic_write(nb.file(rel), text.encode("utf-8"))
-    except OSError as exc:
-        raise GitmemError(f"could not write {rel}: {exc.strerror or exc}; the page is unchanged",
-                          "free some space or make the notebook writable, then run the command again") from exc
 
 
 def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | None], message: str,
