@@ -360,3 +360,23 @@ def after_purge(index: "Index", purged: Purge) -> dict[str, int]:
         cache.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     busy = index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     return {"cached_embeddings": cache_rows, "wal_busy": int(busy)}
+
+
+# -- what the index holds, for forget to find a fact's lines in -------------------------------------
+def bodies(index: "Index", documents: bool = True) -> list[str]:
+    """Every chunk text the index holds, every indexed revision included; without `documents`,
+    only the texts of notes (a text some document's chunk has is left out)."""
+    if documents:
+        return [body for (body,) in index.conn.execute("SELECT body FROM texts")]
+    return [body for (body,) in index.conn.execute("""SELECT t.body FROM texts t WHERE NOT EXISTS (
+                                                        SELECT 1 FROM chunks c JOIN documents d ON d.blob = c.blob
+                                                         WHERE c.text = t.id)""")]
+
+
+def document_bodies(index: "Index") -> list[tuple[str, str]]:
+    """(path, chunk text) of each document the notebook holds now."""
+    from .db import LIVE_VIEW
+
+    return index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
+                                    JOIN documents d ON d.blob = v.blob JOIN chunks c ON c.blob = v.blob
+                                    JOIN texts t ON t.id = c.text""").fetchall()

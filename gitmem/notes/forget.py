@@ -259,13 +259,11 @@ def _history_memories(nb: Notebook, held: set[tuple[str, ...]]) -> list[str]:
     index = Index(nb)
     try:
         index.sync(wait=60)
-        rows = index.conn.execute("""SELECT t.body FROM texts t WHERE NOT EXISTS (
-                                       SELECT 1 FROM chunks c JOIN documents d ON d.blob = c.blob
-                                        WHERE c.text = t.id)""").fetchall()
+        texts = forgotten.bodies(index, documents=False)
     finally:
         index.close()
     found: dict[tuple[str, ...], str] = {}
-    for (body,) in rows:
+    for body in texts:
         lines = body.split("\n")
         for start, end in memory_runs(body):
             for line in lines[start - 1:end]:
@@ -326,7 +324,7 @@ def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
     index = Index(nb)
     try:
         index.sync(wait=60)
-        lines = {tuple(forgotten.words(line)): line for (body,) in index.conn.execute("SELECT body FROM texts")
+        lines = {tuple(forgotten.words(line)): line for body in forgotten.bodies(index)
                  for line in body.split("\n") if _holds(line, needle)}
     finally:
         index.close()
@@ -343,14 +341,10 @@ def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
 def _in_documents(nb: Notebook, target: str | None) -> list[str]:
     """The documents in the notebook now whose indexed text holds the target (before it is purged);
     every document in it for None."""
-    from ..index.db import LIVE_VIEW
-
     needle = _needle(target) if target is not None else ""
     index = Index(nb)
     try:
-        rows = index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
-                                        JOIN documents d ON d.blob = v.blob JOIN chunks c ON c.blob = v.blob
-                                        JOIN texts t ON t.id = c.text""").fetchall()
+        rows = forgotten.document_bodies(index)
     finally:
         index.close()
     return sorted({path for path, body in rows if any(_holds(line, needle) for line in body.split("\n"))})
