@@ -15,7 +15,8 @@ TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search"
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
 RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
            "end": "to"}
-CLI_ONLY = {"as_json", "allow", "yes"}  # --json is implied; --no-guard and --yes are for people, never for agents
+CLI_ONLY = {"as_json", "allow", "yes", "everything"}  # --json is implied; --no-guard, --yes and --everything
+# are for people, never for agents (an agent cannot forget everything)
 
 
 def handler(m: Mem) -> server.Handler:
