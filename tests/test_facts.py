@@ -167,3 +167,46 @@ def test_a_warm_process_never_shows_a_forgotten_line_again(mem: Mem) -> None:
     for args in (["--history"], ["--at", "HEAD~1"], []):
         out = mem("recall", "--mode", "keyword", *args, "Rex dog", "--json").stdout
         assert "Rex the dog sleeps" in out and "vetzorbl" not in out, args
+
+
+def test_a_kept_blame_answers_as_git_blame_does_while_commits_leave_the_page_alone(mem: Mem) -> None:
+    """A cold process reads the blames earlier processes kept in the index. Kept by the commit that
+    made the page's version, a blame stays true while other pages change, and a page that changes
+    is blamed again."""
+    import apsw
+
+    from gitmem.index import provenance
+
+    def fresh_process_facts() -> list[tuple[str, str, str]]:
+        provenance._BLAMES.clear()  # what a new process starts with
+        out = mem.json("recall", "--mode", "keyword", "gate code")
+        return [(h["fact"]["text"], h["fact"]["commit"], h["fact"]["subject"]) for h in out["results"]]
+
+    def kept() -> int:
+        conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+        try:
+            return conn.execute("SELECT count(*) FROM blames").fetchone()[0]
+        finally:
+            conn.close()
+
+    def forget_kept() -> None:
+        conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+        conn.execute("DELETE FROM blames")
+        conn.close()
+
+    mem("remember", "The gate code is 4512")
+    mem("remember", "The side gate code is 7788")
+    first = fresh_process_facts()
+    pages = kept()
+    assert pages >= 1 and first[0][1] is not None
+    mem("remember", "--to", "knowledge/other.md", "Bins go out on Tuesday")  # HEAD moves, the pages do not
+    assert fresh_process_facts() == first and kept() == pages  # answered from the kept blames
+    forget_kept()
+    assert fresh_process_facts() == first  # and it is what git blame says now
+    page = (mem.path / "knowledge/facts.md").read_text()
+    assert "7788" in page
+    mem.write("knowledge/facts.md", page.replace("7788", "7789"))
+    mem.commit("new side gate code")
+    changed = fresh_process_facts()
+    assert changed[0][0] == "- The side gate code is 7789"
+    assert changed[0][2] == "new side gate code"  # blamed again: the page changed

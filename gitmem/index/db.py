@@ -102,6 +102,11 @@ MIGRATIONS: list[tuple[int, str]] = [
         state TEXT NOT NULL DEFAULT 'pending', pages INTEGER, note TEXT);
     CREATE INDEX documents_pending ON documents(size) WHERE state = 'pending';
     """),
+    # 7: whole-page `git blame` results kept across processes (provenance.py): a cold
+    # `git mem recall` blames each result page; a blame at a commit never changes
+    (7, """
+    CREATE TABLE blames(key TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [

@@ -17,11 +17,15 @@ Text that exists only in the work tree is "uncommitted".
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
+
+import apsw
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from . import db
 from ..dates import iso
 from ..errors import GitmemError
 
@@ -59,7 +63,7 @@ class Blame:
 
 def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
              ranges: list[tuple[int, int]], with_trailers: bool = True,
-             head: str | None = None) -> dict[tuple[int, int], Blame]:
+             head: str | None = None, base: str | None = None) -> dict[tuple[int, int], Blame]:
     """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
     (None: the work tree), from one blame of all the ranges; subjects that quote forgotten text
     are withheld."""
@@ -67,7 +71,7 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
 
     if not ranges:
         return {}
-    lines = _blamed(nb, rev, path, ranges, head)
+    lines = _blamed(nb, rev, path, ranges, head, base)
     by_line = {b.line: b for b in lines}
     found: dict[tuple[int, int], Blame] = {}
     for lo, hi in ranges:
@@ -97,9 +101,9 @@ WHOLE_FILE_LIMIT = 256 * 1024
 
 
 def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, int]],
-            head: str | None = None) -> list["Blamed"]:
+            head: str | None = None, base: str | None = None) -> list["Blamed"]:
     repo_path = nb.repo_path(path)
-    key = _blame_key(nb, rev, path, repo_path, head)
+    key = blame_key(nb, rev, path, head, base)
     if key is None:
         return nb.git.blame(rev, repo_path, sorted(set(ranges)))
     kept = _BLAMES.get(key)
@@ -113,19 +117,74 @@ def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, 
     return blamed  # not _BLAMES[key]: another thread may have evicted it already
 
 
-def _blame_key(nb: "Notebook", rev: str | None, path: str, repo_path: str,
-               head: str | None = None) -> tuple[str, ...] | None:
+def blame_key(nb: "Notebook", rev: str | None, path: str, head: str | None = None,
+              base: str | None = None) -> tuple[str, ...] | None:
+    """What a whole-page blame is kept under (None: blamed range by range, never kept). The work
+    tree's blame is keyed by its bytes and by `base` (else HEAD): git blame at HEAD passes the whole
+    blame to a parent holding the same blob, so it is the blame at the commit that made the page's
+    version, and stays valid while commits that leave the page alone go by. A blame at HEAD itself
+    is keyed by `base` the same way."""
+    repo_path = nb.repo_path(path)
     if rev is not None:
         oid = (head or nb.git.head()) if rev == "HEAD" else rev
+        if base and oid == (head or nb.git.head()):  # the page as HEAD has it: as the commit that made it
+            oid = base
         return (str(nb.git.git_dir), oid, repo_path) if oid and re.fullmatch(r"[0-9a-f]{40}", oid) else None
     try:
         data = nb.read_bytes(path)
     except (OSError, GitmemError):  # unreadable or not confined: blamed range by range, as before
         return None
-    head = head or nb.git.head()
-    if data is None or head is None or len(data) > WHOLE_FILE_LIMIT:
+    since = base or head or nb.git.head()
+    if data is None or since is None or len(data) > WHOLE_FILE_LIMIT:
         return None
-    return (str(nb.git.git_dir), head, repo_path, hashlib.sha1(data).hexdigest())
+    return (str(nb.git.git_dir), since, repo_path, hashlib.sha1(data).hexdigest())
+
+
+def bases(index: "Index", head: str | None, paths: list[str]) -> dict[str, str]:
+    """For each page, the commit that made its version at HEAD (first-parent history: no later
+    commit changed it); none while the index lags HEAD, whose versions would be older."""
+    if head is None or not paths or index.meta("commit") != head:
+        return {}
+    marks = ",".join("?" * len(paths))
+    rows = index.conn.execute(f"""SELECT v.path, c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
+                                   WHERE v.end_commit IS NULL AND v.path IN ({marks})""", paths)
+    return {path: oid for path, oid in rows}
+
+
+def load(index: "Index", keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Bring the blames the index keeps for these keys into this process; the keys neither had
+    (to `keep` once blamed)."""
+    from ..gitops.blame import Blamed
+
+    wanted = {"\0".join(key[1:]): key for key in keys if key not in _BLAMES}
+    if not wanted:
+        return []
+    marks = ",".join("?" * len(wanted))
+    try:
+        rows = index.conn.execute(f"SELECT key, lines FROM blames WHERE key IN ({marks})", list(wanted)).fetchall()
+    except apsw.Error:  # an index opened read-only, from before migration 7: blame afresh
+        return []
+    with _BLAMES_LOCK:
+        for stored, lines in rows:
+            _BLAMES[wanted.pop(stored)] = [Blamed(*row) for row in json.loads(lines)]
+    return list(wanted.values())
+
+
+def keep(index: "Index", keys: list[tuple[str, ...]]) -> None:
+    """Store in the index the blames this process made for these keys (for the next process);
+    a purge of forgotten text empties the store (a commit subject may quote the text)."""
+    from dataclasses import astuple
+
+    withheld = index.forgotten.subject  # never write a subject that quotes forgotten text to disk
+    rows = [("\0".join(key[1:]), json.dumps([astuple(replace(b, summary=withheld(b.summary))) for b in found]))
+            for key in keys if (found := _BLAMES.get(key)) is not None]
+    if not rows or index.stuck:
+        return
+    try:
+        with db.transaction(index.conn):
+            index.conn.executemany("INSERT OR IGNORE INTO blames VALUES(?, ?)", rows)
+    except apsw.Error:  # read-only, full or busy: the next process blames again, nothing is lost
+        pass
 
 
 def fill_trailers(nb: "Notebook", blames: list[Blame]) -> None:

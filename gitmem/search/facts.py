@@ -293,19 +293,28 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     for fact, path, rev in facts:
         pages.setdefault((path, rev), []).append(fact)
     head = index.nb.git.head() if pages else None  # read once, not once a page
+    now = (None, "HEAD", head)  # the work tree, or the page as HEAD has it
+    at_head = provenance.bases(index, head, [path for path, rev in pages if rev in now])
+
+    def base(path: str, rev: str | None) -> str | None:
+        return at_head.get(path) if rev in now else None
+
+    keys = [key for path, rev in pages if (key := provenance.blame_key(index.nb, rev, path, head, base(path, rev)))]
+    unknown = provenance.load(index, keys)  # what earlier processes blamed
 
     def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], "provenance.Blame"]:
         (path, rev), group = key, pages[key]
         try:
             return provenance.of_lines(index.nb, index.forgotten, rev, path,
                                        [(f.lines["start"], f.lines["end"]) for f in group], with_trailers=False,
-                                       head=head)
+                                       head=head, base=base(path, rev))
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
             return {}
 
     # each page is one `git blame` process, mostly waiting on git: run them side by side
     with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
         blames = dict(zip(pages, pool.map(blame, pages)))
+    provenance.keep(index, unknown)  # for the next process
     named: list[tuple[Fact, "provenance.Blame"]] = []
     for key, group in pages.items():
         named += [(fact, blames[key][span]) for fact in group
