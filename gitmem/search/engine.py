@@ -51,11 +51,8 @@ class Query:
 Progress = Callable[[int, int], None]
 
 
-@recovering
-def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
-    """Answer a query against the notebook as it is now (HEAD + work tree). `indexing` and
-    `progress` hear how the catch-up of commits and the embedding of new text go."""
-    started = time.monotonic()
+def check(query: Query) -> None:
+    """UsageError (or EmptyText) for a query the engine cannot answer, before any work."""
     if not query.text or not query.text.strip():
         raise EmptyText("empty query", "say what to look for, e.g. git mem recall \"Sarah's phone\"")
     if query.mode not in MODES:
@@ -65,6 +62,14 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
     if query.min_score is not None and not 0 <= query.min_score <= 1:  # NaN too: it is between nothing
         raise UsageError(f"min score {query.min_score} is not between 0 and 1", "e.g. 0.25, or 0 for the closest")
     dates.window(query.since, query.until)  # a malformed date fails before any work
+
+
+@recovering
+def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
+    """Answer a query against the notebook as it is now (HEAD + work tree). `indexing` and
+    `progress` hear how the catch-up of commits and the embedding of new text go."""
+    started = time.monotonic()
+    check(query)
     if not query.groups:
         query = replace(query, groups=nb.settings.recall)
     index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
