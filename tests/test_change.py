@@ -268,3 +268,16 @@ def test_without_takes_each_run_nearest_where_it_was_planned_and_never_twice() -
     assert change.without([["x", "y"], ["y"]], [6, 11])(page).text == "---\ntags: [x]\n---\n# T\n\n---\n"
     assert change.without([["---"]])(page).text.startswith("tags: [x]")  # no plan: the first found, as before
     assert change.without([["nowhere"]], [1])(page) is None
+
+
+def test_a_change_planned_on_a_crlf_work_tree_lands_on_heads_lf_text(mem: Mem) -> None:
+    """Under core.autocrlf the work tree has CRLF and HEAD's blob LF: consolidation's change (planned
+    on the work tree) merges into HEAD's text with its own line ends instead of conflicting everywhere."""
+    nb = open_notebook(mem.path)
+    before, after = "# Facts\r\n\r\n- one\r\n- two\r\n", "# Facts\r\n\r\n- one\r\n- two, updated\r\n"
+    edit = change.towards(nb, before, after, "knowledge/facts.md")
+    at_head = edit("# Facts\n\n- zero\n- one\n- two\n")  # HEAD has a line the work tree's plan never saw
+    assert at_head is not None and at_head.text == "# Facts\n\n- zero\n- one\n- two, updated\n"
+    in_tree = edit(before)
+    assert in_tree is not None and in_tree.text == after
+    assert edit(after) is None and edit(after.replace("\r\n", "\n")) is None

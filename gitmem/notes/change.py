@@ -149,6 +149,15 @@ def keeping_line_ends(change: Change) -> Change:
     return edit
 
 
+def line_ends_of(sample: str, text: str) -> str:
+    """`text` with the line ends of `sample` where one is all CRLF and the other all LF."""
+    if crlf(sample) and "\r\n" not in text:
+        return BARE_LF.sub("\r\n", text)
+    if crlf(text) and "\r\n" not in sample:
+        return text.replace("\r\n", "\n")
+    return text
+
+
 def crlf(text: str) -> bool:
     """Whether the text has line ends and every one is CRLF."""
     ends = text.count("\n")
@@ -234,12 +243,15 @@ def towards(nb: Notebook, before: str, after: str, what: str) -> Change:
     version of the page can take: a three-way merge (git merge-file). Applied to HEAD's version it
     gives the commit gitmem's change alone; refused if the page now differs where the change lands."""
     def change(text: str) -> Edit | None:
-        if text == after:
+        # planned on a CRLF work tree (core.autocrlf) and applied to HEAD's LF text, or the reverse:
+        # merged with the text's own line ends, or every line would differ
+        was, now = line_ends_of(text, before), line_ends_of(text, after)
+        if text == now:
             return None
-        if text == before:
-            new = after
+        if text == was:
+            new = now
         else:
-            merged, clean = plumbing.merge_text(nb.git, before.encode(), text.encode(), after.encode(), nb.state_dir)
+            merged, clean = plumbing.merge_text(nb.git, was.encode(), text.encode(), now.encode(), nb.state_dir)
             if not clean:
                 raise GitmemError(f"{what} changed where gitmem meant to write; nothing was written",
                                   "run the command again: it plans against the page as it is now")
