@@ -139,6 +139,26 @@ def test_core_hooks_path(mem: Mem, tmp_path: Path) -> None:
     assert (tmp_path / "global-hooks/post-commit").exists()
 
 
+def test_hooks_installed_from_another_install_are_current_while_their_python_is_there(hooked: Mem,
+                                                                                      tmp_path: Path) -> None:
+    """A second venv's `git mem status` read the first venv's hooks as "not current" (they name the
+    interpreter that installed them); they run, so they are installed, until that interpreter is gone."""
+    folder = hooked.path / ".git/hooks"
+    other = tmp_path / "other-venv-python"
+    other.symlink_to(sys.executable)
+    for name in HOOKS:
+        hook = folder / name
+        hook.write_bytes(re.sub(rb"(?m)^GITMEM_PYTHON=.*$", b"GITMEM_PYTHON=" + bytes(other), hook.read_bytes()))
+    st = hooked.json("hooks", "status")
+    assert st["installed"] and st["python"] == str(other) and st["notes"] == []
+    other.unlink()
+    st = hooked.json("hooks", "status")
+    assert not st["installed"] and st["notes"] == [
+        f"the hooks call {other}, which is gone; run 'git mem hooks install' again"]
+    out = hooked.json("hooks", "install")
+    assert out["written"] == HOOKS and hooked.json("hooks", "status")["python"] == sys.executable
+
+
 def test_status_says_current_stale_by_how_much_or_updating(mem: Mem) -> None:
     st = mem.json("status", "--no-model")
     assert st["hooks"]["installed"] is False and st["hooks"]["switched_off"] == "GITMEM_HOOKS=0"

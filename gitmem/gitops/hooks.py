@@ -62,7 +62,7 @@ class HookState:
 class HooksStatus:
     dir: str
     hooks_path: str | None
-    installed: bool  # all four are gitmem's current script
+    installed: bool  # all four are gitmem's current script, and the interpreter they call is there
     hooks: list[HookState]
     python: str | None  # the interpreter the hooks call
     python_ok: bool
@@ -193,23 +193,30 @@ def status(nb: Notebook) -> HooksStatus:
         elif MARKER not in current:
             state = "other"
         else:
-            state = "installed" if current == text else "outdated"
+            state = "installed" if _same_but_python(current, text) else "outdated"
             found = PYTHON_LINE.search(current)
             if found:
                 pythons.add(os.fsdecode(found.group(1)))
         states.append(HookState(name, state, os.path.lexists(where.dir / (name + CHAINED))))
     python = _shell_word(sorted(pythons)[0]) if pythons else None
-    result = HooksStatus(str(where.dir), where.hooks_path, all(s.state == "installed" for s in states), states,
-                         python, bool(python and os.access(python, os.X_OK)),
+    runs = bool(python and os.access(python, os.X_OK))
+    result = HooksStatus(str(where.dir), where.hooks_path, all(s.state == "installed" for s in states) and runs,
+                         states, python, runs,
                          merge.configured(git) is not None, hookrun.switched_off(git))
     _advise(result, where)
     result.notes.extend(_attributes_note(nb))
     return result
 
 
+def _same_but_python(current: bytes, wanted: bytes) -> bool:
+    """Whether a hook is this version's script, whichever interpreter it calls: installed from
+    another venv it is current, and `_advise` says if that interpreter is gone."""
+    return PYTHON_LINE.sub(b"GITMEM_PYTHON=", current) == PYTHON_LINE.sub(b"GITMEM_PYTHON=", wanted)
+
+
 def _advise(result: HooksStatus, where: Place) -> None:
-    if not result.installed:
-        missing = [s.name for s in result.hooks if s.state != "installed"]
+    missing = [s.name for s in result.hooks if s.state != "installed"]
+    if missing:
         result.notes.append(f"not installed or not current: {', '.join(missing)}; run 'git mem hooks install'"
                             + (" --force" if where.shared else ""))
     if result.python and not result.python_ok:
