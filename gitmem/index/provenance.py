@@ -140,6 +140,11 @@ def blame_key(nb: "Notebook", rev: str | None, path: str, head: str | None = Non
     return (str(nb.git.git_dir), since, repo_path, hashlib.sha1(data).hexdigest())
 
 
+def is_kept(key: tuple[str, ...]) -> bool:
+    """Whether this process holds the blame kept under `key`."""
+    return key in _BLAMES
+
+
 def bases(index: "Index", head: str | None, paths: list[str]) -> dict[str, str]:
     """For each page, the commit that made its version at HEAD (first-parent history: no later
     commit changed it); none while the index lags HEAD, whose versions would be older."""

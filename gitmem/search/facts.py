@@ -299,7 +299,8 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     def base(path: str, rev: str | None) -> str | None:
         return at_head.get(path) if rev in now else None
 
-    keys = [key for path, rev in pages if (key := provenance.blame_key(index.nb, rev, path, head, base(path, rev)))]
+    keyed = {(path, rev): provenance.blame_key(index.nb, rev, path, head, base(path, rev)) for path, rev in pages}
+    keys = [key for key in keyed.values() if key is not None]
     unknown = provenance.load(index, keys)  # what earlier processes blamed
 
     def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], "provenance.Blame"]:
@@ -311,9 +312,13 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
             return {}
 
-    # each page is one `git blame` process, mostly waiting on git: run them side by side
-    with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
-        blames = dict(zip(pages, pool.map(blame, pages)))
+    # each page to blame is one `git blame` process, mostly waiting on git: run them side by side
+    # (a warm process has them all kept: no threads to start)
+    if sum(1 for key in keyed.values() if key is None or not provenance.is_kept(key)) > 1:
+        with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
+            blames = dict(zip(pages, pool.map(blame, pages)))
+    else:
+        blames = {page: blame(page) for page in pages}
     provenance.keep(index, unknown)  # for the next process
     named: list[tuple[Fact, "provenance.Blame"]] = []
     for key, group in pages.items():
