@@ -210,3 +210,26 @@ def test_a_kept_blame_answers_as_git_blame_does_while_commits_leave_the_page_alo
     changed = fresh_process_facts()
     assert changed[0][0] == "- The side gate code is 7789"
     assert changed[0][2] == "new side gate code"  # blamed again: the page changed
+
+
+def test_the_kept_blames_are_bounded(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    import apsw
+
+    from gitmem.index import provenance
+
+    monkeypatch.setattr(provenance, "BLAMES_STORED", 2)
+    for i, animal in enumerate(("zebra", "zebra finch", "zebra fish")):
+        mem.write(f"knowledge/p{i}.md", f"# P{i}\n\n- The {animal} lives in pen {i}\n")
+    mem.commit("three pages")
+    provenance._BLAMES.clear()
+    assert len(mem.json("recall", "--mode", "keyword", "zebra")["results"]) == 3  # three pages: over the bound
+    conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+    try:
+        assert conn.execute("SELECT count(*) FROM blames").fetchone()[0] == 3  # emptied, then this query's
+        provenance._BLAMES.clear()
+        mem.write("knowledge/p0.md", "# P0\n\n- The zebra lives in pen 7\n")
+        mem.commit("moved")
+        mem.json("recall", "--mode", "keyword", "zebra")
+        assert conn.execute("SELECT count(*) FROM blames").fetchone()[0] == 1  # the changed page: over again
+    finally:
+        conn.close()

@@ -97,6 +97,7 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
 _BLAMES: dict[tuple[str, ...], list["Blamed"]] = {}
 _BLAMES_LOCK = threading.Lock()
 BLAMES_KEPT = 256
+BLAMES_STORED = 4096  # blames the index keeps for later processes, at most
 WHOLE_FILE_LIMIT = 256 * 1024
 
 
@@ -187,6 +188,8 @@ def keep(index: "Index", keys: list[tuple[str, ...]]) -> None:
         return
     try:
         with db.transaction(index.conn):
+            if index.conn.execute("SELECT count(*) FROM blames").fetchone()[0] + len(rows) > BLAMES_STORED:
+                index.conn.execute("DELETE FROM blames")  # bounded: pages blamed since start over
             index.conn.executemany("INSERT OR IGNORE INTO blames VALUES(?, ?)", rows)
     except apsw.Error:  # read-only, full or busy: the next process blames again, nothing is lost
         pass
