@@ -196,9 +196,9 @@ def forgot(f: Any) -> str:
     spans = ", ".join(f"{shown(r['path'])}:{r['lines']['start']}"
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
-    count = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in f.removed)
+    count = f.lines()
     if f.action == "forget-everything":  # every span would be a screenful: the count and pages say it
-        pages = len({r["path"] for r in f.removed})
+        pages = f.pages()
         spans = f"every memory of {pages} page{'s' if pages != 1 else ''}, headings and frontmatter kept"
     out = [f"forgot {count} line{'s' if count != 1 else ''}: {spans} (commit {f.commit[:7] if f.commit else '-'})"
            if f.removed else "forgot 0 lines: no page holds it (no commit)"]

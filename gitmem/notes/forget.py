@@ -112,6 +112,14 @@ class Forgot:
     identity: str | None = None
     notes: list[str] = field(default_factory=list)
 
+    def lines(self) -> int:
+        """How many lines left the pages."""
+        return sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in self.removed)
+
+    def pages(self) -> int:
+        """How many pages lost lines."""
+        return len({r["path"] for r in self.removed})
+
 
 def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False) -> Forgot:
     """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index.
@@ -341,12 +349,14 @@ def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
 def _in_documents(nb: Notebook, target: str | None) -> list[str]:
     """The documents in the notebook now whose indexed text holds the target (before it is purged);
     every document in it for None."""
-    needle = _needle(target) if target is not None else ""
     index = Index(nb)
     try:
         rows = forgotten.document_bodies(index)
     finally:
         index.close()
+    if target is None:
+        return sorted({path for path, _ in rows})
+    needle = _needle(target)
     return sorted({path for path, body in rows if any(_holds(line, needle) for line in body.split("\n"))})
 
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ..markdown import body_offset, fenced_ranges, headings_of
 from .hits import STOPWORDS, WORD
@@ -218,6 +217,8 @@ def _stem(word: str) -> str:
     return word
 
 
+T = TypeVar("T")
+R = TypeVar("R")
 BLAME_WORKERS = 4  # git blame processes at once when naming the facts of a search's hits
 _PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
 PARSED_KEPT = 256
@@ -312,13 +313,8 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
         except GitFailed:  # a page git does not track (an untracked file): no commit to name
             return {}
 
-    # each page to blame is one `git blame` process, mostly waiting on git: run them side by side
-    # (a warm process has them all kept: no threads to start)
-    if sum(1 for key in keyed.values() if key is None or not provenance.is_kept(key)) > 1:
-        with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
-            blames = dict(zip(pages, pool.map(blame, pages)))
-    else:
-        blames = {page: blame(page) for page in pages}
+    to_blame = sum(1 for key in keyed.values() if key is None or not provenance.is_kept(key))
+    blames = dict(zip(pages, _side_by_side(blame, list(pages), to_blame > 1)))
     provenance.keep(index, unknown)  # for the next process
     named: list[tuple[Fact, "provenance.Blame"]] = []
     for key, group in pages.items():
@@ -329,6 +325,17 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
         fact.commit, fact.date, fact.author, fact.subject, fact.wrote = (b.commit, b.date, b.author, b.subject, b.wrote)
         if b.path is not None:
             fact.blamed = {"path": index.nb.rel(b.path) or b.path, "lines": b.lines}
+
+
+def _side_by_side(work: Callable[[T], R], items: list[T], parallel: bool) -> list[R]:
+    """work(item) for each item; side by side when `parallel`: each page to blame is one `git blame`
+    process, mostly waiting on git (a warm process has them all kept: no threads to start)."""
+    if not parallel:
+        return [work(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=BLAME_WORKERS) as pool:
+        return list(pool.map(work, items))
 
 
 def best(facts: list[Fact], query: str, cosine: list[float] | None = None) -> Fact | None:

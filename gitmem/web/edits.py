@@ -156,9 +156,8 @@ async def everything(request: Request) -> Response:
         return web.page(request, "everything.html", 422, nav="forget", title="Forget everything",
                         survey=exc.survey, error=f"nothing was forgotten: type the words “{forgetting.EVERYTHING}” "
                                                  "in the box to confirm")
-    lines = sum(r["lines"]["end"] - r["lines"]["start"] + 1 for r in done.removed)
-    return web.page(request, "everything.html", nav="forget", title="Forget everything", done=done, lines=lines,
-                    pages=len({r["path"] for r in done.removed}))
+    return web.page(request, "everything.html", nav="forget", title="Forget everything", done=done,
+                    lines=done.lines(), pages=done.pages())
 
 
 async def session_delete(request: Request) -> Response:

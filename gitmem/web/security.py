@@ -145,19 +145,19 @@ def host_name(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):
         inside, _, port = host[1:].partition("]")
-        return inside if _address(inside) and re.fullmatch(r"(:\d{1,5})?", port) else ""
+        return inside if _address(inside) is not None and re.fullmatch(r"(:\d{1,5})?", port) else ""
     if host.count(":") > 1:  # a bare IPv6 address, as --allow-host may give one
-        return host if _address(host) else ""
+        return host if _address(host) is not None else ""
     name, _, port = host.partition(":")
     return name if NAME.fullmatch(name) and (":" not in host or port.isdigit()) else ""
 
 
-def _address(text: str) -> bool:
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address `text` is, or None."""
     try:
-        ipaddress.ip_address(text)
+        return ipaddress.ip_address(text)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def allowed_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
@@ -188,12 +188,8 @@ def machine_names() -> set[str]:
 def is_loopback(bind: str) -> bool:
     """Whether `bind` is this machine alone: 'localhost' or a loopback address (not a name that
     merely starts with '127.')."""
-    if bind.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(bind).is_loopback
-    except ValueError:
-        return False
+    address = _address(bind)
+    return bind.lower() == "localhost" or (address is not None and address.is_loopback)
 
 
 async def _body(receive: Receive) -> tuple[bytes, bool]:
