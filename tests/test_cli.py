@@ -99,6 +99,31 @@ def test_man_page_is_current() -> None:
     assert page.read_text() == render_manpage(), "regenerate with: git mem manpage > man/git-mem.1"
 
 
+def test_man_page_usage_lines_name_every_parent() -> None:
+    """A sub-command's usage line names its group: 'git mem hooks install', not 'git mem install'."""
+    from gitmem.cli.main import render_manpage
+
+    usages = [line for line in render_manpage().splitlines() if line.startswith("Usage: ")]
+    assert "Usage: git mem hooks install [OPTIONS]" in usages
+    assert "Usage: git mem review accept [OPTIONS] [IDS]..." in usages
+    assert "Usage: git mem session rm [OPTIONS] CHAT" in usages
+    assert not [u for u in usages if u.split()[3:4] in (["install"], ["accept"], ["rm"], ["download"])]
+
+
+def test_commands_doc_is_generated_from_the_live_help() -> None:
+    """docs/commands.md's help blocks are the commands' own --help, so they cannot drift."""
+    from pathlib import Path
+
+    from gitmem.cli.main import cli
+    from gitmem.cli.reference import render_markdown
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
+    assert render_markdown(cli) in doc, "regenerate with: git mem manpage --docs docs/commands.md"
+    for name, command in cli.commands.items():
+        if not command.hidden:
+            assert f"### `git mem {name}`" in doc
+
+
 def test_no_arguments_prints_the_short_usage_and_exits_0(mem: Mem) -> None:
     """Paper cut 7: `git mem` alone printed the whole help prefixed 'error:' and exited 2."""
     result = mem(code=0)

@@ -151,37 +151,34 @@ for _module in (notes, find, indexing, agent, web, consolidation):
 
 
 @cli.command(hidden=True)
-def manpage() -> None:
-    """Print the git-mem(1) man page (what 'git mem --help' shows)."""
-    click.echo(render_manpage(), nl=False)
+@click.option("--markdown", is_flag=True, help="Print the help blocks of docs/commands.md instead.")
+@click.option("--docs", "docs", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rewrite the generated section of this file (docs/commands.md) in place.")
+def manpage(markdown: bool, docs: Path | None) -> None:
+    """Print the git-mem(1) man page (what 'git mem --help' shows).
+
+    \b
+    Examples:
+      git mem manpage > man/git-mem.1
+      git mem manpage --docs docs/commands.md
+    """
+    from . import reference
+
+    if docs is not None:
+        docs.write_text(reference.splice(docs.read_text(encoding="utf-8"), reference.render_markdown(cli)),
+                        encoding="utf-8")
+        return
+    if markdown:
+        click.echo(reference.render_markdown(cli))
+    else:
+        click.echo(render_manpage(), nl=False)
 
 
 def render_manpage() -> str:
     """Every command's --help, in roff, so that `git help mem` has a page to show."""
-    def esc(text: str) -> str:
-        lines = text.replace("\\", "\\e").split("\n")
-        return "\n".join("\\&" + ln if ln.startswith((".", "'")) else ln for ln in lines)
+    from .reference import render_manpage as render
 
-    parts = [".TH GIT-MEM 1 \"\" \"gitmem\" \"Git Manual\"", ".SH NAME",
-             "git-mem \\- long-term memory for agents, kept as a markdown notebook in git",
-             ".SH SYNOPSIS", ".B git mem", "\\fICOMMAND\\fR [\\fIOPTIONS\\fR]", ".SH DESCRIPTION", ".nf"]
-    ctx = click.Context(cli, info_name="git mem", terminal_width=80, **CONTEXT)
-    parts += [esc(cli.get_help(ctx)), ".fi", ".SH COMMANDS"]
-    for name, command in _commands(cli, "git mem"):
-        sub = click.Context(command, info_name=name.rsplit(" ", 1)[-1], parent=ctx)
-        parts += [f".SS {esc(name)}", ".nf", esc(command.get_help(sub)), ".fi"]
-    return "\n".join(parts) + "\n"
-
-
-def _commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
-    found: list[tuple[str, click.Command]] = []
-    for name, command in sorted(group.commands.items()):
-        if command.hidden:
-            continue
-        found.append((f"{prefix} {name}", command))
-        if isinstance(command, click.Group):
-            found.extend(_commands(command, f"{prefix} {name}"))
-    return found
+    return render(cli)
 
 
 def main() -> None:
