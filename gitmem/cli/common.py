@@ -14,10 +14,18 @@ from ..errors import EmptyText
 
 
 
-def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False) -> None:
-    from . import output
+def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False) -> None:
+    """Print a command's result: JSON, or text for people (coloured on a terminal, and
+    through git's pager when `paged` and the person is at one)."""
+    from . import output, terminal
 
-    click.echo(output.render(data, as_json, text), err=err)
+    out = output.render(data, as_json, text)
+    coloured = not as_json and terminal.colour_on(sys.stderr if err else sys.stdout)
+    if coloured:
+        out = terminal.colour(out)
+    if paged and not err and terminal.page(out):
+        return
+    click.echo(out, err=err, color=coloured or None)  # click strips escapes off a non-terminal unless told
 
 
 def notebook() -> Any:

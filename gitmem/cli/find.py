@@ -108,12 +108,14 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
       git mem log --path reference/plan.md         how a plan evolved, and why
       git mem log --grep "Sarah's phone"           when that fact was written or changed
       git mem log -n 5 --json                      the last five, as JSON
+      git mem --no-pager log                       print it directly, not through git's pager
     """
     from . import output
     from ..search import timeline
 
     nb = notebook()
-    show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline)
+    show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline,
+         paged=True)
 
 
 @click.command()

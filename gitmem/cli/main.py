@@ -16,8 +16,10 @@ import click
 
 from . import agent, consolidation, find, indexing, notes, web
 from .output import terminal_safe
+from .terminal import error_line
 from ..errors import GitmemError, log_bug
 
+COMPLETE_VAR = "_GIT_MEM_COMPLETE"
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -27,6 +29,8 @@ class App(click.Group):
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         extra.pop("standalone_mode", None)
         argv = list(sys.argv[1:] if args is None else args)
+        if os.environ.get(COMPLETE_VAR):  # the shell asks what can come next (git mem completion)
+            return super().main(args, "git-mem", complete_var=COMPLETE_VAR, **extra)
         if argv[:1] not in (["hooks"], ["merge-driver"], ["mcp"]):  # what git and agents run stays lean
             install_manpage()
         if not argv:  # like git: the short usage, exit 0
@@ -41,13 +45,13 @@ class App(click.Group):
             hint = f"see '{where} --help'"
             if isinstance(exc, click.NoSuchOption):
                 hint = f"text that starts with '-' goes after '--', e.g. {dash_example(exc.ctx, where)}; {hint}"
-            click.echo(terminal_safe(f"error: {exc.format_message()} ({hint})"), err=True)
+            click.echo(error_line(terminal_safe(f"error: {exc.format_message()} ({hint})")), err=True, color=True)
             code = 2
         except click.Abort:
             click.echo("aborted", err=True)
             code = 1
         except GitmemError as exc:  # its message may quote a page name or a note
-            click.echo(terminal_safe(f"error: {exc.line()}"), err=True)
+            click.echo(error_line(terminal_safe(f"error: {exc.line()}")), err=True, color=True)
             code = exc.exit_code
         except Exception as exc:  # a bug: one line for the user, the traceback in a log
             from ..errors import from_machine
@@ -133,7 +137,11 @@ def _log_bug() -> Path:
 
 @click.group(cls=App, context_settings=CONTEXT)
 @click.version_option(package_name="gitmem-notebook", prog_name="git mem")
-def cli() -> None:
+@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True, help="Colour the output: on a terminal (auto), always, or never. "
+              "NO_COLOR=1 turns auto off.")
+@click.option("--no-pager", is_flag=True, help="Print long output (log) directly instead of through git's pager.")
+def cli(color: str, no_pager: bool) -> None:
     """Long-term memory for agents and people: a markdown notebook in git,
     with hybrid (keyword + meaning) recall.
 
@@ -142,12 +150,65 @@ def cli() -> None:
       git mem init                          make this folder or repo a notebook
       git mem remember "Sarah's phone is 555-1234"
       git mem recall "how do I reach Sarah"
+      git mem help recall                   a command's options and examples
     """
+    from .terminal import MANNERS
+
+    MANNERS.color, MANNERS.pager = color, not no_pager
 
 
 for _module in (notes, find, indexing, agent, web, consolidation):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
+
+
+@cli.command("help")
+@click.argument("verb", nargs=-1)
+@click.pass_context
+def help_command(ctx: click.Context, verb: tuple[str, ...]) -> None:
+    """A command's options and examples (the same as 'git mem VERB -h').
+
+    'git mem --help' opens the git-mem(1) manual, as every git command's --help
+    does; 'git mem help' prints the overview and 'git mem help VERB' one verb.
+
+    \b
+    Examples:
+      git mem help                          the commands, one line each
+      git mem help recall                   recall's options and examples
+      git mem help hooks install            a sub-command
+    """
+    from .reference import context_for
+
+    if not verb:
+        click.echo(short_usage())
+        return
+    command: click.Command = cli
+    for word in verb:
+        if not isinstance(command, click.Group) or word not in command.commands or command.commands[word].hidden:
+            raise click.UsageError(f"no such command: git mem {' '.join(verb)}", ctx)
+        command = command.commands[word]
+    root = click.Context(cli, info_name="git mem", **CONTEXT)  # the terminal's width, as -h uses
+    click.echo(command.get_help(context_for(root, "git mem " + " ".join(verb))))
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script for bash, zsh or fish.
+
+    Completes verbs, options and their choices. For bash it completes both
+    'git-mem' and 'git mem' (the latter through git's own completion, which
+    calls _git_mem); zsh and fish complete 'git-mem'.
+
+    \b
+    Examples:
+      source <(git mem completion bash)     in ~/.bashrc
+      source <(git mem completion zsh)      in ~/.zshrc
+      git mem completion fish > ~/.config/fish/completions/git-mem.fish
+    """
+    from .reference import completion_script
+
+    click.echo(completion_script(cli, shell, COMPLETE_VAR), nl=False)
 
 
 @cli.command(hidden=True)

@@ -20,9 +20,11 @@ from ..errors import UsageError
 @click.option("--agent-instructions", is_flag=True,
               help="Also write reference/agent-instructions.md, how an agent should use the notebook.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the git hooks (reads still catch up).")
+@click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Use the embedding model in this folder, and remember it in git config mem.modelDir.")
 @json_option
 def init(path: Path, layout: str | None, folder: str | None, no_index: bool, agent_instructions: bool,
-         no_hooks: bool, as_json: bool) -> None:
+         no_hooks: bool, model_dir: Path | None, as_json: bool) -> None:
     """Make a folder or repository into a notebook (safe to run again).
 
     Creates .gitmem.toml, a .gitattributes that merges daily logs entry by
@@ -36,12 +38,13 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
       git mem init --layout flat            MEMORY.md + memory/YYYY-MM-DD.md
       git mem init --dir memory             a notebook inside a code repository
       git mem init --agent-instructions     add the page that tells an agent how to use it
+      git mem init --model-dir ~/models/all-MiniLM-L6-v2-onnx-int8   a local model, kept for later shells
     """
     from . import output
     from ..notes import scaffold
 
     result = scaffold.init(path, layout, folder, build_index=not no_index, progress=progress("embedding"),
-                           agent_instructions=agent_instructions, install_hooks=not no_hooks)
+                           agent_instructions=agent_instructions, install_hooks=not no_hooks, model_dir=model_dir)
     show(result, as_json, output.init)
 
 

@@ -85,3 +85,39 @@ def splice(document: str, generated: str) -> str:
     if not pattern.search(document):
         raise ValueError("docs/commands.md has no generated section (its BEGIN/END lines)")
     return pattern.sub(lambda _m: generated, document, count=1)
+
+
+# bash: click's protocol (`_GIT_MEM_COMPLETE=bash_complete`, COMP_WORDS, COMP_CWORD) behind two
+# entry points, `git-mem` itself and `_git_mem`, the function git-completion.bash calls for
+# `git mem ...` (its `words` array starts with "git" "mem", which become "git-mem").
+BASH = r"""# git mem completion for bash (git mem completion bash)
+_git_mem_ask() {
+    local IFS=$'\n' item type value
+    COMPREPLY=()
+    for item in $(env COMP_WORDS="$1" COMP_CWORD="$2" %(var)s=bash_complete git-mem 2>/dev/null); do
+        type=${item%%%%,*}; value=${item#*,}
+        case $type in
+            dir) compopt -o dirnames 2>/dev/null ;;
+            file) compopt -o default 2>/dev/null ;;
+            plain) COMPREPLY+=("$value") ;;
+        esac
+    done
+}
+_git_mem_bash() { _git_mem_ask "${COMP_WORDS[*]}" "$COMP_CWORD"; }
+_git_mem() {
+    local rest=("git-mem" "${words[@]:2}")
+    _git_mem_ask "${rest[*]}" "$((cword - 1))"
+}
+complete -o nosort -F _git_mem_bash git-mem
+"""
+
+
+def completion_script(cli: click.Group, shell: str, var: str) -> str:
+    """The completion script for `shell`: ours for bash (git's `git mem` too), click's for zsh and fish."""
+    if shell == "bash":
+        return BASH % {"var": var}
+    from click.shell_completion import get_completion_class
+
+    cls = get_completion_class(shell)
+    assert cls is not None
+    return cls(cli, {}, "git-mem", var).source()

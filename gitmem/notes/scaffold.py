@@ -33,9 +33,10 @@ class InitResult:
 
 def init(path: Path, layout: str | None = None, folder: str | None = None, build_index: bool = True,
          progress: Progress | None = None, agent_instructions: bool = False,
-         install_hooks: bool = True) -> InitResult:
+         install_hooks: bool = True, model_dir: Path | None = None) -> InitResult:
     """Create the notebook at `path` (a git repo is made if there is none);
-    with `agent_instructions`, also the agent's instructions page if it is missing."""
+    with `agent_instructions`, also the agent's instructions page if it is missing;
+    with `model_dir`, remember that local model in this clone's git config (mem.modelDir)."""
     if layout is not None and layout not in config.LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
     path.mkdir(parents=True, exist_ok=True)
@@ -47,6 +48,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         git = Git.init(path)
     assert git.top is not None
     notes: list[str] = []
+    if model_dir is not None:  # first: a wrong folder is refused before anything is made
+        notes.append(remember_model(git, model_dir))
     created: list[str] = []
     settings = _settings(git.top, layout, folder, notes, created)
     nb = Notebook(git, settings)
@@ -73,6 +76,17 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         notes.extend(summary.notes)
     return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
                       installed)
+
+
+def remember_model(git: Git, model_dir: Path) -> str:
+    """Keep the local model's folder in this clone's git config, so later shells need no
+    GITMEM_MODEL_DIR (which, when set, still wins). A folder with no model is refused."""
+    folder = model_dir.expanduser().resolve()
+    if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
+        raise UsageError(f"no embedding model in {folder} (a folder with tokenizer.json and an .onnx file)",
+                         "name the model's folder, e.g. git mem init --model-dir ../shared/models/all-MiniLM-L6-v2-onnx-int8")
+    git.config_set(config.MODEL_DIR_KEY, str(folder))
+    return f"model: {folder} kept in git config {config.MODEL_DIR_KEY}; later shells need no {config.MODEL_DIR_ENV}"
 
 
 def _hooks(nb: Notebook, notes: list[str]) -> hooks.HooksChange | None:
