@@ -140,4 +140,26 @@ def why(spec: str, as_json: bool) -> None:
     show(explain.why(notebook(), spec), as_json, output.why)
 
 
-COMMANDS = [recall, search, log_command, why]
+@click.command()
+@click.argument("page")
+@json_option
+def links(page: str, as_json: bool) -> None:
+    """The pages a page links to, and the pages that link to it (backlinks).
+
+    Links are wikilinks as Obsidian writes them: [[page]], [[page|label]],
+    [[page#heading]], ![[page]]. A target is a path from the notebook's top
+    (.md optional) or a page's name anywhere in it. Private pages are left out.
+
+    \b
+    Examples:
+      git mem links reference/contacts.md
+      git mem links projects/apollo.md --json
+    """
+    from . import output
+    from ..search.links import links as find
+
+    nb = notebook()
+    show(find(nb, page_path(nb, page)), as_json, output.links)
+
+
+COMMANDS = [recall, search, log_command, why, links]

@@ -428,3 +428,14 @@ def pruned(p: Any) -> str:
     out.extend(f"  {shown(f['path'])}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
     out.extend(f"  {shown(s['path'])}:{s['line']} {s['text']}" for s in p.summaries)
     return "\n".join(out)
+
+
+def links(found: Any) -> str:
+    """'links from PAGE' then 'linked from', one line a link: PATH:LINE  the line."""
+    lines = [f"{shown(found.page)}"]
+    lines.append(f"links to ({len(found.outgoing)}):")
+    lines.extend(f"  {shown(l.path)}{'' if l.exists else ' (no such page yet)'}  (line {l.line})"
+                 for l in found.outgoing)
+    lines.append(f"linked from ({len(found.backlinks)}):")
+    lines.extend(f"  {shown(l.path)}:{l.line}  {l.text}" for l in found.backlinks)
+    return "\n".join(lines)

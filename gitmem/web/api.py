@@ -96,6 +96,14 @@ async def get(request: Request) -> Response:
     return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
 
 
+async def links(request: Request) -> Response:
+    """A page's outgoing links and backlinks, as `git mem links PAGE --json` gives them."""
+    web = app_of(request)
+    from ..search.links import links as find
+
+    return answer(await web.call(find, request.query_params.get("path") or ""))
+
+
 async def listing(request: Request) -> Response:
     web = app_of(request)
     return answer(await web.call(files.listing))
@@ -212,7 +220,7 @@ async def notebook_page(request: Request) -> Response:
 
 
 ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
-          Route("/api/log", log), Route("/api/get", get), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/log", log), Route("/api/get", get), Route("/api/links", links), Route("/api/files", listing), Route("/api/export", export),
           Route("/api/documents", documents),
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),

@@ -31,7 +31,11 @@ async def preview(request: Request) -> Response:
     web = app_of(request)
     form = await request.form()
     # in a worker thread, like every other render: a big page must not stall the event loop
-    rendered = await run_in_threadpool(render, str(form.get("text", "")), str(form.get("path", "")), web.remote_images)
+    from ..search.links import pages
+
+    known = await web.call(pages)
+    rendered = await run_in_threadpool(render, str(form.get("text", "")), str(form.get("path", "")), web.remote_images,
+                                       known)
     return web.page(request, "preview.html", rendered=rendered)
 
 
@@ -217,7 +221,10 @@ async def _shown(web: "Web", text: str, path: str) -> str:
 
 
 def _preview(web: "Web", text: str, path: str) -> str:
-    return web.templates.get_template("preview.html").render(rendered=render(text, path, web.remote_images))
+    from ..search.links import pages
+
+    rendered = render(text, path, web.remote_images, pages(web.notebook()))  # wikilinks resolve as on the page
+    return web.templates.get_template("preview.html").render(rendered=rendered)
 
 
 def _editor(web: "Web", request: Request, path: str, text: str, original: str, code: int = 200,

@@ -26,11 +26,13 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 
+from ..links import WIKILINK, new_page_for, parse, resolve, slug
 from ..markdown import body_offset
 
 TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
@@ -54,21 +56,50 @@ class Rendered:
 
 @lru_cache(maxsize=2)
 def _parser(html: bool = True) -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": html, "linkify": False}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": html, "linkify": False}).enable(["table", "strikethrough"])
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    return md
 
 
-def render(text: str, rel: str = "", remote_images: bool = False) -> Rendered:
+def _wikilink(state: StateInline, silent: bool) -> bool:
+    """`[[page]]`, `[[page#heading|label]]`, `![[page]]`: a link to the page it resolves to
+    (see links.py), or to the form that creates it when there is no such page."""
+    if not state.src.startswith(("[[", "![["), state.pos):
+        return False
+    match = WIKILINK.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        link = parse(match)
+        pages, here = state.env.get("pages"), state.env.get("here", "")
+        found = resolve(link.target, pages, here) if pages is not None else new_page_for(link.target)
+        if found is None:
+            href, title = "/new?" + urlencode({"path": new_page_for(link.target)}), "no such page yet: create it"
+        else:
+            href = "/page/" + quote(found) + (f"#{slug(link.heading)}" if link.heading else "")
+            title = found
+        token = state.push("link_open", "a", 1)
+        token.attrs = {"href": href, "title": title}
+        state.push("text", "", 0).content = link.shown + (" (new)" if found is None else "")
+        state.push("link_close", "a", -1)
+    state.pos = match.end()
+    return True
+
+
+def render(text: str, rel: str = "", remote_images: bool = False, pages: list[str] | None = None) -> Rendered:
     """The page's frontmatter as text and its body as sanitised HTML (see the module docstring
-    for the bounds on what a hostile page can cost)."""
+    for the bounds on what a hostile page can cost). `pages`, the notebook's pages, resolves
+    wikilinks; without it a wikilink points at the page its target names."""
     cut = body_offset(text)
     body = text[cut:]
     if len(body.encode("utf-8", "surrogatepass")) > RENDER_LIMIT:
         html = (f"<p><em>This page is over {RENDER_LIMIT // 1024} KiB, so it is shown as text.</em></p>"
                 f"<pre>{markup.escape(body, quote=False)}</pre>")
     else:
-        html = _parser().render(body)
+        env = {"pages": pages, "here": rel}
+        html = _parser().render(body, env)
         if depth(html) > MAX_DEPTH:  # its own HTML is shown as text; the markdown around it still renders
-            html = _parser(html=False).render(body)
+            html = _parser(html=False).render(body, env)
     return Rendered(text[:cut].strip("\n"), sanitise(html, rel, remote_images))
 
 
@@ -112,6 +143,9 @@ def _local(url: str) -> bool:
 def _link(href: str, folder: str) -> str | None:
     """A relative link to another page becomes that page's view; anything unsafe goes."""
     parts = urlsplit(href.strip())
+    if not parts.scheme and not parts.netloc and (parts.path.startswith("/page/") or
+                                                  (parts.path == "/new" and parts.query.startswith("path="))):
+        return href  # a wikilink (see _wikilink): the app's own page view, or the form that creates a page
     if parts.scheme:
         return href if parts.scheme.lower() in SCHEMES else None
     if parts.netloc or not parts.path:

@@ -144,8 +144,13 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     document = document_kind(found.path) is not None
     # a document's lines are its paragraphs, headings and table rows: each its own block, never run together
     text = "\n\n".join(found.text.split("\n")) if document else found.text
+    from ..search.links import links, pages
+
+    known = pages(nb)
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
-                            "rendered": render(text, found.path, remote_images), "document": document}
+                            "rendered": render(text, found.path, remote_images, known), "document": document}
+    if not document and found.path in known:
+        data["links"] = links(nb, found.path)
     if lines:  # a search hit: its lines, as text, above the page
         if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
             raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")
