@@ -22,6 +22,15 @@ def unlearned(text: str) -> str:
     return LEARNED_NOTE.sub("", text)
 
 
+# the trailers gitmem's commits carry for machines (notes/trailers.py): shown to people they read as noise
+GITMEM_TRAILER = re.compile(r"^Gitmem-[A-Za-z-]+: .*(?:\n|$)", re.MULTILINE)
+
+
+def untrailered(message: str) -> str:
+    """A commit message as people read it: without gitmem's own trailer lines."""
+    return GITMEM_TRAILER.sub("", message).rstrip("\n")
+
+
 def body_offset(text: str) -> int:
     """Where the page body starts: after a leading YAML frontmatter block."""
     match = FRONTMATTER.match(text)

@@ -12,7 +12,7 @@ import re
 from typing import Any, Callable
 
 from ..config import GROUPS
-from ..markdown import unlearned
+from ..markdown import unlearned, untrailered
 from ..paths import CONTROLS
 from ..records import to_json
 
@@ -158,7 +158,7 @@ def timeline(t: Any) -> str:
     for e in t.entries:
         score = f"  (match {e.score:.2f})" if e.score is not None else ""
         lines.append(f"{e.commit[:7]} {e.date[:16].replace('T', ' ')} {e.author}{score}")
-        lines.extend(f"    {ln}" for ln in (e.message or e.subject).splitlines() if ln.strip())
+        lines.extend(f"    {ln}" for ln in untrailered(e.message or e.subject).splitlines() if ln.strip())
         if e.merged:
             lines.append("    merged: " + "; ".join(f"{m['commit'][:7]} {m['subject']}" for m in e.merged))
         for page in e.pages:

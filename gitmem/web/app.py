@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -20,7 +21,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from ..errors import BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError
-from ..markdown import unlearned
+from ..markdown import unlearned, untrailered
 from ..notebook import Notebook
 from .jobs import Rebuild
 from .security import Guard, new_secret
@@ -90,6 +91,9 @@ def templates() -> Environment:
     env.filters["filesize"] = filesize
     env.filters["unlearned"] = lambda text: unlearned(str(text))
     env.filters["level"] = level
+    env.filters["untrailered"] = untrailered
+    env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items() if k != "page"),
+                                                              ("page", str(number))])
     return env
 
 

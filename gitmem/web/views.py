@@ -60,14 +60,35 @@ async def page(request: Request) -> Response:
     return web.page(request, "page.html", nav="browse", **data)
 
 
+PER_PAGE = 30  # timeline entries a page shows; "Older" continues
+
+
+def page_number(request: Request) -> int:
+    raw = request.query_params.get("page") or "1"
+    if not re.fullmatch(r"[1-9][0-9]{0,4}", raw):
+        raise UsageError(f"page={raw[:20]!r} is not a page number", "e.g. page=2")
+    return int(raw)
+
+
+def paged(found: Any, number: int) -> dict[str, Any]:
+    """One page of a timeline, its entries grouped by day (newest first), and whether older ones exist."""
+    shown = found.entries[(number - 1) * PER_PAGE:number * PER_PAGE]
+    days: list[tuple[str, list[Any]]] = []
+    for entry in shown:
+        if not days or days[-1][0] != entry.date[:10]:
+            days.append((entry.date[:10], []))
+        days[-1][1].append(entry)
+    return {"days": days, "page_no": number, "older": len(found.entries) > number * PER_PAGE}
+
+
 async def history(request: Request) -> Response:
     web = app_of(request)
     from ..search import timeline
 
-    path = request.path_params["path"]
-    found = await web.call(timeline.log, None, None, path, None, 200)
+    path, number = request.path_params["path"], page_number(request)
+    found = await web.call(timeline.log, None, None, path, None, number * PER_PAGE + 1)
     return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
-                    f={}, title=f"History of {path}")
+                    f={}, title=f"History of {path}", **paged(found, number))
 
 
 async def log(request: Request) -> Response:
@@ -76,8 +97,10 @@ async def log(request: Request) -> Response:
 
     q = request.query_params
     f = {k: q.get(k) or None for k in ("since", "until", "grep")}
-    found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], 100)
-    return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline")
+    number = page_number(request)
+    found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], number * PER_PAGE + 1)
+    return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline",
+                    **paged(found, number))
 
 
 async def search(request: Request) -> Response:
