@@ -263,7 +263,9 @@ def test_facts_confirm_and_forget_from_the_facts_page(served: Served, page) -> N
     bob.get_by_role("button", name="Confirm knowledge/people.md:3").click()
     assert "saved in" in page.locator(".flash").inner_text()
     assert "confirmed " in (mem.path / "knowledge/people.md").read_text().split("\n")[2]
-    page.locator(".fact", has_text="Carol moved").get_by_role("button", name="Forget knowledge/people.md:4").click()
+    carol = page.locator(".fact", has_text="Carol moved")
+    carol.locator("summary").click()  # forget sits behind the fact's small menu
+    carol.get_by_role("button", name="Forget knowledge/people.md:4").click()
     assert "knowledge/people.md:4" in page.locator(".spots").inner_text()
     assert "Carol" in (mem.path / "knowledge/people.md").read_text()  # asked first
     page.get_by_role("button", name="Yes, forget it").click()

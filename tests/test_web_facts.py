@@ -39,7 +39,7 @@ def test_facts_show_source_and_confidence_as_dot_and_label(mem: Mem) -> None:
     c = client(mem)
     page = c.get("/facts").text
     assert re.search(r'<span class="dot medium" aria-hidden="true"></span>\s*<span class="label">medium 0.70 · inferred'
-                     r'</span>\s*<p class="text">- Bob likes jazz</p>', page)
+                     r'</span>\s*<p class="text">Bob likes jazz</p>', page)  # the list marker is not the fact
     assert re.search(r'<span class="dot high"[^>]*></span>\s*<span class="label">high 1.00 · explicit', page)
     assert re.search(r'<span class="dot low"[^>]*></span>\s*<span class="label">low 0.30 · inferred', page)
     assert 'learned from <a href="/page/sessions/s.md">sessions/s.md</a>' in page
@@ -51,6 +51,18 @@ def test_facts_show_source_and_confidence_as_dot_and_label(mem: Mem) -> None:
     assert data.json()["by_level"] == {"medium": 1, "high": 1, "low": 1}
     assert {(f["line"], f["source"], f["stated"]) for f in data.json()["facts"]} == \
         {(3, "inferred", 0.7), (4, "explicit", 1.0), (5, "inferred", 0.3)}
+
+
+def test_facts_are_rendered_as_markdown_and_forget_sits_in_a_menu(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- **Sarah** prefers `calls` after [[contacts|10am]]\n"
+                                    "- a <script>alert(1)</script> line\n")
+    mem.commit("facts")
+    page = client(mem).get("/facts").text
+    assert '<p class="text"><strong>Sarah</strong> prefers <code>calls</code> after <a href="/new?path=contacts.md"' in page
+    assert "<script>alert" not in page
+    menu = re.search(r'<details class="menu">(.*?)</details>', page, re.S)
+    assert menu and 'aria-label="Forget knowledge/facts.md:3"' in menu.group(1)
+    assert 'class="danger" aria-label="Forget' not in page  # no big red button on every fact
 
 
 def test_confirm_stamps_the_fact_in_one_commit(mem: Mem) -> None:

@@ -13,6 +13,7 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -24,6 +25,7 @@ from ..errors import BadRange, EmptyText, GitmemError, PageNotFound, PathOutside
 from ..markdown import unlearned, untrailered
 from ..notebook import Notebook
 from .jobs import Rebuild
+from .render import inline
 from .security import Guard, new_secret
 
 T = TypeVar("T")
@@ -92,6 +94,7 @@ def templates() -> Environment:
     env.filters["unlearned"] = lambda text: unlearned(str(text))
     env.filters["level"] = level
     env.filters["untrailered"] = untrailered
+    env.filters["inline"] = lambda text, rel="", pages=None: Markup(inline(unlearned(str(text)), rel, pages))
     env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items() if k != "page"),
                                                               ("page", str(number))])
     return env

@@ -50,7 +50,11 @@ async def facts_page(request: Request) -> Response:
     data = await web.call(all_facts)
     shown = request.query_params.get("level")
     facts = [f for f in data["facts"] if not shown or f["level"] == shown]
-    return web.page(request, "facts.html", nav="facts", title="Facts", stats=data, facts=facts, shown=shown)
+    from ..search.links import pages
+
+    known = await web.call(pages)  # a fact's wikilinks resolve as on its page
+    return web.page(request, "facts.html", nav="facts", title="Facts", stats=data, facts=facts, shown=shown,
+                    pages=known)
 
 
 async def facts_json(request: Request) -> Response:

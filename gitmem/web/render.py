@@ -155,3 +155,13 @@ def _link(href: str, folder: str) -> str | None:
         return None
     return "/page/" + quote(target) + (f"#{parts.fragment}" if parts.fragment else "")
 
+
+
+LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
+def inline(text: str, rel: str = "", pages: list[str] | None = None) -> str:
+    """One fact as inline HTML: its list marker dropped, its emphasis, code and links rendered,
+    sanitised like a page (a fact is a line of a note, so just as untrusted)."""
+    body = LIST_MARK.sub("", text.strip(), count=1)[:RENDER_LIMIT]
+    return sanitise(_parser().renderInline(body, {"pages": pages, "here": rel}), rel)
