@@ -51,3 +51,42 @@ def test_semantic_search_not_checked_is_a_neutral_badge_that_says_why(mem: Mem) 
     assert '<span class="badge unknown">not checked yet</span>' in page
     assert 'class="badge off">not checked' not in page
     assert '<a href="/status?model=1">check now</a>' in page
+
+
+def _tagged(mem: Mem) -> Mem:
+    mem.write("projects/apollo.md", "---\ntags: [apollo, Work]\n---\n# Apollo\n\n- risk: #auth bug in C# code, see "
+                                    "[[x#y]] `#notatag` and &#39;\n")
+    mem.write("daily/2026-11-25.md", "# 2026-11-25\n\n- fixed the #auth bug\n```\n#fenced\n```\n")
+    mem.write("knowledge/secret.md", "---\nprivate: true\ntags: [hidden]\n---\n- #hidden too\n")
+    mem.commit("tags")
+    return mem
+
+
+def test_tags_lists_frontmatter_tags_and_hashtags_and_leaves_private_pages_out(mem: Mem) -> None:
+    out = _tagged(mem)("tags").stdout
+    assert out.splitlines() == ["#auth    2 pages", "#apollo  1 page", "#work    1 page"]
+    one = mem("tags", "#AUTH").stdout.splitlines()
+    assert one == ["#auth  2 pages", "  daily/2026-11-25.md:3  - fixed the #auth bug",
+                   "  projects/apollo.md:6  - risk: #auth bug in C# code, see [[x#y]] `#notatag` and &#39;"]
+    assert mem("tags", "nothing").stdout == "no pages tagged 'nothing'\n"
+
+
+def test_tags_page_and_api(mem: Mem) -> None:
+    from tests.test_web import API
+
+    c = client(_tagged(mem))
+    page = c.get("/tags").text
+    assert '<a href="/tags?tag=auth">#auth</a> <span class="count">2</span>' in page and "hidden" not in page
+    one = c.get("/tags?tag=apollo").text
+    assert '<a href="/page/projects/apollo.md">projects/apollo.md</a> <span class="meta">frontmatter</span>' in one
+    assert [t["name"] for t in c.get("/api/tags", headers=API).json()["tags"]] == ["auth", "apollo", "work"]
+
+
+def test_a_page_has_the_file_tree_beside_it_with_its_folder_open(mem: Mem) -> None:
+    _tagged(mem)
+    page = client(mem).get("/page/projects/apollo.md").text
+    tree = re.search(r'<aside class="tree" aria-label="Pages">(.*?)</aside>', page, re.S)
+    assert tree
+    folders = re.findall(r"<details( open)?><summary>([^<]+)</summary>", tree.group(1))
+    assert folders == [("", "daily"), ("", "knowledge"), (" open", "projects")]
+    assert '<a href="/page/projects/apollo.md" aria-current="page">apollo</a>' in tree.group(1)

@@ -162,4 +162,26 @@ def links(page: str, as_json: bool) -> None:
     show(find(nb, page_path(nb, page)), as_json, output.links)
 
 
-COMMANDS = [recall, search, log_command, why, links]
+@click.command()
+@click.argument("tag", required=False)
+@json_option
+def tags(tag: str | None, as_json: bool) -> None:
+    """The notebook's tags, from frontmatter and #hashtags, with where each is used.
+
+    A tag in a page's frontmatter (tags: [a, b]) or a #hashtag in its text
+    (a word after '#', outside code). Most used first; private pages are left
+    out. Recall filters by the frontmatter ones: git mem recall --tag NAME.
+
+    \b
+    Examples:
+      git mem tags                          every tag and how many pages carry it
+      git mem tags apollo                   the pages and lines tagged apollo
+      git mem tags --json
+    """
+    from . import output
+    from ..search.tags import tags as find
+
+    show(find(notebook(), tag), as_json, output.tags)
+
+
+COMMANDS = [recall, search, log_command, why, links, tags]

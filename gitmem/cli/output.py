@@ -439,3 +439,16 @@ def links(found: Any) -> str:
     lines.append(f"linked from ({len(found.backlinks)}):")
     lines.extend(f"  {shown(l.path)}:{l.line}  {l.text}" for l in found.backlinks)
     return "\n".join(lines)
+
+
+def tags(found: Any) -> str:
+    """'NAME  N pages' a tag; with one tag asked for, its pages and lines under it."""
+    if not found.tags:
+        return f"no pages tagged {found.tag!r}" if found.tag else "no tags in this notebook"
+    width = max(len(t.name) for t in found.tags)
+    lines = []
+    for tag in found.tags:
+        lines.append(f"#{tag.name.ljust(width)}  {tag.pages} page{'s' if tag.pages != 1 else ''}")
+        if found.tag:
+            lines.extend(f"  {shown(u.path)}{f':{u.line}' if u.line else ''}  {u.text}" for u in tag.uses)
+    return "\n".join(lines)

@@ -104,6 +104,14 @@ async def links(request: Request) -> Response:
     return answer(await web.call(find, request.query_params.get("path") or ""))
 
 
+async def tags(request: Request) -> Response:
+    """The notebook's tags (`git mem tags --json`); ?tag=NAME for one tag's pages and lines."""
+    web = app_of(request)
+    from ..search.tags import tags as find
+
+    return answer(await web.call(find, request.query_params.get("tag") or None))
+
+
 async def listing(request: Request) -> Response:
     web = app_of(request)
     return answer(await web.call(files.listing))
@@ -220,7 +228,7 @@ async def notebook_page(request: Request) -> Response:
 
 
 ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
-          Route("/api/log", log), Route("/api/get", get), Route("/api/links", links), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/log", log), Route("/api/get", get), Route("/api/links", links), Route("/api/tags", tags), Route("/api/files", listing), Route("/api/export", export),
           Route("/api/documents", documents),
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),

@@ -61,6 +61,42 @@ def listing(nb: Notebook) -> Listing:
     return out
 
 
+@dataclass
+class Node:
+    """A folder or a page in the file tree beside a page."""
+
+    name: str
+    path: str  # notebook-relative
+    folder: bool
+    children: list["Node"] = field(default_factory=list)
+    open: bool = False  # a folder on the way to the page shown
+
+
+def tree(paths: list[str], current: str = "") -> list[Node]:
+    """The notebook's pages as nested folders (folders first, then pages, each by name), with the
+    folders that lead to `current` open."""
+    top = Node("", "", True)
+    for path in paths:
+        node = top
+        parts = path.split("/")
+        for i, part in enumerate(parts[:-1]):
+            found = next((c for c in node.children if c.folder and c.name == part), None)
+            if found is None:
+                found = Node(part, "/".join(parts[:i + 1]), True)
+                node.children.append(found)
+            found.open = found.open or current.startswith(found.path + "/")
+            node = found
+        node.children.append(Node(parts[-1], path, False))
+
+    def order(node: Node) -> None:
+        node.children.sort(key=lambda c: (not c.folder, c.name.lower()))
+        for child in node.children:
+            order(child)
+
+    order(top)
+    return top.children
+
+
 def last_changes(nb: Notebook) -> dict[str, tuple[str, int, str]]:
     """notebook path -> (commit, time, subject) of the last first-parent commit that changed it."""
     head = nb.git.head()

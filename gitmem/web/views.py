@@ -153,7 +153,15 @@ async def sessions(request: Request) -> Response:
                     title="Sessions")
 
 
-ROUTES = [Route("/", home), Route("/browse", browse), Route("/page/{path:path}", page),
+async def tags(request: Request) -> Response:
+    web = app_of(request)
+    from ..search.tags import tags as find
+
+    found = await web.call(find, request.query_params.get("tag") or None)
+    return web.page(request, "tags.html", nav="tags", found=found, title="Tags")
+
+
+ROUTES = [Route("/", home), Route("/tags", tags), Route("/browse", browse), Route("/page/{path:path}", page),
           Route("/history/{path:path}", history), Route("/log", log), Route("/search", search),
           Route("/status", status), Route("/documents", documents),
           Route("/rebuild", rebuild_progress, methods=["GET"]),
@@ -174,6 +182,7 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
                             "rendered": render(text, found.path, remote_images, known), "document": document}
     if not document and found.path in known:
         data["links"] = links(nb, found.path)
+    data["tree"] = files.tree(known, found.path)
     if lines:  # a search hit: its lines, as text, above the page
         if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
             raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")

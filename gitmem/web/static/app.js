@@ -18,3 +18,10 @@ document.addEventListener("submit", function (event) {
   asked.value = "yes";
   form.appendChild(asked);
 }, true);
+document.addEventListener("DOMContentLoaded", function () {
+  // The file tree beside a page starts open where there is room for it (closed on a phone,
+  // where it would push the page down).
+  if (window.matchMedia("(min-width: 721px)").matches) {
+    document.querySelectorAll("details.tree-box").forEach(function (box) { box.open = true; });
+  }
+});
