@@ -90,3 +90,28 @@ def test_a_page_has_the_file_tree_beside_it_with_its_folder_open(mem: Mem) -> No
     folders = re.findall(r"<details( open)?><summary>([^<]+)</summary>", tree.group(1))
     assert folders == [("", "daily"), ("", "knowledge"), (" open", "projects")]
     assert '<a href="/page/projects/apollo.md" aria-current="page">apollo</a>' in tree.group(1)
+
+
+def test_preferences_view_groups_the_preferences_by_section(mem: Mem) -> None:
+    mem.write("reference/preferences.md", "# Preferences\n\n## Food\n\n- **no** shellfish\n\n## Work\n\n"
+                                          "- calls after 10am <!-- gitmem: preference 0.80 from sessions/s.md -->\n")
+    mem.write("knowledge/facts.md", "# Facts\n\n- the office is in Lisbon\n")
+    mem.commit("prefs")
+    page = client(mem).get("/facts/preferences").text
+    sections = re.findall(r'<h2 id="pref-\d+">([^<]+)</h2>', page)
+    assert sections == ["Food", "Work"]
+    assert "<strong>no</strong> shellfish" in page and "Lisbon" not in page
+    assert '<a href="/facts/preferences" aria-current="page">Preferences</a>' in page
+
+
+def test_summaries_view_lists_session_summaries_newest_first(mem: Mem) -> None:
+    mem.write("daily/2026-11-20.md", "# 2026-11-20\n\n## 09:30 — Session summary (sessions/a.md)\n\n"
+                                     "We planned the Apollo launch.\n\nTopics: apollo, planning\n\n## 10:00 — coffee\n")
+    mem.write("daily/2026-11-21.md", "# 2026-11-21\n\n## 16:05 — Session summary (sessions/b.md)\n\nWe fixed auth.\n")
+    mem.commit("summaries")
+    page = client(mem).get("/facts/summaries").text
+    days = re.findall(r'<h2><time datetime="([\d-]+)">', page)
+    assert days == ["2026-11-21", "2026-11-20"]
+    assert "We planned the Apollo launch." in page and '<span class="badge">planning</span>' in page
+    assert "coffee" not in page
+    assert 'from <a href="/page/sessions/a.md">sessions/a.md</a>' in page

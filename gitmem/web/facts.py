@@ -57,6 +57,75 @@ async def facts_page(request: Request) -> Response:
                     pages=known)
 
 
+def section_of(text: str, line: int) -> str:
+    """The H2 (or H1) heading a line stands under ('' before any)."""
+    from ..markdown import headings_of
+
+    offset = sum(len(ln) + 1 for ln in text.split("\n")[:line - 1])
+    above = [title for start, level, title in headings_of(text) if start < offset and level <= 2]
+    return above[-1] if above else ""
+
+
+def preferences(nb: Notebook) -> list[dict[str, Any]]:
+    """The person's preferences by section: the preferences page (MEMORY.md's 'Preferences'
+    sections in the flat layout) and every fact consolidation learned as a preference."""
+    from ..notes.memory import CATEGORIES
+
+    flat = nb.settings.layout == "flat"
+    page = "MEMORY.md" if flat else CATEGORIES["preference"][0]
+    texts: dict[str, str] = {}
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for fact in all_facts(nb)["facts"]:
+        if fact["path"] != page and fact["source"] != "preference":
+            continue
+        text = texts.setdefault(fact["path"], nb.read(fact["path"]))
+        section = section_of(text, fact["line"])
+        if flat and fact["path"] == page and not section.lower().startswith("preferences") \
+                and fact["source"] != "preference":
+            continue
+        sections.setdefault(section.split(": ", 1)[-1] or "General", []).append(fact)
+    return [{"section": name, "facts": found} for name, found in sections.items()]
+
+
+def summaries(nb: Notebook) -> list[dict[str, Any]]:
+    """The session summaries consolidation wrote into the daily logs, newest first."""
+    from ..markdown import headings_of
+    from ..notes.learned import SUMMARY_HEADING
+
+    found = []
+    for f in files.listing(nb).files:
+        if f.group != "daily":
+            continue
+        text = nb.read(f.path)
+        heads = headings_of(text)
+        for i, (start, level, title) in enumerate(heads):
+            _, _, rest = title.partition(" — ")
+            if level != 2 or not rest.startswith(SUMMARY_HEADING + " ("):
+                continue
+            end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+            body = text[start:end].split("\n", 1)[1].strip() if "\n" in text[start:end] else ""
+            paragraphs = [p.strip() for p in body.split("\n\n") if p.strip()]
+            topics = next((p[len("Topics: "):] for p in paragraphs if p.startswith("Topics: ")), "")
+            found.append({"path": f.path, "line": text[:start].count("\n") + 1, "time": title.split(" — ")[0],
+                          "day": f.path.rsplit("/", 1)[-1][:-3], "origin": rest[len(SUMMARY_HEADING) + 2:-1],
+                          "text": " ".join(p for p in paragraphs if not p.startswith("Topics: ")),
+                          "topics": [t.strip() for t in topics.split(",") if t.strip()]})
+    return sorted(found, key=lambda s: (s["day"], s["time"]), reverse=True)
+
+
+async def preferences_page(request: Request) -> Response:
+    web = app_of(request)
+    from ..search.links import pages
+
+    found, known = await web.call(preferences), await web.call(pages)
+    return web.page(request, "preferences.html", nav="facts", title="Preferences", sections=found, pages=known)
+
+
+async def summaries_page(request: Request) -> Response:
+    web = app_of(request)
+    return web.page(request, "summaries.html", nav="facts", title="Summaries", found=await web.call(summaries))
+
+
 async def facts_json(request: Request) -> Response:
     web = app_of(request)
     data = await web.call(all_facts)
@@ -123,7 +192,8 @@ async def review_json(request: Request) -> Response:
     return JSONResponse(jsonable(await web.call(decide_fn, tuple(ids), bool(d.get("all")))))
 
 
-ROUTES = [Route("/facts", facts_page), Route("/facts/confirm", confirm, methods=["POST"]),
+ROUTES = [Route("/facts", facts_page), Route("/facts/preferences", preferences_page),
+          Route("/facts/summaries", summaries_page), Route("/facts/confirm", confirm, methods=["POST"]),
           Route("/review", review_page), Route("/review/{verb:str}", decide, methods=["POST"]),
           Route("/api/facts", facts_json), Route("/api/facts/confirm", confirm_json, methods=["POST"]),
           Route("/api/review", review_json),
