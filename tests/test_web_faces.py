@@ -115,3 +115,39 @@ def test_summaries_view_lists_session_summaries_newest_first(mem: Mem) -> None:
     assert "We planned the Apollo launch." in page and '<span class="badge">planning</span>' in page
     assert "coffee" not in page
     assert 'from <a href="/page/sessions/a.md">sessions/a.md</a>' in page
+
+
+def _form(c, path: str, **fields: str):  # type: ignore[no-untyped-def]
+    from tests.test_web import csrf
+
+    return c.post(path, data={"csrf": csrf(c), **fields})
+
+
+def test_settings_page_shows_the_notebook_model_and_hooks(mem: Mem) -> None:
+    page = client(mem).get("/settings").text
+    assert "<dt>layout</dt><dd><code>folders</code></dd>" in page
+    assert "(set by GITMEM_MODEL_DIR)" in page
+    assert 'href="/settings" aria-current="page"' in page
+
+
+def test_settings_keeps_a_model_folder_in_git_config_and_refuses_one_without_a_model(mem: Mem, tmp_path) -> None:
+    from tests.conftest import MODEL_DIR
+
+    c = client(mem)
+    bad = _form(c, "/settings/model", model_dir=str(tmp_path))
+    assert bad.status_code == 400 and f"no embedding model in {tmp_path}" in bad.text
+    assert "modelDir" not in mem.git("config", "--local", "--list")
+    ok = _form(c, "/settings/model", model_dir=str(MODEL_DIR))
+    assert ok.status_code == 200 and "kept in git config mem.modelDir" in ok.text
+    assert mem.git("config", "--local", "mem.modelDir").strip() == str(MODEL_DIR.resolve())
+
+
+def test_settings_installs_and_removes_the_hooks(mem: Mem) -> None:
+    hook = mem.path / ".git" / "hooks" / "post-commit"
+    c = client(mem)
+    if hook.exists():
+        assert "hooks removed" in _form(c, "/settings/hooks", action="uninstall").text
+    assert not hook.exists() or "gitmem" not in hook.read_text()
+    assert "hooks installed" in _form(c, "/settings/hooks", action="install").text
+    assert "gitmem" in hook.read_text()
+    assert "Remove the hooks" in c.get("/settings").text

@@ -102,10 +102,10 @@ def templates() -> Environment:
 
 def create_app(root: Path, hosts: set[str], token: str | None = None, remote_images: bool = False) -> Any:
     """The app for the notebook at `root`, answering only to `hosts`, wrapped in the security guard."""
-    from . import api, edits, facts, views
+    from . import api, edits, facts, settings, views
 
     web = Web(root, new_secret(), templates(), Rebuild(root), remote_images)
-    routes = [*views.ROUTES, *edits.ROUTES, *facts.ROUTES, *api.ROUTES,
+    routes = [*views.ROUTES, *edits.ROUTES, *facts.ROUTES, *settings.ROUTES, *api.ROUTES,
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
 
     async def failed(request: Request, exc: Exception) -> Response:
