@@ -19,7 +19,10 @@ SHOTS = [("web-home.png", "", None), ("web-pages.png", "browse", None),
          ("web-search.png", "search?q=when+does+apollo+ship", None),
          ("web-history.png", "history/projects/apollo.md", None), ("web-status.png", "status?model=1", None),
          ("web-facts.png", "facts", None), ("web-phone.png", "search?q=Sarah+phone", (390, 760)),
-         ("web-forget-everything.png", "forget/everything", None)]
+         ("web-forget-everything.png", "forget/everything", None),
+         ("web-tags.png", "tags", None), ("web-settings.png", "settings", None),
+         ("web-preferences.png", "facts/preferences", None), ("web-log.png", "log", None),
+         ("web-page-phone.png", "page/projects/apollo.md", (390, 760)), ("web-facts-phone.png", "facts", (390, 760))]
 
 
 def sample(path: Path) -> None:
@@ -32,7 +35,8 @@ def sample(path: Path) -> None:
     mem("remember", "Sarah Chen's phone is 555-1234")
     mem("remember", "Prefers tea over coffee in the morning")
     mem("write", "projects/apollo.md", "--", "---\ntags: [project]\ntype: plan\n---\n# Apollo\n\n## Status\n\nOn track.\n\n"
-                                       "## Decisions\n\n- Ship on Friday\n- Sarah owns the launch checklist\n")
+                                       "## Decisions\n\n- Ship on Friday\n- [[contacts|Sarah]] owns the launch checklist #launch\n"
+                                       "- Risks are in [[apollo-risks]]\n")
     mem("daily", "Called Sarah about the Apollo launch timeline")
     (path / "knowledge").mkdir(exist_ok=True)
     (path / "knowledge" / "people.md").write_text(
