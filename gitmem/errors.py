@@ -96,9 +96,18 @@ def from_machine(exc: BaseException) -> GitmemError | None:
     return None
 
 
-def log_bug(path: Path, what: str) -> Path:
-    """Append the exception being handled, with its traceback, to the error log at `path`."""
+def log_bug(path: Path, what: str, bug_id: str = "", exc: BaseException | None = None) -> Path:
+    """Append the exception being handled (or `exc`), with its traceback, to the error log at
+    `path`, under a short id the user was shown if there is one, so a report can point at it."""
+    trace = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as log:
-        log.write(f"--- {datetime.now().isoformat()} {what}\n{traceback.format_exc()}")
+        log.write(f"--- {datetime.now().isoformat()}{f' [{bug_id}]' if bug_id else ''} {what}\n{trace}")
     return path
+
+
+def new_bug_id() -> str:
+    """A short id for one internal error: shown to the user, written beside its traceback."""
+    import secrets
+
+    return secrets.token_hex(4)

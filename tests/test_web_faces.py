@@ -151,3 +151,76 @@ def test_settings_installs_and_removes_the_hooks(mem: Mem) -> None:
     assert "hooks installed" in _form(c, "/settings/hooks", action="install").text
     assert "gitmem" in hook.read_text()
     assert "Remove the hooks" in c.get("/settings").text
+
+
+def test_the_json_api_refuses_unknown_fields_and_takes_keep_both(mem: Mem) -> None:
+    """The API answers as the CLI and MCP do: a field they do not know is a 400, not silently dropped."""
+    from tests.test_web import API
+
+    c = client(mem)
+    assert c.post("/api/remember", json={"text": "Sarah's phone is 555-1234"}, headers=API).status_code == 200
+    typo = c.post("/api/remember", json={"text": "Sarah's phone is 555-9999", "keepboth": True}, headers=API)
+    assert typo.status_code == 400 and typo.json()["error"] == "unknown field 'keepboth'"
+    both = c.post("/api/remember", json={"text": "Sarah's phone is 555-9999", "keep_both": True}, headers=API)
+    assert both.status_code == 200
+    page = (mem.path / "reference" / "contacts.md").read_text()
+    assert "555-1234" in page and "555-9999" in page  # keep_both kept the old line
+    bad = c.get("/api/recall?q=phone&min_scor=0", headers=API)
+    assert bad.status_code == 400 and bad.json()["error"] == "unknown parameter 'min_scor'"
+    for path, data in (("/api/daily", {"text": "x", "when": "now"}), ("/api/write", {"path": "a.md", "body": "x"}),
+                       ("/api/forget", {"target": "x", "everything": True}), ("/api/facts/confirm", {"spec": "a.md:1", "x": 1})):
+        assert c.post(path, json=data, headers=API).status_code == 400, path
+
+
+def test_a_search_in_the_browser_reinforces_the_facts_it_shows(mem: Mem) -> None:
+    """Only the CLI and MCP marked a search as served; the web API and page now do too."""
+    from gitmem.gitops.repo import open_notebook
+    from gitmem.index import confidence
+    from tests.test_web import API
+
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz <!-- gitmem: inferred 0.70 -->\n")
+    mem.commit("facts")
+    assert confidence._served(open_notebook(mem.path), "knowledge/facts.md") == {}
+    assert client(mem).get("/api/recall?q=jazz&mode=keyword", headers=API).status_code == 200
+    assert list(confidence._served(open_notebook(mem.path), "knowledge/facts.md")) == ["bob likes jazz"]
+
+
+def test_a_bug_in_the_web_app_is_logged_with_the_id_the_person_sees(mem: Mem, monkeypatch) -> None:
+    from starlette.testclient import TestClient
+
+    from gitmem.web import files
+    from gitmem.web.app import create_app
+    from tests.test_web import API
+
+    def broken(nb):  # type: ignore[no-untyped-def]
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(files, "listing", broken)
+    c = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
+    answer = c.get("/api/files", headers=API)
+    assert answer.status_code == 500
+    bug_id = answer.json()["id"]
+    assert re.fullmatch(r"[0-9a-f]{8}", bug_id) and f"(id {bug_id})" in answer.json()["error"]
+    log = (mem.path / ".git" / "gitmem" / "error.log").read_text()
+    assert f"[{bug_id}] git mem serve: GET /api/files" in log and "ZeroDivisionError: a bug" in log
+    page = c.get("/browse")
+    assert page.status_code == 500 and "internal error in gitmem (id " in page.text
+
+
+def test_a_full_disk_in_the_web_app_is_one_line_not_a_bug(mem: Mem, monkeypatch) -> None:
+    import errno
+
+    from starlette.testclient import TestClient
+
+    from gitmem.web import files
+    from gitmem.web.app import create_app
+    from tests.test_web import API
+
+    def full(nb):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "listing", full)
+    c = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
+    answer = c.get("/api/files", headers=API)
+    assert answer.status_code == 503 and answer.json()["error"] == "the disk is full"
+    assert not (mem.path / ".git" / "gitmem" / "error.log").exists()

@@ -24,8 +24,19 @@ def answer(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(jsonable(data), status_code=status)
 
 
-async def body(request: Request) -> dict[str, Any]:
-    """The request's JSON object; UsageError if it is not one."""
+def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
+    """UsageError (400) for a name the CLI and MCP have no parameter for: a client's typo
+    (or a field from a newer gitmem) must not be silently ignored."""
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        raise UsageError(f"unknown {where} {unknown[0]!r}", f"the {where}s are: {', '.join(allowed)}")
+
+
+SEARCH_PARAMS = ("q", "mode", "tag", "type", "at", "since", "from", "to", "date", "by", "history", "limit", "min_score")
+
+
+async def body(request: Request, allowed: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The request's JSON object; UsageError if it is not one, or if it has a field not in `allowed`."""
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
@@ -38,6 +49,8 @@ async def body(request: Request) -> dict[str, Any]:
     except UnicodeEncodeError as exc:
         raise UsageError("the request body holds a lone surrogate (\\ud800-\\udfff), which is not text",
                          "send the text as UTF-8, or escape a character beyond U+FFFF as a surrogate pair") from exc
+    if allowed is not None:
+        known(data, allowed)
     return data
 
 
@@ -57,11 +70,13 @@ async def status(request: Request) -> Response:
 
 async def recall(request: Request) -> Response:
     web = app_of(request)
+    known(request.query_params.keys(), SEARCH_PARAMS, "parameter")
     return answer(await web.call(run_search, {**search_form(request.query_params), "kind": "recall"}))
 
 
 async def search(request: Request) -> Response:
     web = app_of(request)
+    known(request.query_params.keys(), (*SEARCH_PARAMS, "in"), "parameter")
     form = search_form(request.query_params)
     form["kind"] = "search"
     form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
@@ -139,16 +154,17 @@ async def remember(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request)
+    d = await body(request, ("text", "to", "section", "category", "force", "keep_both"))
     return answer(await web.call(memory.remember, field(d, "text", default=""), field(d, "to"),
-                                 field(d, "section"), field(d, "category"), bool(field(d, "force", bool))))
+                                 field(d, "section"), field(d, "category"), bool(field(d, "force", bool)),
+                                 keep_both=bool(field(d, "keep_both", bool))))
 
 
 async def daily(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request)
+    d = await body(request, ("text",))
     return answer(await web.call(memory.daily, field(d, "text", default="")))
 
 
@@ -156,7 +172,7 @@ async def write(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request)
+    d = await body(request, ("path", "content", "section", "replace", "expected"))
     return answer(await web.call(memory.write, field(d, "path", default=""), field(d, "content", default=""),
                                  field(d, "section"), bool(field(d, "replace", bool)),
                                  expected=field(d, "expected")))
@@ -166,7 +182,7 @@ async def forget(request: Request) -> Response:
     web = app_of(request)
     from ..notes import forget as forgetting
 
-    d = await body(request)
+    d = await body(request, ("target", "all", "yes"))
     return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool)),
                                  broad=bool(field(d, "yes", bool))))
 
@@ -178,7 +194,7 @@ async def everything(request: Request) -> Response:
 
     if request.method == "GET":
         return answer(await web.call(forgetting.survey))
-    d = await body(request)
+    d = await body(request, ("confirm",))
     return answer(await web.call(forgetting.everything, field(d, "confirm", default="")))
 
 
@@ -220,7 +236,7 @@ async def notebook_page(request: Request) -> Response:
         return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
     if request.method == "DELETE":
         return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
-    d = await body(request)
+    d = await body(request, ("content", "section", "expected"))
     replace = request.method == "PUT"
     written = await web.call(memory.write, path, field(d, "content", default=""), field(d, "section"),
                              replace, expected=field(d, "expected"))

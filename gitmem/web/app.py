@@ -21,7 +21,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from ..errors import BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError
+from ..errors import (BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError, from_machine, log_bug,
+                      new_bug_id)
 from ..markdown import unlearned, untrailered
 from ..notebook import Notebook
 from .jobs import Rebuild
@@ -77,6 +78,20 @@ def status_of(exc: GitmemError) -> int:
     return next((code for kind, code in STATUS_OF if isinstance(exc, kind)), 422)
 
 
+def record_bug(root: Path, what: str, bug_id: str, exc: BaseException) -> Path:
+    """Write the traceback of the exception being handled to the notebook's error.log (the
+    CLI's), or to the user's cache when the notebook cannot be opened."""
+    import os
+
+    try:
+        from ..gitops.git import Git
+
+        path = Git.find(root).git_dir / "gitmem" / "error.log"
+    except Exception:  # the bug may be that the repository cannot be opened
+        path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
+    return log_bug(path, f"git mem serve: {what}", bug_id, exc)
+
+
 def filesize(size: int) -> str:
     for unit in ("B", "KiB", "MiB"):
         if size < 1024 or unit == "MiB":
@@ -120,6 +135,21 @@ def create_app(root: Path, hosts: set[str], token: str | None = None, remote_ima
             return JSONResponse({"error": getattr(exc, "detail", "not found")}, status_code=code)
         return web.page(request, "error.html", code, heading="Not here", message=getattr(exc, "detail", ""))
 
-    app = Starlette(routes=routes, exception_handlers={GitmemError: failed, 404: missing, 405: missing})
+    async def bug(request: Request, exc: Exception) -> Response:
+        """A machine failure is one line as in the CLI; a bug is logged to error.log under a short id."""
+        machine = from_machine(exc)
+        if machine is not None:  # the machine failed (disk full, read-only): 503, said as the CLI says it
+            if request.url.path.startswith("/api/"):
+                return JSONResponse({"error": machine.message, "hint": machine.hint}, status_code=503)
+            return web.page(request, "error.html", 503, message=machine.message, hint=machine.hint)
+        bug_id = new_bug_id()
+        log = await run_in_threadpool(record_bug, web.root, f"{request.method} {request.url.path}", bug_id, exc)
+        message = f"internal error in gitmem (id {bug_id}); details in {log}, please report it"
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message, "id": bug_id}, status_code=500)
+        return web.page(request, "error.html", 500, heading="Something went wrong", message=message)
+
+    app = Starlette(routes=routes, exception_handlers={GitmemError: failed, 404: missing, 405: missing,
+                                                      Exception: bug})
     app.state.web = web
     return Guard(app, hosts, web.csrf, token, remote_images)

@@ -257,5 +257,6 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
     groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
     query = engine.Query(form["q"], form["mode"], groups, limit, floor, tags, form["type"] or None,
-                         form["at"] or None, form["history"], since, until, form["by"])
+                         form["at"] or None, form["history"], since, until, form["by"],
+                         served=True)  # shown to a person (or an API client): reinforced, as the CLI's and MCP's
     return engine.run(nb, query)
