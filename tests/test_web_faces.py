@@ -224,3 +224,30 @@ def test_a_full_disk_in_the_web_app_is_one_line_not_a_bug(mem: Mem, monkeypatch)
     answer = c.get("/api/files", headers=API)
     assert answer.status_code == 503 and answer.json()["error"] == "the disk is full"
     assert not (mem.path / ".git" / "gitmem" / "error.log").exists()
+
+
+def test_web_api_fields_are_the_mcp_tools_parameters_which_are_the_clis() -> None:
+    """One set of names across the faces: each endpoint takes its MCP tool's parameters (which
+    test_server compares with the CLI's options), plus only the named browser-only fields."""
+    from gitmem.agent import server
+    from gitmem.web.api import FIELDS, WEB_ONLY
+
+    tools = {t.name: set(t.params) for t in server.TOOLS}
+    for endpoint, fields in FIELDS.items():
+        assert set(fields) - WEB_ONLY.get(endpoint, set()) == tools[endpoint], endpoint
+
+
+def test_old_api_names_still_work_but_not_twice(mem: Mem) -> None:
+    from tests.test_web import API
+
+    mem("remember", "Sarah's phone is 555-1234")
+    c = client(mem)
+    new = c.get("/api/recall?query=phone&mode=keyword", headers=API).json()
+    old = c.get("/api/recall?q=phone&mode=keyword", headers=API).json()
+    assert new["results"] and new["results"] == old["results"]
+    both = c.get("/api/recall?q=phone&query=phone", headers=API)
+    assert both.status_code == 400 and both.json()["error"].startswith("'query' given twice")
+    assert c.post("/api/write", json={"page": "a.md", "content": "x"}, headers=API).status_code == 200
+    assert c.post("/api/write", json={"path": "b.md", "content": "y"}, headers=API).status_code == 200
+    assert (mem.path / "a.md").read_text() == "# A\n\nx\n" and (mem.path / "b.md").read_text() == "# B\n\ny\n"
+    assert c.get("/api/log?limit=1", headers=API).status_code == 200 and c.get("/api/log?n=1", headers=API).status_code == 200

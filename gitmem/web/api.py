@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -32,11 +33,39 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
         raise UsageError(f"unknown {where} {unknown[0]!r}", f"the {where}s are: {', '.join(allowed)}")
 
 
-SEARCH_PARAMS = ("q", "mode", "tag", "type", "at", "since", "from", "to", "date", "by", "history", "limit", "min_score")
+# Each endpoint's fields: the MCP tool's parameters (which mirror the CLI's options; a test
+# compares all three), plus the few a browser needs and an agent is never offered (WEB_ONLY).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "recall": ("query", "mode", "tags", "type", "at", "since", "from", "to", "date", "by", "history", "limit",
+               "min_score"),
+    "remember": ("text", "to", "section", "category", "force", "keep_both"),
+    "daily": ("text",),
+    "write": ("page", "content", "section", "replace", "expected"),
+    "forget": ("target", "every", "yes"),
+    "log": ("since", "until", "path", "grep", "limit"),
+    "get": ("path", "at"),
+}
+FIELDS["search"] = (*FIELDS["recall"], "in")
+WEB_ONLY = {"write": {"expected"}, "forget": {"yes"}}  # the editor's conflict check; a person's confirmation
+# older names the API answered to before it took the MCP/CLI names: still read, never both at once
+ALIASES = {"q": "query", "tag": "tags", "path": "page", "all": "every", "n": "limit"}
 
 
-async def body(request: Request, allowed: tuple[str, ...] | None = None) -> dict[str, Any]:
-    """The request's JSON object; UsageError if it is not one, or if it has a field not in `allowed`."""
+def canonical(data: dict[str, Any], endpoint: str, where: str = "field") -> dict[str, Any]:
+    """`data` with old names read as the current ones; UsageError for an unknown name or a name given twice."""
+    allowed = FIELDS[endpoint]
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        real = ALIASES.get(name, name) if ALIASES.get(name) in allowed and name not in allowed else name
+        if real in out:
+            raise UsageError(f"{real!r} given twice (once as {name!r})", f"send only {real!r}")
+        out[real] = value
+    known(out, allowed, where)
+    return out
+
+
+async def body(request: Request, endpoint: str | None = None) -> dict[str, Any]:
+    """The request's JSON object; UsageError if it is not one, or if it has a field `endpoint` does not take."""
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
@@ -49,9 +78,7 @@ async def body(request: Request, allowed: tuple[str, ...] | None = None) -> dict
     except UnicodeEncodeError as exc:
         raise UsageError("the request body holds a lone surrogate (\\ud800-\\udfff), which is not text",
                          "send the text as UTF-8, or escape a character beyond U+FFFF as a surrogate pair") from exc
-    if allowed is not None:
-        known(data, allowed)
-    return data
+    return canonical(data, endpoint) if endpoint else data
 
 
 def field(data: dict[str, Any], name: str, kind: type = str, default: Any = None) -> Any:
@@ -68,16 +95,27 @@ async def status(request: Request) -> Response:
     return answer(await web.call(maintenance.status, check_model=request.query_params.get("model") != "0"))
 
 
+def query_of(request: Request, endpoint: str) -> QueryParams:
+    """The query string with old names read as the current ones, checked like a JSON body."""
+    pairs = [(k, v) for k, v in request.query_params.multi_items()]
+    canonical({k: None for k, _ in pairs}, endpoint, "parameter")  # refuses an unknown name, or one given twice
+    return QueryParams([(ALIASES.get(k, k) if ALIASES.get(k) in FIELDS[endpoint] else k, v) for k, v in pairs])
+
+
+def form_of(request: Request, endpoint: str) -> dict[str, Any]:
+    """recall/search's form from the API's query: the same names as the MCP tools (query, tags)."""
+    q = query_of(request, endpoint)
+    return search_form(QueryParams([({"query": "q", "tags": "tag"}.get(k, k), v) for k, v in q.multi_items()]))
+
+
 async def recall(request: Request) -> Response:
     web = app_of(request)
-    known(request.query_params.keys(), SEARCH_PARAMS, "parameter")
-    return answer(await web.call(run_search, {**search_form(request.query_params), "kind": "recall"}))
+    return answer(await web.call(run_search, {**form_of(request, "recall"), "kind": "recall"}))
 
 
 async def search(request: Request) -> Response:
     web = app_of(request)
-    known(request.query_params.keys(), (*SEARCH_PARAMS, "in"), "parameter")
-    form = search_form(request.query_params)
+    form = form_of(request, "search")
     form["kind"] = "search"
     form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
     return answer(await web.call(run_search, form))
@@ -97,18 +135,17 @@ async def log(request: Request) -> Response:
     web = app_of(request)
     from ..search import timeline
 
-    q = request.query_params
-    limit = _int(q.get("n") or q.get("limit"))
+    q = query_of(request, "log")
     return answer(await web.call(timeline.log, q.get("since"), q.get("until"), q.get("path"), q.get("grep"),
-                                 limit))
+                                 _int(q.get("limit"))))
 
 
 async def get(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    path = request.query_params.get("path") or ""
-    return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
+    q = query_of(request, "get")
+    return answer(await web.call(memory.get, q.get("path") or "", q.get("at") or None))
 
 
 async def links(request: Request) -> Response:
@@ -154,7 +191,7 @@ async def remember(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request, ("text", "to", "section", "category", "force", "keep_both"))
+    d = await body(request, "remember")
     return answer(await web.call(memory.remember, field(d, "text", default=""), field(d, "to"),
                                  field(d, "section"), field(d, "category"), bool(field(d, "force", bool)),
                                  keep_both=bool(field(d, "keep_both", bool))))
@@ -164,7 +201,7 @@ async def daily(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request, ("text",))
+    d = await body(request, "daily")
     return answer(await web.call(memory.daily, field(d, "text", default="")))
 
 
@@ -172,8 +209,8 @@ async def write(request: Request) -> Response:
     web = app_of(request)
     from ..notes import memory
 
-    d = await body(request, ("path", "content", "section", "replace", "expected"))
-    return answer(await web.call(memory.write, field(d, "path", default=""), field(d, "content", default=""),
+    d = await body(request, "write")
+    return answer(await web.call(memory.write, field(d, "page", default=""), field(d, "content", default=""),
                                  field(d, "section"), bool(field(d, "replace", bool)),
                                  expected=field(d, "expected")))
 
@@ -182,8 +219,8 @@ async def forget(request: Request) -> Response:
     web = app_of(request)
     from ..notes import forget as forgetting
 
-    d = await body(request, ("target", "all", "yes"))
-    return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "all", bool)),
+    d = await body(request, "forget")
+    return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "every", bool)),
                                  broad=bool(field(d, "yes", bool))))
 
 
@@ -194,7 +231,8 @@ async def everything(request: Request) -> Response:
 
     if request.method == "GET":
         return answer(await web.call(forgetting.survey))
-    d = await body(request, ("confirm",))
+    d = await body(request)
+    known(d, ("confirm",))
     return answer(await web.call(forgetting.everything, field(d, "confirm", default="")))
 
 
@@ -236,7 +274,8 @@ async def notebook_page(request: Request) -> Response:
         return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
     if request.method == "DELETE":
         return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
-    d = await body(request, ("content", "section", "expected"))
+    d = await body(request)
+    known(d, ("content", "section", "expected"))
     replace = request.method == "PUT"
     written = await web.call(memory.write, path, field(d, "content", default=""), field(d, "section"),
                              replace, expected=field(d, "expected"))

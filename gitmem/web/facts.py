@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..notebook import Notebook
 from ..records import jsonable
 from . import files
-from .api import body
+from .api import body, known
 from .edits import diff_lines
 from .views import app_of
 
@@ -148,7 +148,8 @@ async def confirm_json(request: Request) -> Response:
     web = app_of(request)
     from ..notes import prune
 
-    d = await body(request, ("spec",))
+    d = await body(request)
+    known(d, ("spec",))
     return JSONResponse(jsonable(await web.call(prune.confirm, str(d.get("spec") or ""))))
 
 
@@ -184,7 +185,8 @@ async def review_json(request: Request) -> Response:
 
     if request.method in ("GET", "HEAD"):
         return JSONResponse(jsonable(await web.call(review.pending)))
-    d = await body(request, ("ids", "all"))
+    d = await body(request)
+    known(d, ("ids", "all"))
     ids = d.get("ids") or []
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise UsageError("'ids' must be a list of proposal ids", "e.g. {\"ids\": [\"3f2a9c1\"]}")
