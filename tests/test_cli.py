@@ -62,8 +62,10 @@ def test_a_bug_exits_3_and_logs_the_traceback(mem: Mem, monkeypatch) -> None:
     monkeypatch.setattr(memory, "daily", broken)
     result = mem("daily", "x", code=3)
     log = mem.path / ".git" / "gitmem" / "error.log"
-    assert result.stderr == f"error: internal error in gitmem; details in {log} (please report it)\n"
-    assert "RuntimeError: simulated bug" in log.read_text()
+    found = re.fullmatch(rf"error: internal error in gitmem \(id ([0-9a-f]{{8}})\); details in {re.escape(str(log))} "
+                         r"\(please report it\)\n", result.stderr)
+    assert found, result.stderr
+    assert "RuntimeError: simulated bug" in log.read_text() and f"[{found.group(1)}] git mem " in log.read_text()
 
 
 def test_version(blank: Mem) -> None:

@@ -1,4 +1,5 @@
 import json
+import re
 import os
 import sys
 import tempfile
@@ -99,8 +100,24 @@ def test_a_bug_is_logged_and_reported_in_one_line(mem: Mem, monkeypatch) -> None
     monkeypatch.setattr(memory, "daily", broken)
     ok, text = handler(mem).call("daily", {"text": "x"})
     log = mem.path / ".git" / "gitmem" / "error.log"
-    assert (ok, text) == (False, f"error: internal error in gitmem; details in {log} (please report it)")
-    assert "RuntimeError: simulated bug" in log.read_text() and "mcp tool daily" in log.read_text()
+    found = re.fullmatch(rf"error: internal error in gitmem \(id ([0-9a-f]{{8}})\); details in {re.escape(str(log))} "
+                         r"\(please report it\)", text)
+    assert not ok and found
+    assert "RuntimeError: simulated bug" in log.read_text() and f"[{found.group(1)}] mcp tool daily" in log.read_text()
+
+
+def test_a_full_disk_is_one_line_for_the_agent_not_a_bug(mem: Mem, monkeypatch) -> None:
+    import errno
+
+    from gitmem.notes import memory
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(memory, "daily", full)
+    ok, text = handler(mem).call("daily", {"text": "x"})
+    assert not ok and text.startswith("error: the disk is full (")
+    assert not (mem.path / ".git" / "gitmem" / "error.log").exists()
 
 
 def test_mcp_without_the_package_names_the_install(mem: Mem, monkeypatch) -> None:

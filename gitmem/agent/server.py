@@ -26,7 +26,7 @@ from .. import dates, records
 from ..notes import forget, memory, trailers
 from ..search import engine as search, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
-from ..errors import GitmemError, UsageError, log_bug
+from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
 
 Schema = dict[str, Any]
@@ -193,11 +193,16 @@ class Handler:
                 return True, records.jsonable(tool.run(self.nb, args))
         except GitmemError as exc:
             return False, f"error: {for_agents(exc.line())}"
-        except Exception:  # a bug: one line for the agent, the traceback in the log
-            return False, f"error: internal error in gitmem; details in {self._log_bug(name)} (please report it)"
+        except Exception as exc:  # the machine failed (one line, as the CLI says it), or a bug (logged)
+            machine = from_machine(exc)
+            if machine is not None:
+                return False, f"error: {machine.line()}"
+            bug_id = new_bug_id()
+            return False, (f"error: internal error in gitmem (id {bug_id}); details in {self._log_bug(name, bug_id)} "
+                           "(please report it)")
 
-    def _log_bug(self, name: str) -> str:
-        return str(log_bug(self.nb.state_dir / "error.log", f"mcp tool {name}"))
+    def _log_bug(self, name: str, bug_id: str = "") -> str:
+        return str(log_bug(self.nb.state_dir / "error.log", f"mcp tool {name}", bug_id))
 
 
 def lenient(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import click
 from . import agent, consolidation, find, indexing, notes, web
 from .output import terminal_safe
 from .terminal import error_line
-from ..errors import GitmemError, log_bug
+from ..errors import GitmemError, log_bug, new_bug_id
 
 COMPLETE_VAR = "_GIT_MEM_COMPLETE"
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -60,8 +60,9 @@ class App(click.Group):
             if machine is not None:
                 click.echo(f"error: {machine.line()}", err=True)
                 sys.exit(machine.exit_code)
-            log = _log_bug()
-            click.echo(f"error: internal error in gitmem; details in {log} (please report it)", err=True)
+            bug_id = new_bug_id()
+            log = _log_bug(bug_id)
+            click.echo(f"error: internal error in gitmem (id {bug_id}); details in {log} (please report it)", err=True)
             code = 3
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -125,14 +126,14 @@ def install_manpage() -> None:
         return
 
 
-def _log_bug() -> Path:
+def _log_bug(bug_id: str) -> Path:
     try:
         from ..gitops.git import Git
 
         path = Git.find(".").git_dir / "gitmem" / "error.log"
     except Exception:
         path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
-    return log_bug(path, f"git mem {' '.join(sys.argv[1:])}")
+    return log_bug(path, f"git mem {' '.join(sys.argv[1:])}", bug_id)
 
 
 @click.group(cls=App, context_settings=CONTEXT)
