@@ -434,10 +434,10 @@ def links(found: Any) -> str:
     """'links from PAGE' then 'linked from', one line a link: PATH:LINE  the line."""
     lines = [f"{shown(found.page)}"]
     lines.append(f"links to ({len(found.outgoing)}):")
-    lines.extend(f"  {shown(l.path)}{'' if l.exists else ' (no such page yet)'}  (line {l.line})"
-                 for l in found.outgoing)
+    lines.extend(f"  {shown(out.path)}{'' if out.exists else ' (no such page yet)'}  (line {out.line})"
+                 for out in found.outgoing)
     lines.append(f"linked from ({len(found.backlinks)}):")
-    lines.extend(f"  {shown(l.path)}:{l.line}  {l.text}" for l in found.backlinks)
+    lines.extend(f"  {shown(back.path)}:{back.line}  {back.text}" for back in found.backlinks)
     return "\n".join(lines)
 
 
