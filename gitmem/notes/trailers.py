@@ -10,6 +10,7 @@ to MAX_VALUE characters.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Iterator
 
 PREFIX = "Gitmem-"
 MAX_VALUE = 80
+SUPERSEDES_MAX = 200  # a path, a line, a hash and the old text
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CLIENT: ContextVar[str | None] = ContextVar("gitmem_client", default=None)
 
@@ -32,6 +34,15 @@ def for_verb(verb: str) -> list[tuple[str, str]]:
     found = [("Verb", verb), ("Agent", os.environ.get("GITMEM_AGENT") or ""),
              ("Session", os.environ.get("GITMEM_SESSION") or ""), ("Client", _CLIENT.get() or "")]
     return [(PREFIX + key, clean(value)) for key, value in found if clean(value)]
+
+
+def supersedes(path: str, line: int, text: str) -> tuple[str, str]:
+    """The trailer naming the fact a write replaced: `Gitmem-Supersedes: PATH:LINE HASH TEXT`,
+    HASH the first 12 hex digits of the SHA-1 of the old line (stripped, UTF-8), so a reader can
+    match it against the line in the parent commit; TEXT the line, cut to fit."""
+    digest = hashlib.sha1(text.strip().encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    head = " ".join(CONTROL.sub(" ", f"{path}:{line} {digest}").split())
+    return PREFIX + "Supersedes", f"{head} {clean(text)}"[:max(len(head), SUPERSEDES_MAX)]
 
 
 @contextmanager
