@@ -30,6 +30,10 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
     ("reference/contacts.md", "Contacts", False),
     ("lists/todos.md", "Todos", True),
     ("lists/shopping.md", "Shopping", True),
+    ("knowledge/infrastructure.md", "Infrastructure", False),
+    ("reference/rules.md", "Rules", False),  # reference/: standing rules are in every `context`
+    ("knowledge/decisions.md", "Decisions", False),
+    ("knowledge/events.md", "Events", False),
 ]))
 DUPLICATE_RATIO = 0.92
 
