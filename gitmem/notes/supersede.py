@@ -1,17 +1,21 @@
 """Supersession: whether a new fact updates an old one (same subject and attribute,
 another value), so that `remember` replaces the old line instead of adding a
-contradicting one.
+contradicting one, and what takes the old line's place.
 
 No model: a fact is read as (subject, attribute, value) by patterns, and only
 for attributes that hold one value at a time (a phone number per kind, an
-email, an address, a birthday, an employer, a "favourite X", a date something
-is on, any "KEY: value" line), or as a preference with a polarity ("likes X"
-/ "hates X", "prefers A over B" / "prefers B over A"). A wrong replacement
-destroys a current fact, so anything unsure is kept: both subjects must name
-the same one (one's words within the other's: "Sarah" and "Sarah Chen", not
-"Sarah Lee"), qualifiers must agree ("work phone" is not "home phone"), and
-attributes that hold many values at once (children, friends, allergies,
-likes of different things) never replace. Measured on tests/data/supersede.jsonl
+email, an address, a birthday, an employer, a "favourite X", a date or a time
+of day something is on, any "KEY: value" line), or as a preference with a
+polarity ("likes X" / "hates X", "prefers A over B" / "prefers B over A");
+updates said in time ("is now", "no longer", "moved to", "switched from A to
+B") are read by switches.py. A wrong replacement destroys a current fact, so
+anything unsure is kept: both subjects must name the same one (one's words
+within the other's: "Sarah" and "Sarah Chen", not "Sarah Lee"), qualifiers
+must agree ("work phone" is not "home phone"), and attributes that hold many
+values at once (children, friends, allergies, likes of different things)
+never replace. A line of several clauses ("Sarah Chen — phone 555-1234, AWS
+account contact") is judged clause by clause with its head, and rewrite()
+changes only the value the update names. Measured on benchmarks/sets/supersede*.jsonl
 by benchmarks/supersede.py.
 """
 
@@ -209,9 +213,12 @@ def update(new: str, old: str) -> Update | None:
     return found[1] if found else None
 
 
+MAX_CHARS = 400  # longer than a fact of one value: never judged (and the patterns stay cheap)
+
+
 def locate(new: str, old: str) -> tuple[int, Update] | None:
     """(the clause of `old` that `new` updates, -1 for the whole line; how) or None."""
-    if normalize_fact(new) == normalize_fact(old):
+    if len(new) > MAX_CHARS or len(old) > MAX_CHARS or normalize_fact(new) == normalize_fact(old):
         return None  # the same fact: a duplicate, not an update
     parts = parts_of(old)
     if len(parts) > 1:

@@ -117,7 +117,7 @@ def _differ(old: list[str], new: list[str], verb: bool) -> bool:
     numbered = [any(any(c.isdigit() for c in w) for w in value) for value in (a, b)]
     if numbered[0] != numbered[1]:
         return False  # "daily at the office" and "9:45" are two kinds of value, not two values
-    return bool(a & b) or all(numbered) if verb else True
+    return (bool(a & b) or all(numbered)) if verb else True
 
 
 def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
@@ -160,23 +160,24 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
 
 
 def _stem(word: str) -> str:
+    """A crude singular / third person: "drinks" -> "drink", "runs" -> "run" (both sides alike)."""
     for end in ("ies", "es", "s"):
         if word.endswith(end) and len(word) > len(end) + 2:
             return word[:-len(end)] + ("y" if end == "ies" else "")
     return word
 
 
-def _no_longer(clause: str, old: list[str], old_raw: str) -> Switch | None:
+def _no_longer(clause: str, old: list[str]) -> Switch | None:
+    """`S no longer VERB O` against `S VERB ... O` (or a like of O), `S is no longer X` against `S is X`."""
     m = NO_LONGER.match(clause)
     if m is None:
         return None
     subject = _strip(m["s"].split())
     rest = m["rest"].split()
     if not rest or NEGATED.search(" ".join(old)):
-        return None
+        return None  # an old line that already says "not" is no taste to undo
     verb, thing = rest[0], rest[1:]
-    copula = subject[-1:] in (["is"], ["are"], ["m"]) or m["s"].split()[-1:] in (["is"], ["are"], ["m"])
-    if copula or verb in ("a", "an"):
+    if m["s"].split()[-1:] in (["is"], ["are"], ["m"]) or verb in ("a", "an"):
         verb, thing = "", rest
     wanted = _content(thing) - {"anymore"}
     if not wanted:
@@ -197,6 +198,7 @@ def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
 
 
 def _from_to(clause: str, old: list[str], old_raw: str) -> Switch | None:
+    """`switched ... from A to B` / `replaced A with B` against a line holding A and no other name."""
     m = FROM_TO.match(clause) or REPLACED.match(clause)
     if m is None:
         return None
@@ -207,10 +209,12 @@ def _from_to(clause: str, old: list[str], old_raw: str) -> Switch | None:
         return None
     if _named_elsewhere(old_raw, a | b | topic):
         return None
-    return Switch(tuple(w for w in m["a"].split() if w not in STOP), tuple(w for w in m["b"].split() if w not in STOP))
+    return Switch(tuple(w for w in m["a"].split() if w not in STOP),
+                  tuple(w for w in m["b"].split() if w not in STOP))
 
 
 def _instead(clause: str, old: list[str]) -> Switch | None:
+    """`... B instead of A` against a line holding A whose other words the update also says."""
     m = INSTEAD.match(clause)
     if m is None:
         return None
@@ -245,7 +249,7 @@ def switch(new: str, old: str) -> Switch | None:
     old_raw = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", old)
     for part in clauses(new):
         clause, marked = core(part)
-        found = _no_longer(clause, old_words, old_raw) or _from_to(clause, old_words, old_raw) or \
+        found = _no_longer(clause, old_words) or _from_to(clause, old_words, old_raw) or \
             _instead(clause, old_words)
         if found is None:
             now = NOW.match(clause)
