@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..markdown import normalize_fact
 from . import switches
+from .switches import DAYS, Update
 
 # attribute -> the words that name it (longest first when matching)
 SINGLE: dict[str, tuple[str, ...]] = {
@@ -67,9 +68,6 @@ FAVOURITE = re.compile(r"^(?P<subject>.*?)\s*\bfavou?rite\s+(?P<attr>[a-z]+(?: [
 FILLER = frozenset("the a an my our his her their is are was now has have s new changed to updated will be "
                    "currently".split())
 NUMBER = re.compile(r"\d")
-DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
-                 "april may june july august september october november december jan feb mar apr jun jul aug sep "
-                 "sept oct nov dec weekend".split())
 
 
 @dataclass(frozen=True)
@@ -191,15 +189,6 @@ def _same_subject(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return set(small) <= set(large)
 
 
-@dataclass(frozen=True)
-class Update:
-    """How a new fact updates a line: the old value's words and the new one's (normalised, as in
-    the text), or both empty when the new fact takes the whole line's place ("no longer")."""
-
-    old: tuple[str, ...]
-    new: tuple[str, ...]
-
-
 def updates(new: str, old: str) -> bool:
     """Whether the fact `new` replaces the line `old` (same subject and attribute, another value)."""
     return update(new, old) is not None
@@ -246,8 +235,7 @@ def _update(new: str, old: str) -> Update | None:
         found = _claimed(form, old, new)
         if found is not None:
             return found
-    switched = switches.switch(new, old)
-    return Update(switched.old, switched.new) if switched is not None else None
+    return switches.switch(new, old)
 
 
 def _claimed(new: str, old: str, given: str) -> Update | None:

@@ -55,15 +55,16 @@ INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
 REPLACED = re.compile(r"^(?P<s>.*?)\breplaced (?P<a>.+?) with (?P<b>.+)$")
 REASON = re.compile(r" (?:because|due to|owing to|thanks to|following|so that|as a result)\b.*$")
 NEGATED = re.compile(r"\b(?:no longer|not|never|don t|doesn t|didn t|stopped|quit)\b")
-DATEISH = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow next this week month "
-                    "year january february march april may june july august september october november december "
-                    "q1 q2 q3 q4 spring summer autumn fall winter".split())
+DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
+                 "april may june july august september october november december jan feb mar apr jun jul aug sep "
+                 "sept oct nov dec weekend".split())
+DATEISH = DAYS | frozenset("next this week month year q1 q2 q3 q4 spring summer autumn fall winter".split())
 
 
 @dataclass(frozen=True)
-class Switch:
-    """What an update said in time changes: the old value's words and the new value's (both
-    empty when the update is a whole-line one, as "no longer")."""
+class Update:
+    """How a new fact updates a line: the old value's words and the new one's (normalised, as in
+    the text), or both empty when the new fact takes the whole line's place ("no longer")."""
 
     old: tuple[str, ...]
     new: tuple[str, ...]
@@ -133,7 +134,7 @@ def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
     return old[i:]
 
 
-def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str) -> Switch | None:
+def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str) -> Update | None:
     """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`."""
     said, subject = subject, _strip(subject)
     if not subject and not (verb and said and set(said) <= SELF) or _name_only(subject, raw):
@@ -156,7 +157,7 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
         value = value[1:]
     if not _differ(after, value, verb is not None):
         return None
-    return Switch(tuple(after), tuple(value))
+    return Update(tuple(after), tuple(value))
 
 
 def _stem(word: str) -> str:
@@ -167,7 +168,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def _no_longer(clause: str, old: list[str]) -> Switch | None:
+def _no_longer(clause: str, old: list[str]) -> Update | None:
     """`S no longer VERB O` against `S VERB ... O` (or a like of O), `S is no longer X` against `S is X`."""
     m = NO_LONGER.match(clause)
     if m is None:
@@ -189,7 +190,7 @@ def _no_longer(clause: str, old: list[str]) -> Switch | None:
         return None
     if not wanted <= {_stem(w) for w in old[at + 1:]} | set(old[at + 1:]):
         return None
-    return Switch((), ())
+    return Update((), ())
 
 
 def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
@@ -197,7 +198,7 @@ def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
     return bool(_names(old_raw) - allowed)
 
 
-def _from_to(clause: str, old: list[str], old_raw: str) -> Switch | None:
+def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
     """`switched ... from A to B` / `replaced A with B` against a line holding A and no other name."""
     m = FROM_TO.match(clause) or REPLACED.match(clause)
     if m is None:
@@ -209,11 +210,11 @@ def _from_to(clause: str, old: list[str], old_raw: str) -> Switch | None:
         return None
     if _named_elsewhere(old_raw, a | b | topic):
         return None
-    return Switch(tuple(w for w in m["a"].split() if w not in STOP),
+    return Update(tuple(w for w in m["a"].split() if w not in STOP),
                   tuple(w for w in m["b"].split() if w not in STOP))
 
 
-def _instead(clause: str, old: list[str]) -> Switch | None:
+def _instead(clause: str, old: list[str]) -> Update | None:
     """`... B instead of A` against a line holding A whose other words the update also says."""
     m = INSTEAD.match(clause)
     if m is None:
@@ -225,10 +226,10 @@ def _instead(clause: str, old: list[str]) -> Switch | None:
     rest = have - a
     if not rest or not rest <= left:
         return None
-    return Switch(tuple(w for w in m["a"].split() if w not in STOP and w != "now"), ())
+    return Update(tuple(w for w in m["a"].split() if w not in STOP and w != "now"), ())
 
 
-def _marked(clause: str, old: list[str], raw: str) -> Switch | None:
+def _marked(clause: str, old: list[str], raw: str) -> Update | None:
     """After "as of X" / "from now on": `S is V` or `S VERB V` with the old line's subject and verb."""
     ws = clause.split()
     for k in range(1, len(ws) - 1):
@@ -241,7 +242,7 @@ def _marked(clause: str, old: list[str], raw: str) -> Switch | None:
     return None
 
 
-def switch(new: str, old: str) -> Switch | None:
+def switch(new: str, old: str) -> Update | None:
     """How the fact `new`, an update said in time, changes the line `old` (None: it does not)."""
     old_words = words(old)
     if not old_words:
