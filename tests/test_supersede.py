@@ -226,3 +226,16 @@ def test_any_text_is_judged_without_error_and_rewrite_is_one_line(new: str, old:
     if supersede.updates(new, line):
         out = supersede.rewrite(line, new, entry)
         assert out == entry or "\n" not in out
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("size", [401, 200_000])
+def test_a_very_long_fact_is_stored_not_judged(mem: Mem, size: int) -> None:
+    """A long one-line fact ("now ... moved to ... instead of" repeated) is added, never taken for an
+    update of a line (no single value that long), and the patterns never scan it (supersede.MAX_CHARS)."""
+    mem("remember", "The default branch is master")
+    text = ("The default branch is now main instead of master " * (size // 49 + 1))[:size].strip()
+    out = mem.json("remember", "--force", "--category", "infrastructure", text)
+    assert out["replaced"] is None and out["lines"] == {"start": 4, "end": 4}
+    assert (mem.path / "knowledge/infrastructure.md").read_text() == (
+        f"# Infrastructure\n\n- The default branch is master\n- {text}\n")
