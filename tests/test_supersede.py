@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.notes import supersede
+from gitmem.notes import supersede, trailers
 from tests.conftest import Mem
 
 SETS = Path(__file__).resolve().parent.parent / "benchmarks" / "sets"
@@ -239,3 +239,28 @@ def test_a_very_long_fact_is_stored_not_judged(mem: Mem, size: int) -> None:
     assert out["replaced"] is None and out["lines"] == {"start": 4, "end": 4}
     assert (mem.path / "knowledge/infrastructure.md").read_text() == (
         f"# Infrastructure\n\n- The default branch is master\n- {text}\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=":"), min_size=1,
+               max_size=150).filter(lambda p: trailers.CONTROL.sub(" ", p).strip()),
+       st.integers(1, 10**7), st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_the_supersedes_trailer_reads_back(path: str, line: int, text: str) -> None:
+    """Property: whatever the path and the old line hold (spaces, control characters, newlines,
+    other scripts), the trailer is one line and reads back as the path (spaces made single), the
+    line number, the SHA-1 of the line and its cleaned text."""
+    key, value = trailers.supersedes(path, line, text)
+    assert key == "Gitmem-Supersedes" and "\n" not in value and "\r" not in value
+    back = trailers.superseded(value)
+    assert back is not None
+    assert back.path == " ".join(trailers.CONTROL.sub(" ", path).split())
+    assert back.line == line and back.hash == trailers.fact_hash(text)
+    expected = trailers.clean(text).rstrip()
+    assert expected.startswith(back.text)
+    assert back.text == expected or len(value) == trailers.SUPERSEDES_MAX
+
+
+@pytest.mark.parametrize("value", ["", "reference/contacts.md", "reference/contacts.md:3", "a.md:x 0123456789ab",
+                                   "a.md:3 0123456789AB text", "a.md:3 0123456789a text"])
+def test_a_supersedes_trailer_a_person_wrote_badly_is_no_reference(value: str) -> None:
+    assert trailers.superseded(value) is None

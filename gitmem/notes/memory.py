@@ -147,7 +147,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                                category=cat, hint="already remembered; pass --force to store it again")
         old = None if keep_both else supersede.find(current, text)
         message = f"mem: remember {_subject(text)}"
-        extra = []
+        extra: list[tuple[str, str]] = []
         if old is not None:
             message += f" (replaces: {_subject(old[1].strip())})"
             extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
