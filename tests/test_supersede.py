@@ -264,3 +264,22 @@ def test_the_supersedes_trailer_reads_back(path: str, line: int, text: str) -> N
                                    "a.md:3 0123456789AB text", "a.md:3 0123456789a text"])
 def test_a_supersedes_trailer_a_person_wrote_badly_is_no_reference(value: str) -> None:
     assert trailers.superseded(value) is None
+
+
+def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> None:
+    """The three updates of issue 22 in one notebook, asked as the issue asks them, in the default
+    (hybrid) mode with the real model: the best answer is the current fact and the old one is gone."""
+    for old, new in [("Apollo release 2.0 ships on March 15",
+                      "Apollo release 2.0 moved to March 29 because of the auth bug"),
+                     ("I prefer dark roast coffee", "I no longer drink coffee; switched to green tea"),
+                     ("Sarah Chen — phone 555-1234, AWS account contact", "Sarah's phone is now 555-9999")]:
+        mem("remember", old)
+        assert mem.json("remember", new)["replaced"]["text"] == f"- {old}"
+    for query, best in [("when is Apollo 2.0 shipping",
+                         "- Apollo release 2.0 moved to March 29 because of the auth bug"),
+                        ("do I like coffee", "- I no longer drink coffee; switched to green tea"),
+                        ("who do I talk to about AWS", "- Sarah Chen — phone 555-9999, AWS account contact")]:
+        found = mem.json("recall", query)
+        texts = [r["fact"]["text"] for r in found["results"]]
+        assert found["mode"] == "hybrid" and found["semantic"] is True and texts[0] == best, (query, texts)
+        assert not any("March 15" in t or "dark roast" in t or "555-1234" in t for t in texts)
