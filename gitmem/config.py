@@ -28,7 +28,8 @@ LAYOUTS = ("folders", "flat")
 FUSIONS = ("scores", "rrf")  # hybrid: mean of scores relative to each ranker's best, or reciprocal rank fusion
 GROUPS = ("notebook", "daily", "documents", "sessions")  # the order recall and search list them in
 RECALL_GROUPS = ("notebook", "daily", "documents")  # recall's default (search.recall in .gitmem.toml)
-CATEGORIES = ("fact", "preference", "contact", "todo", "shopping")  # remember --category (memory.CATEGORIES)
+# remember --category (memory.CATEGORIES: the page or MEMORY.md section of each)
+CATEGORIES = ("fact", "preference", "contact", "todo", "shopping", "infrastructure", "rule", "decision", "event")
 MODES = ("hybrid", "keyword", "semantic")
 DATE_BASES = ("auto", "commit", "file")  # what date filters compare
 

@@ -261,7 +261,7 @@ def test_forget_json_schema(mem: Mem) -> None:
 
 @pytest.mark.parametrize("args", [["Meeting at 10:30"], ["knowledge/facts.md:3"]])
 def test_text_that_looks_like_a_range(mem: Mem, args: list[str]) -> None:
-    mem("remember", "Meeting at 10:30 with the dentist")
+    mem("remember", "--category", "fact", "Meeting at 10:30 with the dentist")  # routed: an event
     mem("remember", "Dentist is Dr Molar")
     mem("forget", *args)
     text = (mem.path / "knowledge/facts.md").read_text()

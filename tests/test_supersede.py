@@ -1,29 +1,52 @@
-"""Supersession on write: `remember` replaces the line a new fact updates (gitmem/notes/supersede.py)."""
+"""Supersession on write: `remember` replaces the line a new fact updates (gitmem/notes/supersede.py,
+gitmem/notes/switches.py), keeps what the update did not touch, and names what it replaced."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gitmem.notes import supersede
+from gitmem.notes import supersede, trailers
 from tests.conftest import Mem
 
-PAIRS = [json.loads(line) for line in (Path(__file__).parent / "data" / "supersede.jsonl").open()]
+SETS = Path(__file__).resolve().parent.parent / "benchmarks" / "sets"
+TUNED = [json.loads(line) for line in (SETS / "supersede.jsonl").open()]
+HELD_OUT = [json.loads(line) for line in (SETS / "supersede-heldout.jsonl").open()]
 
 
-def test_the_labelled_set_is_big_enough_and_mixed() -> None:
-    assert len(PAIRS) >= 150
-    assert 60 <= sum(p["update"] for p in PAIRS) <= len(PAIRS) - 60
+def judged(pairs: list[dict]) -> tuple[float, float]:
+    """(precision, recall) of find() over a page that holds the old line among others (as remember sees it)."""
+    said = []
+    for p in pairs:
+        found = supersede.find(f"# Notes\n\n- The office wifi is called Larch\n{p['old']}\n", p["new"])
+        said.append(found is not None and found[1] == p["old"])
+    tp = sum(s and p["update"] for s, p in zip(said, pairs))
+    fp = sum(s and not p["update"] for s, p in zip(said, pairs))
+    return tp / (tp + fp), tp / sum(p["update"] for p in pairs)
 
 
-def test_precision_and_recall_on_the_labelled_set() -> None:
-    said = [supersede.updates(p["new"], p["old"]) for p in PAIRS]
-    tp = sum(s and p["update"] for s, p in zip(said, PAIRS))
-    fp = sum(s and not p["update"] for s, p in zip(said, PAIRS))
-    assert tp / (tp + fp) >= 0.97
-    assert tp / sum(p["update"] for p in PAIRS) >= 0.9
+def test_the_labelled_sets_are_big_enough_mixed_and_a_third_held_out() -> None:
+    assert len(TUNED) + len(HELD_OUT) >= 250
+    assert 0.28 <= len(HELD_OUT) / (len(TUNED) + len(HELD_OUT)) <= 0.4
+    for pairs in (TUNED, HELD_OUT):
+        assert len(pairs) // 3 <= sum(p["update"] for p in pairs) <= len(pairs) - len(pairs) // 3
+    kinds = {p["kind"] for p in TUNED + HELD_OUT}
+    assert {"time-moved", "no-longer", "now", "instead-of", "changed-to", "from-now-on", "as-of",
+            "switched-from", "now-other-person", "time-moved-other"} <= kinds
+
+
+def test_precision_and_recall_on_both_parts() -> None:
+    """Measured 2026-11-25: tuned P 1.000 R 0.983 (113/115); held out P 0.980 (49/50) R 0.960 (48/50),
+    held out before the rules for updates said in time were written. Floors: P 0.97 on both."""
+    precision, recall = judged(TUNED)
+    assert precision >= 0.97 and recall >= 0.95
+    precision, recall = judged(HELD_OUT)
+    assert precision >= 0.97 and recall >= 0.9
 
 
 @pytest.mark.parametrize("new, old", [
@@ -32,6 +55,16 @@ def test_precision_and_recall_on_the_labelled_set() -> None:
     ("Hates sushi", "- Loves sushi"),
     ("Bob moved to Berlin", "- Bob lives in Paris"),
     ("Standup starts at 10:00", "- Standup starts at 9:30"),
+    ("Apollo release 2.0 moved to March 29 because of the auth bug", "- Apollo release 2.0 ships on March 15"),
+    ("I no longer drink coffee; switched to green tea", "- I prefer dark roast coffee"),
+    ("Sarah's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),
+    ("We switched from Jira to Linear", "- We track issues in Jira"),
+    ("Our CI now runs on GitHub Actions instead of Jenkins", "- Our CI runs on Jenkins"),
+    ("The default branch is now main", "- The default branch is master"),
+    ("Sprint length changed to three weeks", "- Sprint length is two weeks"),
+    ("From now on, standup is at 9:45", "- Standup is at 9:30"),
+    ("As of May the rent is 1,450 a month", "- The rent is 1,300 a month"),
+    ("Bob no longer works at Acme", "- Bob works at Acme"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -45,6 +78,16 @@ def test_updates(new: str, old: str) -> None:
     ("Bob lives in Paris, France", "- Bob lives in Paris"),
     ("Budget for Q4: 55k", "- Budget for Q3: 40k"),
     ("The meeting moved to Friday", "- Bob lives in Paris"),
+    ("Apollo release 2.1 moved to April 2", "- Apollo release 2.0 ships on March 15"),  # another release
+    ("Hermes launch moved to March 29", "- Apollo launch is on March 15"),  # another project
+    ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person
+    ("I no longer drink soda", "- I prefer dark roast coffee"),  # another thing
+    ("I no longer drink coffee", "- Sarah prefers dark roast coffee"),  # another person's taste
+    ("I no longer drink coffee", "- Coffee beans are in the top cupboard"),  # not a habit
+    ("We switched from Jira to Linear", "- Sarah uses Jira for her tasks"),  # someone else's tool
+    ("From now on, retro is at 4pm", "- Standup is at 9:30"),  # another meeting
+    ("Sam is now a manager", "- Sam is vegetarian"),  # a person has many properties
+    ("From now on, standup is at 9:45", "- Standup is daily at the office"),  # a time is not a place
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
@@ -83,3 +126,160 @@ def test_keep_both(mem: Mem) -> None:
     assert out["replaced"] is None
     assert (mem.path / "reference/contacts.md").read_text() == (
         "# Contacts\n\n- Sarah Chen phone number: 555-1234\n- Sarah Chen's phone is 555-9999\n")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def test_issue_apollo_moved_replaces_the_old_date_and_recall_finds_the_new(mem: Mem) -> None:
+    first = mem.json("remember", "Apollo release 2.0 ships on March 15")
+    assert first["path"] == "knowledge/events.md"
+    out = mem.json("remember", "Apollo release 2.0 moved to March 29 because of the auth bug")
+    assert out["replaced"] == {"path": "knowledge/events.md", "lines": {"start": 3, "end": 3},
+                               "text": "- Apollo release 2.0 ships on March 15"}
+    assert (mem.path / "knowledge/events.md").read_text() == (
+        "# Events\n\n- Apollo release 2.0 moved to March 29 because of the auth bug\n")
+    assert mem.git("log", "-1", "--format=%(trailers:key=Gitmem-Supersedes,valueonly)").strip() == (
+        f"knowledge/events.md:3 {sha('- Apollo release 2.0 ships on March 15')} "
+        "- Apollo release 2.0 ships on March 15")
+    found = mem.json("recall", "--mode", "keyword", "when is Apollo 2.0 shipping")["results"]
+    assert [r["fact"]["text"] for r in found] == ["- Apollo release 2.0 moved to March 29 because of the auth bug"]
+
+
+def test_issue_no_longer_drink_coffee_replaces_the_old_taste(mem: Mem) -> None:
+    mem("remember", "I prefer dark roast coffee")
+    out = mem.json("remember", "I no longer drink coffee; switched to green tea")
+    assert out["path"] == "reference/preferences.md"
+    assert out["replaced"]["text"] == "- I prefer dark roast coffee"
+    assert (mem.path / "reference/preferences.md").read_text() == (
+        "# Preferences\n\n- I no longer drink coffee; switched to green tea\n")
+    found = mem.json("recall", "--mode", "keyword", "do I like coffee")["results"]
+    assert [r["fact"]["text"] for r in found] == ["- I no longer drink coffee; switched to green tea"]
+
+
+def test_issue_a_replaced_line_keeps_what_the_update_did_not_touch(mem: Mem) -> None:
+    mem("remember", "Sarah Chen — phone 555-1234, AWS account contact")
+    mem("remember", "Bob lives in Paris")
+    out = mem("remember", "Sarah's phone is now 555-9999")
+    assert out.stdout.splitlines()[1:] == [
+        "replaced: - Sarah Chen — phone 555-1234, AWS account contact (pass --keep-both to keep both)"]
+    assert (mem.path / "reference/contacts.md").read_text() == (
+        "# Contacts\n\n- Sarah Chen — phone 555-9999, AWS account contact\n- Bob lives in Paris\n")
+    body = mem.git("log", "-1", "--format=%B")
+    assert f"Gitmem-Supersedes: reference/contacts.md:3 {sha('- Sarah Chen — phone 555-1234, AWS account contact')}" \
+           " - Sarah Chen — phone 555-1234, AWS account contact\n" in body
+    assert "Gitmem-Verb: remember\n" in body
+    found = mem.json("recall", "--mode", "keyword", "who do I talk to about AWS")["results"]
+    assert [r["fact"]["text"] for r in found] == ["- Sarah Chen — phone 555-9999, AWS account contact"]
+
+
+def test_a_write_that_replaces_nothing_has_no_supersedes_trailer(mem: Mem) -> None:
+    mem("remember", "Sarah Chen phone number: 555-1234")
+    mem("remember", "--keep-both", "Sarah Chen's phone is 555-9999")
+    assert "Gitmem-Supersedes" not in mem.git("log", "-2", "--format=%B")
+
+
+def test_the_trailer_names_the_path_from_the_repository_root(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook in a subfolder of a code repository: PATH is what git names (memory/...)."""
+    m = Mem(tmp_path, monkeypatch)
+    m.git("init", "-q")
+    m("init", "--no-index", "--dir", "memory")
+    m("remember", "The default branch is master")
+    m("remember", "The default branch is now main")
+    trailer = m.git("log", "-1", "--format=%(trailers:key=Gitmem-Supersedes,valueonly)").strip()
+    assert trailer == f"memory/knowledge/infrastructure.md:3 {sha('- The default branch is master')} " \
+                      "- The default branch is master"
+
+
+NAMES = st.sampled_from(["Sarah Chen", "Tom Okafor", "Priya Patel", "Lena Fischer", "Diego Alvarez"])
+EXTRAS = st.lists(st.sampled_from(["AWS account contact", "Berlin office", "product lead", "speaks Japanese",
+                                   "on call in March"]), min_size=1, max_size=3, unique=True)
+NUMBERS = st.integers(1000, 9999)
+
+
+@settings(max_examples=60, deadline=None)
+@given(NAMES, NAMES, EXTRAS, NUMBERS, NUMBERS, st.sampled_from([", ", " — ", "; "]))
+def test_rewrite_changes_only_the_number_of_the_same_person(name: str, other: str, extras: list[str], old: int,
+                                                            new: int, sep: str) -> None:
+    """Property: a contact line of several clauses updated by "X's phone is now N" keeps every other
+    clause as it was and holds the new number where the old one stood; another person's update
+    never touches it."""
+    line = f"- {name}{sep}phone 555-{old}, " + ", ".join(extras)
+    update = f"{name.split()[0]}'s phone is now 555-{new}"
+    if name != other:
+        assert not supersede.updates(f"{other.split()[0]}'s phone is now 555-{new}", line)
+    if old == new:
+        return
+    assert supersede.updates(update, line)
+    assert supersede.rewrite(line, update, "- " + update) == line.replace(f"555-{old}", f"555-{new}")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=120),
+       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=120))
+def test_any_text_is_judged_without_error_and_rewrite_is_one_line(new: str, old: str) -> None:
+    """Property: the parser takes any text; a rewrite of one line is that line changed or the entry."""
+    line = "- " + " ".join(old.split())
+    entry = "- " + " ".join(new.split())
+    if supersede.updates(new, line):
+        out = supersede.rewrite(line, new, entry)
+        assert out == entry or "\n" not in out
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("size", [401, 200_000])
+def test_a_very_long_fact_is_stored_not_judged(mem: Mem, size: int) -> None:
+    """A long one-line fact ("now ... moved to ... instead of" repeated) is added, never taken for an
+    update of a line (no single value that long), and the patterns never scan it (supersede.MAX_CHARS)."""
+    mem("remember", "The default branch is master")
+    text = ("The default branch is now main instead of master " * (size // 49 + 1))[:size].strip()
+    out = mem.json("remember", "--force", "--category", "infrastructure", text)
+    assert out["replaced"] is None and out["lines"] == {"start": 4, "end": 4}
+    assert (mem.path / "knowledge/infrastructure.md").read_text() == (
+        f"# Infrastructure\n\n- The default branch is master\n- {text}\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=":"), min_size=1,
+               max_size=150).filter(lambda p: trailers.CONTROL.sub(" ", p).strip()),
+       st.integers(1, 10**7), st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_the_supersedes_trailer_reads_back(path: str, line: int, text: str) -> None:
+    """Property: whatever the path and the old line hold (spaces, control characters, newlines,
+    other scripts), the trailer is one line and reads back as the path (spaces made single), the
+    line number, the SHA-1 of the line and its cleaned text."""
+    key, value = trailers.supersedes(path, line, text)
+    assert key == "Gitmem-Supersedes" and "\n" not in value and "\r" not in value
+    back = trailers.superseded(value)
+    assert back is not None
+    assert back.path == " ".join(trailers.CONTROL.sub(" ", path).split())
+    assert back.line == line and back.hash == trailers.fact_hash(text)
+    expected = trailers.clean(text).rstrip()
+    assert expected.startswith(back.text)
+    assert back.text == expected or len(value) == trailers.SUPERSEDES_MAX
+
+
+@pytest.mark.parametrize("value", ["", "reference/contacts.md", "reference/contacts.md:3", "a.md:x 0123456789ab",
+                                   "a.md:3 0123456789AB text", "a.md:3 0123456789a text"])
+def test_a_supersedes_trailer_a_person_wrote_badly_is_no_reference(value: str) -> None:
+    assert trailers.superseded(value) is None
+
+
+def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> None:
+    """The three updates of issue 22 in one notebook, asked as the issue asks them, in the default
+    (hybrid) mode with the real model: the best answer is the current fact and the old one is gone."""
+    for old, new in [("Apollo release 2.0 ships on March 15",
+                      "Apollo release 2.0 moved to March 29 because of the auth bug"),
+                     ("I prefer dark roast coffee", "I no longer drink coffee; switched to green tea"),
+                     ("Sarah Chen — phone 555-1234, AWS account contact", "Sarah's phone is now 555-9999")]:
+        mem("remember", old)
+        assert mem.json("remember", new)["replaced"]["text"] == f"- {old}"
+    for query, best in [("when is Apollo 2.0 shipping",
+                         "- Apollo release 2.0 moved to March 29 because of the auth bug"),
+                        ("do I like coffee", "- I no longer drink coffee; switched to green tea"),
+                        ("who do I talk to about AWS", "- Sarah Chen — phone 555-9999, AWS account contact")]:
+        found = mem.json("recall", query)
+        texts = [r["fact"]["text"] for r in found["results"]]
+        assert found["mode"] == "hybrid" and found["semantic"] is True and texts[0] == best, (query, texts)
+        assert not any("March 15" in t or "dark roast" in t or "555-1234" in t for t in texts)

@@ -64,16 +64,23 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
     """Store a fact on the right page, as one commit.
 
     Routing, first match wins: shopping (buy, out of, pick up) ->
-    lists/shopping.md; todos (need to, remember to, due, or a task verb
-    first: call, book, renew...) -> lists/todos.md; contacts (phone, e-mail,
-    address, birthday) -> reference/contacts.md; preferences (likes,
-    prefers, allergic, how to answer you) -> reference/preferences.md;
-    anything else -> knowledge/facts.md (flat layout: sections of
-    MEMORY.md). --category or --to overrides it. A fact the notebook
-    already holds is not stored twice.
-    A fact that updates a line of its page (the same person's phone, address or
-    birthday with another value; a preference that flips) replaces that line in
-    the same commit and says so; --keep-both keeps the old line too.
+    lists/shopping.md; rules (policy, approval, any/all/every ... must,
+    "Never deploy ...") -> reference/rules.md; todos (need to, remember to,
+    due, or a task verb first: call, book, renew...) -> lists/todos.md;
+    decisions (decided, agreed, chose) -> knowledge/decisions.md;
+    infrastructure (servers, databases, hosts, ports, CI, DNS) ->
+    knowledge/infrastructure.md; contacts (phone, e-mail, address, birthday,
+    account contact) -> reference/contacts.md; preferences (likes, prefers,
+    allergic, no longer drinks, how to answer you) -> reference/preferences.md;
+    events (a date and a meeting, launch, flight...) -> knowledge/events.md;
+    anything else -> knowledge/facts.md (flat layout: sections of MEMORY.md).
+    --category or --to overrides it; the output says where it went. A fact the
+    notebook already holds is not stored twice.
+    A fact that updates a line of its page (the same person's phone with
+    another value, a preference that flips, or an update said in time: moved
+    to, no longer, switched from, now, instead of, changed to, as of) replaces
+    that line in the same commit and says so, keeping the rest of a longer
+    line; --keep-both keeps the old line too.
     Secrets and instruction-like text are refused, with the reason.
 
     \b
@@ -81,6 +88,7 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
       git mem remember "Sarah Chen's phone is 555-1234"
       git mem remember --category preference "Prefers tea over coffee"
       git mem remember "Sarah Chen's phone is 555-9999"     replaces her old number
+      git mem remember "Apollo 2.0 moved to March 29"       replaces its old date
       git mem remember --keep-both "Sarah's phone is 555-0000"
       git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
       echo "a longer fact" | git mem remember -

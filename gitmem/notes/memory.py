@@ -30,6 +30,10 @@ CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
     ("reference/contacts.md", "Contacts", False),
     ("lists/todos.md", "Todos", True),
     ("lists/shopping.md", "Shopping", True),
+    ("knowledge/infrastructure.md", "Infrastructure", False),
+    ("reference/rules.md", "Rules", False),  # reference/: standing rules are in every `context`
+    ("knowledge/decisions.md", "Decisions", False),
+    ("knowledge/events.md", "Events", False),
 ]))
 DUPLICATE_RATIO = 0.92
 
@@ -57,11 +61,12 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
 
 
 def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | None], message: str,
-                  action: str) -> Written:
+                  action: str, extra: list[tuple[str, str]] | None = None) -> Written:
     """Apply `edit` (a function of the page's text) to the page and commit only it, under the
-    lock the caller holds. If the commit fails the page stays written and the error says so."""
+    lock the caller holds, with the verb's trailers and `extra` ones. If the commit fails the
+    page stays written and the error says so."""
     try:
-        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action))
+        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []))
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
                         f"your note is safe in {rel}; fix the cause, then commit it: "
@@ -128,7 +133,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         """The fact on this version of the page: in place of the line it updates, or appended."""
         found = None if keep_both else supersede.find(page, text)
         if found is not None:
-            return _replace_line(page, found[0], entry)
+            return _replace_line(page, found[0], supersede.rewrite(found[1], text, entry))
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     with write_lock(nb):
@@ -142,20 +147,21 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                                category=cat, hint="already remembered; pass --force to store it again")
         old = None if keep_both else supersede.find(current, text)
         message = f"mem: remember {_subject(text)}"
+        extra: list[tuple[str, str]] = []
         if old is not None:
             message += f" (replaces: {_subject(old[1].strip())})"
-        written = commit_change(nb, rel, add, message, "remember")
+            extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
+        written = commit_change(nb, rel, add, message, "remember", extra)
     written.category, written.section = cat, section
     if old is not None and written.commit:
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written
 
 
-def _replace_line(page: str, number: int, entry: str) -> pages.Edit:
-    """The page with line `number` replaced by the entry, keeping the old line's indentation."""
+def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
+    """The page with line `number` replaced (supersede.rewrite kept the old line's indentation)."""
     lines = page.split("\n")
-    indent = lines[number - 1][:len(lines[number - 1]) - len(lines[number - 1].lstrip())]
-    new = [indent + ln for ln in entry.split("\n")]
+    new = replacement.split("\n")
     lines[number - 1:number] = new
     return pages.Edit("\n".join(lines), number, number + len(new) - 1)
 

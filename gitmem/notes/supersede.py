@@ -1,17 +1,21 @@
 """Supersession: whether a new fact updates an old one (same subject and attribute,
 another value), so that `remember` replaces the old line instead of adding a
-contradicting one.
+contradicting one, and what takes the old line's place.
 
 No model: a fact is read as (subject, attribute, value) by patterns, and only
 for attributes that hold one value at a time (a phone number per kind, an
-email, an address, a birthday, an employer, a "favourite X", a date something
-is on, any "KEY: value" line), or as a preference with a polarity ("likes X"
-/ "hates X", "prefers A over B" / "prefers B over A"). A wrong replacement
-destroys a current fact, so anything unsure is kept: both subjects must name
-the same one (one's words within the other's: "Sarah" and "Sarah Chen", not
-"Sarah Lee"), qualifiers must agree ("work phone" is not "home phone"), and
-attributes that hold many values at once (children, friends, allergies,
-likes of different things) never replace. Measured on tests/data/supersede.jsonl
+email, an address, a birthday, an employer, a "favourite X", a date or a time
+of day something is on, any "KEY: value" line), or as a preference with a
+polarity ("likes X" / "hates X", "prefers A over B" / "prefers B over A");
+updates said in time ("is now", "no longer", "moved to", "switched from A to
+B") are read by switches.py. A wrong replacement destroys a current fact, so
+anything unsure is kept: both subjects must name the same one (one's words
+within the other's: "Sarah" and "Sarah Chen", not "Sarah Lee"), qualifiers
+must agree ("work phone" is not "home phone"), and attributes that hold many
+values at once (children, friends, allergies, likes of different things)
+never replace. A line of several clauses ("Sarah Chen — phone 555-1234, AWS
+account contact") is judged clause by clause with its head, and rewrite()
+changes only the value the update names. Measured on benchmarks/sets/supersede*.jsonl
 by benchmarks/supersede.py.
 """
 
@@ -21,6 +25,8 @@ import re
 from dataclasses import dataclass
 
 from ..markdown import normalize_fact
+from . import switches
+from .switches import DAYS, Update
 
 # attribute -> the words that name it (longest first when matching)
 SINGLE: dict[str, tuple[str, ...]] = {
@@ -34,7 +40,10 @@ SINGLE: dict[str, tuple[str, ...]] = {
     "title": ("job title", "job", "role", "position", "title"),
     "age": ("years old", "age"),
     "deadline": ("deadline", "due date", "is due on", "is due", "due on", "due"),
-    "date": ("is scheduled for", "scheduled for", "is on", "takes place on", "happens on", "moved to", "date"),
+    "date": ("is scheduled for", "scheduled for", "is on", "takes place on", "happens on", "moved to", "date",
+             "ships on", "ships", "launches on", "launches", "goes live on", "goes live", "release date",
+             "is planned for", "is set for", "pushed to", "pushed back to", "postponed to", "postponed until",
+             "rescheduled to", "rescheduled for", "delayed to", "delayed until", "brought forward to"),
     "time": ("starts at", "begins at", "is at", "time"),
     "password": ("wifi password", "password", "pin", "passcode"),
     "name": ("is called", "is named", "name is", "name"),
@@ -59,9 +68,6 @@ FAVOURITE = re.compile(r"^(?P<subject>.*?)\s*\bfavou?rite\s+(?P<attr>[a-z]+(?: [
 FILLER = frozenset("the a an my our his her their is are was now has have s new changed to updated will be "
                    "currently".split())
 NUMBER = re.compile(r"\d")
-DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
-                 "april may june july august september october november december jan feb mar apr jun jul aug sep "
-                 "sept oct nov dec weekend".split())
 
 
 @dataclass(frozen=True)
@@ -112,8 +118,8 @@ def _attribute(text: str) -> Claim | None:
             m = re.search(rf"(?:^| ){name}(?: |$)", text)
             if not m:
                 continue
-            if attr == "address" and name == "moved to" and all(w in DAYS or w.isdigit() for w in text[m.end():].split()):
-                continue  # "moved to Friday": a date, not a home
+            if attr == "address" and name == "moved to" and _when(text[m.end():].split()):
+                continue  # "moved to Friday", "moved to 3pm": a date or a time, not a home
             before, after = text[:m.start()].split(), text[m.end():].split()
             qualifiers = tuple(w for w in before if w in QUALIFIERS)
             subject = _clean([w for w in before if w not in QUALIFIERS])
@@ -122,8 +128,22 @@ def _attribute(text: str) -> Claim | None:
             value = _clean(after)
             if not value or not _fits(attr, value):
                 continue  # "is on vacation" is no date; another attribute may fit
+            if attr in ("date", "time"):
+                attr = "time" if _clock(value) else "date"  # "is at 9:30" and "moved to 10:00" are one kind
             return Claim(subject, " ".join(qualifiers + (attr,)), value)
     return None
+
+
+CLOCK = re.compile(r"^(?:\d{1,2}|\d{1,2}(?:am|pm)|am|pm|noon|midnight|at)$")
+
+
+def _clock(value: tuple[str, ...] | list[str]) -> bool:
+    """A time of day alone ("9 30", "3pm"), no day: normalised words have lost the colon."""
+    return bool(value) and all(CLOCK.match(w) for w in value) and any(w != "at" for w in value)
+
+
+def _when(value: list[str]) -> bool:
+    return bool(value) and (all(w in DAYS or w.isdigit() for w in value) or _clock(value))
 
 
 def _fits(attr: str, value: tuple[str, ...]) -> bool:
@@ -171,23 +191,78 @@ def _same_subject(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 def updates(new: str, old: str) -> bool:
     """Whether the fact `new` replaces the line `old` (same subject and attribute, another value)."""
+    return update(new, old) is not None
+
+
+def update(new: str, old: str) -> Update | None:
+    """How the fact `new` updates the line `old`, judged on the whole line and, for a line of
+    several clauses ("Sarah Chen — phone 555-1234, AWS account contact"), on each clause with
+    the line's head; None when it does not."""
+    found = locate(new, old)
+    return found[1] if found else None
+
+
+MAX_CHARS = 400  # longer than a fact of one value: never judged (and the patterns stay cheap)
+
+
+def locate(new: str, old: str) -> tuple[int, Update] | None:
+    """(the clause of `old` that `new` updates, -1 for the whole line; how) or None."""
+    if len(new) > MAX_CHARS or len(old) > MAX_CHARS or normalize_fact(new) == normalize_fact(old):
+        return None  # the same fact: a duplicate, not an update
+    parts = parts_of(old)
+    if len(parts) > 1:
+        for i, part in enumerate(parts):
+            found = _update(new, part if i == 0 else f"{parts[0]} {part}")
+            if found is not None:
+                return i, found
+    found = _update(new, old)
+    return (-1, found) if found is not None else None
+
+
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+CLAUSE = re.compile(r"[,;]\s+|\s+[—–|]\s+|\s+-\s+")
+
+
+def parts_of(line: str) -> list[str]:
+    """A line's clauses: split at ", ", "; ", " — ", " | " (not inside 1,300)."""
+    body = line[BULLET.match(line).end():] if BULLET.match(line) else line
+    return [p for p in CLAUSE.split(body.strip()) if p.strip()]
+
+
+def _update(new: str, old: str) -> Update | None:
+    forms = [new] + [core for core, _ in (switches.core(c) for c in switches.clauses(new))]
+    for form in dict.fromkeys(f for f in forms if f):
+        found = _claimed(form, old, new)
+        if found is not None:
+            return found
+    return switches.switch(new, old)
+
+
+def _claimed(new: str, old: str, given: str) -> Update | None:
+    """The update of `old` by one form of the fact (`given` as written, or a clause of it)."""
     if normalize_fact(new) == normalize_fact(old):
-        return False  # the same fact: a duplicate, not an update
+        return None
     a, b = claim(new), claim(old)
     if a is None or b is None or a.attribute != b.attribute or not _same_subject(a.subject, b.subject):
-        return False
-    key_a, key_b = keyed(new), keyed(old)
-    if key_a is not None and key_b is not None and set(key_a.subject) - FILLER != set(key_b.subject) - FILLER:
-        return False  # "Budget for Q3: 40k" and "Budget for Q4: 55k": two keys
+        return None
+    key_a, key_b = keyed(given), keyed(old)
+    if key_a is not None and key_b is not None and _key(key_a, a.attribute) != _key(key_b, a.attribute):
+        return None  # "Budget for Q3: 40k" and "Budget for Q4: 55k": two keys
     if a.attribute.startswith("likes "):
-        return a.polarity != b.polarity
+        return Update((), ()) if a.polarity != b.polarity else None
     if a.attribute == ":" and a.subject != b.subject:
-        return False
+        return None
     if a.value == b.value or not a.value or not b.value:
-        return False
+        return None
     if a.attribute.startswith("prefers "):
-        return True  # the same two things, the other way round
-    return _comparable(a, b)
+        return Update((), ())  # the same two things, the other way round
+    return Update(b.value, a.value) if _comparable(a, b) else None
+
+
+def _key(found: Claim, attribute: str) -> set[str]:
+    """A `Key:` line's key without the words that name the attribute ("mobile" is "phone number")."""
+    names = {w for name in SINGLE.get(attribute.split()[-1], ()) for w in name.split()}
+    return set(found.subject) - FILLER - names
 
 
 def _comparable(a: Claim, b: Claim) -> bool:
@@ -205,3 +280,36 @@ def find(page: str, new: str) -> tuple[int, str] | None:
     found = [(n, line) for n, line in enumerate(page.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#") and updates(new, line)]
     return found[0] if len(found) == 1 else None
+
+
+def rewrite(line: str, new: str, entry: str) -> str:
+    """What takes the place of `line` (which `new` updates): the line with only the old value
+    changed when the line says more than the fact ("Sarah Chen — phone 555-1234, AWS account
+    contact" + "Sarah's phone is now 555-9999" -> "Sarah Chen — phone 555-9999, AWS account
+    contact"); else `entry`, the new fact as a list item, with the line's indentation."""
+    indent = line[:len(line) - len(line.lstrip())]
+    whole = "\n".join(indent + ln for ln in entry.split("\n"))
+    found = locate(new, line)
+    if found is None or found[0] < 0 or not found[1].old or not found[1].new or "\n" in entry:
+        return whole
+    part = parts_of(line)[found[0]]
+    old_span, new_span = _span(part, found[1].old), _span(new, found[1].new)
+    if old_span is None or new_span is None:
+        return whole
+    value = _to_end(new, new_span)
+    start = line.index(part)
+    changed = part[:old_span[0]] + value + part[old_span[1]:]
+    return line[:start] + changed + line[start + len(part):]
+
+
+def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the normalised words stand in the text (once), as [start, end) offsets."""
+    pattern = r"(?<!\w)" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?!\w)"
+    found = list(re.finditer(pattern, text, re.IGNORECASE))
+    return (found[0].start(), found[0].end()) if len(found) == 1 else None
+
+
+def _to_end(text: str, span: tuple[int, int]) -> str:
+    """The new value as written, with what follows it in its clause ("March 29 because of the auth bug")."""
+    end = re.search(r"[;\n]|\.(?:\s|$)", text[span[1]:])
+    return text[span[0]:span[1] + (end.start() if end else len(text) - span[1])].rstrip(" .")

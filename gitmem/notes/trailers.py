@@ -4,20 +4,24 @@
 the commit (Gitmem-Verb: remember), and, when known, the agent, the session
 and the MCP client that asked for it. An agent running the CLI names itself
 with GITMEM_AGENT (and GITMEM_SESSION); the MCP server names the client from
-its `initialize` request. Values are untrusted: one line each, printable, cut
-to MAX_VALUE characters.
+its `initialize` request. A `remember` that replaced a line names it
+(Gitmem-Supersedes: PATH:LINE HASH TEXT; `superseded` reads it back). Values
+are untrusted: one line each, printable, cut to MAX_VALUE characters.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Iterator
 
 PREFIX = "Gitmem-"
 MAX_VALUE = 80
+SUPERSEDES_MAX = 200  # a path, a line, a hash and the old text
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CLIENT: ContextVar[str | None] = ContextVar("gitmem_client", default=None)
 
@@ -32,6 +36,40 @@ def for_verb(verb: str) -> list[tuple[str, str]]:
     found = [("Verb", verb), ("Agent", os.environ.get("GITMEM_AGENT") or ""),
              ("Session", os.environ.get("GITMEM_SESSION") or ""), ("Client", _CLIENT.get() or "")]
     return [(PREFIX + key, clean(value)) for key, value in found if clean(value)]
+
+
+SUPERSEDES = re.compile(r"^(?P<path>.+?):(?P<line>\d+) (?P<hash>[0-9a-f]{12})(?: (?P<text>.*))?$")
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """What a `Gitmem-Supersedes` trailer names: the old line's path (from the repository's root),
+    its line number, the start of its SHA-1 and its text (cut to MAX_VALUE characters)."""
+
+    path: str
+    line: int
+    hash: str
+    text: str
+
+
+def fact_hash(text: str) -> str:
+    """The first 12 hex digits of the SHA-1 of a line's text, stripped (UTF-8)."""
+    return hashlib.sha1(text.strip().encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def supersedes(path: str, line: int, text: str) -> tuple[str, str]:
+    """The trailer naming the fact a write replaced: `Gitmem-Supersedes: PATH:LINE HASH TEXT`, so a
+    reader can match HASH against the line in the parent commit; TEXT the line, cut to MAX_VALUE."""
+    head = " ".join(CONTROL.sub(" ", path).split()) + f":{line} {fact_hash(text)}"
+    return PREFIX + "Supersedes", f"{head} {clean(text)}".rstrip()[:max(len(head), SUPERSEDES_MAX)]
+
+
+def superseded(value: str) -> Superseded | None:
+    """A `Gitmem-Supersedes` trailer's value read back (None if it is not one: a person may write anything)."""
+    m = SUPERSEDES.match(value.strip())
+    if m is None:
+        return None
+    return Superseded(m["path"], int(m["line"]), m["hash"], m["text"] or "")
 
 
 @contextmanager

@@ -1,0 +1,267 @@
+"""Updates said in time: "moved to", "no longer", "switched from A to B", "now",
+"instead of", "changed to", "from now on", "as of".
+
+supersede.py reads a fact as subject, attribute and value when it names an
+attribute it knows (a phone, a date). People also write updates without one:
+"The default branch is now main", "Bob no longer works at Acme", "We switched
+from Jira to Linear", "As of May the rent is 1,450 a month". These say by
+their wording that they replace something; what they replace is the line
+about the same subject, found here by plain word rules, each bounded so that
+a near neighbour stays (another subject, another thing, another verb):
+
+- `S is now V`, `S now VERB V`, `S changed to V`, `S moved to V` (and
+  pushed, postponed, rescheduled, delayed): the old line starts with the same
+  subject S (the same words, in order, past "the", "our" ...), then a link
+  ("is", ":", "is on", the same verb) and another value. A subject that is
+  only a name ("Sam is now a manager") is left to supersede.py's attributes:
+  a person has many properties at once.
+- after "as of X" / "from now on" / "starting X" / "going forward", the same
+  with a plain "is" or verb ("As of May the rent is 1,450").
+- `S no longer VERB O` (stopped, quit): the old line has the same subject,
+  then the same verb (or a like: likes, loves, prefers, enjoys) and every word
+  of O ("I no longer drink coffee" updates "I prefer dark roast coffee", not
+  "Coffee beans are in the cupboard" nor "Sarah prefers coffee").
+- `switched/moved/changed/migrated ... from A to B`, `B instead of A`,
+  `replaced A with B`: the old line holds A and no other named subject.
+
+Every rule needs the old value and the new one to differ, and the new one not
+to be the old one said more fully.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..markdown import normalize_fact
+
+LINK = frozenset("the a an our my your their his her its this that is are was were be been has have s".split())
+SELF = frozenset("i we me us user".split())
+# words between a subject and its value in the old line: "is on", "is scheduled for", "runs at"
+JOINS = frozenset("is are was were on at in for by scheduled planned set due will be takes place held happens "
+                  "starts begins ships launches goes live".split())
+STOP = frozenset("a an the to of in on at for by with from and or my our your his her their its is are was "
+                 "be it this that any anywhere now also".split())
+LIKES = frozenset("like likes love loves prefer prefers enjoy enjoys adore adores".split())
+MOVES = r"(?:moved|pushed back|pushed|postponed|rescheduled|delayed|brought forward|slipped)"
+NOW = re.compile(rf"^(?P<s>.+?) (?:(?:is|are|was) now|(?:has |have )?(?:changed|switched) to|"
+                 rf"(?:was |has been |is being |got |is )?{MOVES} (?:to|until|for)) (?P<v>.+)$")
+NOW_VERB = re.compile(r"^(?P<s>.+?) now (?P<verb>[a-z]+) (?P<v>.+)$")
+MARKER = re.compile(r"^(?:from now on|going forward|as of|starting|effective)\b ?(?P<rest>.*)$")
+NO_LONGER = re.compile(r"^(?P<s>.*?)\s*\b(?:no longer|not anymore|stopped|quit|gave up)\b (?P<rest>.+)$")
+FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|converted)\b(?P<mid>.*?)\bfrom "
+                     r"(?P<a>.+?) to (?P<b>.+)$")
+INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
+REPLACED = re.compile(r"^(?P<s>.*?)\breplaced (?P<a>.+?) with (?P<b>.+)$")
+REASON = re.compile(r" (?:because|due to|owing to|thanks to|following|so that|as a result)\b.*$")
+NEGATED = re.compile(r"\b(?:no longer|not|never|don t|doesn t|didn t|stopped|quit)\b")
+DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
+                 "april may june july august september october november december jan feb mar apr jun jul aug sep "
+                 "sept oct nov dec weekend".split())
+DATEISH = DAYS | frozenset("next this week month year q1 q2 q3 q4 spring summer autumn fall winter".split())
+
+
+@dataclass(frozen=True)
+class Update:
+    """How a new fact updates a line: the old value's words and the new one's (normalised, as in
+    the text), or both empty when the new fact takes the whole line's place ("no longer")."""
+
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+
+
+def words(text: str) -> list[str]:
+    return normalize_fact(text).replace("'", " ").split()
+
+
+def clauses(text: str) -> list[str]:
+    """A new fact's clauses, each as normalised words: "I no longer drink coffee; switched to tea"."""
+    return [" ".join(words(part)) for part in re.split(r";|\s[—–]\s|\.\s", text) if words(part)]
+
+
+def core(clause: str) -> tuple[str, bool]:
+    """The clause without a leading time marker ("as of May", "from now on") and a trailing
+    reason ("because of the auth bug"), and whether it had a marker."""
+    clause = REASON.sub("", clause)
+    marker = MARKER.match(clause)
+    if marker is None:
+        return clause, False
+    rest = marker["rest"].split()
+    while rest and (rest[0] in DATEISH or any(c.isdigit() for c in rest[0])):
+        rest = rest[1:]
+    return " ".join(rest), True
+
+
+def _strip(seq: list[str] | tuple[str, ...]) -> list[str]:
+    return [w for w in seq if w not in LINK and w not in SELF]
+
+
+def _content(seq: list[str] | tuple[str, ...]) -> set[str]:
+    return {w for w in seq if w not in STOP and w not in SELF and w not in LINK}
+
+
+def _names(raw: str) -> set[str]:
+    """Words written with a capital inside a sentence or as its first word: names, mostly."""
+    return {w.lower() for w in re.findall(r"\b[A-Z][\w-]*", raw)} - {"i", "the", "our", "my", "we", "a", "an"}
+
+
+def _name_only(subject: list[str], raw: str) -> bool:
+    return bool(subject) and set(subject) <= _names(raw)
+
+
+def _differ(old: list[str], new: list[str], verb: bool) -> bool:
+    """Two values that say different things: neither is the other said more fully; after a plain
+    verb ("I now drink ...") they share a thing or both hold a number."""
+    a, b = _content(old), _content(new)
+    if not a or not b or a <= b or b <= a:
+        return False
+    numbered = [any(any(c.isdigit() for c in w) for w in value) for value in (a, b)]
+    if numbered[0] != numbered[1]:
+        return False  # "daily at the office" and "9:45" are two kinds of value, not two values
+    return (bool(a & b) or all(numbered)) if verb else True
+
+
+def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
+    """The old line's words after the subject (link words skipped), or None if it has another one."""
+    rest = _strip(old)
+    if rest[:len(subject)] != subject:
+        return None
+    i, seen = 0, 0
+    while seen < len(subject):  # the index in `old` just past the subject's words
+        if old[i] not in LINK and old[i] not in SELF:
+            seen += 1
+        i += 1
+    return old[i:]
+
+
+def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str) -> Update | None:
+    """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`."""
+    said, subject = subject, _strip(subject)
+    if not subject and not (verb and said and set(said) <= SELF) or _name_only(subject, raw):
+        return None  # "I now drink ...": the user; "is now" needs a subject
+    after = _after_subject(subject, old)
+    if after is None:
+        return None
+    if verb is not None:
+        while after and (after[0] in SELF or after[0] in LINK):
+            after = after[1:]
+        if not after or _stem(after[0]) != _stem(verb):
+            return None
+        after = after[1:]
+    while after and after[0] in JOINS:
+        after = after[1:]
+    if not after:
+        return None
+    value = [w for w in value if w not in ("now", "also")]
+    while value and value[0] in JOINS | LINK:
+        value = value[1:]
+    if not _differ(after, value, verb is not None):
+        return None
+    return Update(tuple(after), tuple(value))
+
+
+def _stem(word: str) -> str:
+    """A crude singular / third person: "drinks" -> "drink", "runs" -> "run" (both sides alike)."""
+    for end in ("ies", "es", "s"):
+        if word.endswith(end) and len(word) > len(end) + 2:
+            return word[:-len(end)] + ("y" if end == "ies" else "")
+    return word
+
+
+def _no_longer(clause: str, old: list[str]) -> Update | None:
+    """`S no longer VERB O` against `S VERB ... O` (or a like of O), `S is no longer X` against `S is X`."""
+    m = NO_LONGER.match(clause)
+    if m is None:
+        return None
+    subject = _strip(m["s"].split())
+    rest = m["rest"].split()
+    if not rest or NEGATED.search(" ".join(old)):
+        return None  # an old line that already says "not" is no taste to undo
+    verb, thing = rest[0], rest[1:]
+    if m["s"].split()[-1:] in (["is"], ["are"], ["m"]) or verb in ("a", "an"):
+        verb, thing = "", rest
+    wanted = _content(thing) - {"anymore"}
+    if not wanted:
+        return None
+    at = next((i for i, w in enumerate(old) if w not in SELF and
+               ((verb and (_stem(w) == _stem(verb) or w in LIKES)) or
+                (not verb and w in ("is", "are", "m")))), None)
+    if at is None or _strip(old[:at]) != subject:
+        return None
+    if not wanted <= {_stem(w) for w in old[at + 1:]} | set(old[at + 1:]):
+        return None
+    return Update((), ())
+
+
+def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
+    """Whether the old line names a subject the update does not (a capitalised word outside A, B)."""
+    return bool(_names(old_raw) - allowed)
+
+
+def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
+    """`switched ... from A to B` / `replaced A with B` against a line holding A and no other name."""
+    m = FROM_TO.match(clause) or REPLACED.match(clause)
+    if m is None:
+        return None
+    a, b = _content(m["a"].split()), _content(m["b"].split())
+    topic = _content(m["s"].split() + (m["mid"].split() if "mid" in m.groupdict() else []))
+    have = set(old)
+    if not a or not a <= have or b <= have or not topic <= have:
+        return None
+    if _named_elsewhere(old_raw, a | b | topic):
+        return None
+    return Update(tuple(w for w in m["a"].split() if w not in STOP),
+                  tuple(w for w in m["b"].split() if w not in STOP))
+
+
+def _instead(clause: str, old: list[str]) -> Update | None:
+    """`... B instead of A` against a line holding A whose other words the update also says."""
+    m = INSTEAD.match(clause)
+    if m is None:
+        return None
+    a, left = _content(m["a"].split()), _content(m["left"].split())
+    have = _content(old)
+    if not a or not a <= have:
+        return None
+    rest = have - a
+    if not rest or not rest <= left:
+        return None
+    return Update(tuple(w for w in m["a"].split() if w not in STOP and w != "now"), ())
+
+
+def _marked(clause: str, old: list[str], raw: str) -> Update | None:
+    """After "as of X" / "from now on": `S is V` or `S VERB V` with the old line's subject and verb."""
+    ws = clause.split()
+    for k in range(1, len(ws) - 1):
+        if ws[k] in ("is", "are"):
+            found = _now(ws[:k], None, ws[k + 1:], old, raw)
+        else:
+            found = _now(ws[:k], ws[k], ws[k + 1:], old, raw)
+        if found is not None:
+            return found
+    return None
+
+
+def switch(new: str, old: str) -> Update | None:
+    """How the fact `new`, an update said in time, changes the line `old` (None: it does not)."""
+    old_words = words(old)
+    if not old_words:
+        return None
+    old_raw = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", old)
+    for part in clauses(new):
+        clause, marked = core(part)
+        found = _no_longer(clause, old_words) or _from_to(clause, old_words, old_raw) or \
+            _instead(clause, old_words)
+        if found is None:
+            now = NOW.match(clause)
+            if now is not None:
+                found = _now(now["s"].split(), None, now["v"].split(), old_words, new)
+        if found is None:
+            verb = NOW_VERB.match(clause)
+            if verb is not None:
+                found = _now(verb["s"].split(), verb["verb"], verb["v"].split(), old_words, new)
+        if found is None and marked:
+            found = _marked(clause, old_words, new)
+        if found is not None:
+            return found
+    return None
