@@ -203,6 +203,47 @@ def test_review_false_writes_directly(mem: Mem, llm_env: LLMServer) -> None:
     assert "Gitmem-Session: sessions/" in mem.git("log", "-1", "--format=%B")
 
 
+def test_dawns_own_format_is_learned(mem: Mem, llm_env: LLMServer) -> None:
+    """A preference with "source" (DAWN's seed format) and other extra fields were rejected as malformed three
+    times, so nothing was learned; extra fields are ignored, required ones still checked."""
+    save(mem, "c1", CHAT)
+    dawn = answer(facts=[{"text": "Alice works at Acme", "source": "explicit", "confidence": 0.9, "category": "work"}],
+                  preferences=[{"category": "food", "value": "vegetarian", "source": "explicit", "confidence": 0.9}],
+                  corrections=[{"old": "Alice works at Initech", "new": "Alice works at Acme", "source": "explicit"}])
+    dawn["entities"] = ["Alice", "Acme"]
+    llm_env.then(("json", dawn))
+    s = mem.json("consolidate", "--apply")["sessions"][0]
+    assert (s["status"], s["attempts"]) == ("applied", 1)
+    assert "Alice works at Acme" in (mem.path / "knowledge/facts.md").read_text()
+    save(mem, "c2", "user: hi\nassistant: hello", day="2026-11-21T10:00:00+00:00")
+    llm_env.then(("json", answer(preferences=[{"value": "tea", "source": "explicit"}])))  # no category
+    s = mem.json("consolidate", "--apply")["sessions"][0]
+    assert s["status"] == "failed" and "'category' is a required property" in s["reason"]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_control_characters_in_an_answer_never_reach_a_page(mem: Mem, llm_env: LLMServer) -> None:
+    """A NUL in a model's answer made the page a "binary file" that get, context and later saves refused."""
+    save(mem, "c1", CHAT)
+    llm_env.then(("json", answer(facts=[{"text": "Alice works\u0000 at Acme\u001b[2J", "source": "explicit",
+                                         "confidence": 0.9}], summary="Alice\u0000 talked\r about work.")))
+    assert mem.json("consolidate", "--apply")["sessions"][0]["status"] == "applied"
+    page = (mem.path / "knowledge/facts.md").read_bytes()
+    assert b"Alice works at Acme[2J" in page and not any(b < 32 and b not in b"\t\n" for b in page)
+    assert "Alice works at Acme" in mem("get", "knowledge/facts.md").stdout
+    daily = mem("get", "daily/2026-11-20.md").stdout
+    assert "Alice talked about work." in daily
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_deeply_nested_answer_fails_with_a_reason(mem: Mem, llm_env: LLMServer) -> None:
+    save(mem, "c1", CHAT)
+    llm_env.then(("text", '{"facts": ' + "[" * 50_000 + "]" * 50_000 + "}"))
+    out = mem.json("consolidate")
+    s = out["sessions"][0]
+    assert s["status"] == "failed" and "nests arrays and objects deeper than 20 levels" in s["reason"]
+
+
 def test_preference_replaces_its_category(mem: Mem, llm_env: LLMServer) -> None:
     save(mem, "c1", CHAT)
     save(mem, "c2", "user: I eat fish again now\nassistant: ok", day="2026-11-21T10:00:00+00:00")
