@@ -407,6 +407,7 @@ def proposals(p: Any) -> str:
         head = f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})"
         out.append(head)
         out.append(prop.diff.rstrip("\n"))
+        out.extend(f"note: {n}" for n in prop.notes)
         out.append("")
     out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
     return "\n".join(out)
