@@ -27,6 +27,22 @@ def test_cases() -> None:
     assert patch.apply("a\nb\nc\n", "A\nb\nC\n", "z\na\nb\nc\n") == "z\nA\nb\nC\n"
     # added at the end of the page: at its end, even when everything above is gone
     assert patch.apply("# F\n\n- a\n- b\n", "# F\n\n- a\n- b\n- c\n", "# F") == "# F\n- c\n"
+    # a page the proposal made that another proposal made meanwhile: its lines join, the title once
+    assert patch.apply("", "# F\n\n- b\n", "# F\n\n- a\n") == "# F\n\n- a\n- b\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(theirs=LINES, ours=LINES)
+def test_a_page_made_twice_keeps_every_line_of_both(theirs: list[str], ours: list[str]) -> None:
+    result = patch.apply("", text(theirs), text(ours))
+    assert result is not None and _within(text(ours).split("\n"), result.split("\n"))
+    assert _within(text(theirs).split("\n"), result.split("\n"))
+
+
+def _within(part: list[str], whole: list[str]) -> bool:
+    """Whether `part` is a subsequence of `whole`."""
+    rest = iter(whole)
+    return all(line in rest for line in part)
 
 
 @settings(max_examples=300, deadline=None)

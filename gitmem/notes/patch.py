@@ -32,6 +32,8 @@ def apply(base: str, theirs: str, ours: str) -> str | None:
     """`ours` with the change `base` -> `theirs` made to it, or None where that change does not apply."""
     if ours == base:
         return theirs
+    if not base:
+        return _added(theirs, ours)
     old, new, now = base.split("\n"), theirs.split("\n"), ours.split("\n")
     where = _mapping(old, now)
     hunks: list[Hunk] = []
@@ -50,6 +52,21 @@ def apply(base: str, theirs: str, ours: str) -> str | None:
             return None  # two hunks on the same lines
         out[hunk.start:hunk.end] = hunk.lines
         last = hunk.start
+    return "\n".join(out)
+
+
+def _added(theirs: str, ours: str) -> str:
+    """A page the proposal made (its base had none) that exists now: every line of it is the proposal's
+    own, so the lines the page lacks are added where they stand in the proposal (its title and
+    headings, already there, are not written twice); nothing of the page is taken away."""
+    now, new = ours.split("\n"), theirs.split("\n")
+    if now[-1] != "":
+        now.append("")
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, now, new, autojunk=False).get_opcodes():
+        out += now[i1:i2]  # the page's own lines, all of them, first
+        if tag in ("insert", "replace"):
+            out += new[j1:j2]
     return "\n".join(out)
 
 
