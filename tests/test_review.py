@@ -268,3 +268,23 @@ def test_a_proposal_outside_a_subfolder_notebook_is_refused(tmp_path: Path, monk
     out = m("review", "accept", oid[:7], code=1)
     assert f"changes deploy.sh, which is outside the notebook" in out.stderr
     assert (root / "deploy.sh").read_text() == "echo deploy\n"
+
+
+def test_a_line_replaced_by_forgotten_text_is_left_as_it_was(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Alice lives at 10 Oak Street\n- one\n")
+    mem.commit()
+    oid = propose(mem, {"knowledge/facts.md": "# Facts\n\n- Alice lives at 12 Elm Street\n- one\n- two\n"})
+    mem("remember", "--to", "reference/contacts.md", "Alice lives at 12 Elm Street")
+    mem("forget", "Alice lives at 12 Elm Street")
+    mem("review", "accept", oid[:7])
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- Alice lives at 10 Oak Street\n- one\n- two\n"
+
+
+def test_review_shows_the_change_as_accept_makes_it(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Alice lives at 10 Oak Street\n- one\n")
+    mem.commit()
+    propose(mem, {"knowledge/facts.md": "# Facts\n\n- Alice lives at 12 Elm Street\n- one\n- two\n"})
+    mem("remember", "--to", "reference/contacts.md", "Alice lives at 12 Elm Street")
+    mem("forget", "Alice lives at 12 Elm Street")
+    diff = mem.json("review")["proposals"][0]["diff"]
+    assert "Elm" not in diff and "-- Alice lives at 10 Oak Street" not in diff and "+- two\n" in diff

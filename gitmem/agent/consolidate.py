@@ -388,7 +388,7 @@ def _apply(nb: Notebook, cand: Candidate, outcome: Outcome, model: str, item: Se
     head = nb.git.head()
     assert head is not None
     if held:
-        at_head = {}
+        at_head: dict[str, str] = {}
         for rel, text in held.items():  # planned on the work tree; proposed on HEAD, with this change only
             data = nb.git.show(head, nb.repo_path(rel))
             before = decode(data) if data is not None else ""

@@ -141,24 +141,24 @@ def pending(nb: Notebook, with_diff: bool = True) -> Pending:
 
 def _withhold(nb: Notebook, p: Proposal, withheld: forgotten.Matcher) -> None:
     """The proposal as `review` shows it: the lines it adds that a person has forgotten since
-    are left out of its diff and its message (accept leaves them out too), and a note says so."""
+    are left out of its diff and its message, as accept leaves them out, and a note says so."""
     if not withheld:
         return
-    p.message = withheld.message(p.message)
-    kept, counts = [], {}
-    path = None
-    for line in p.diff.split("\n"):
-        if line.startswith("+++ "):
-            path = line[6:] if line.startswith("+++ b/") else None
-        elif line.startswith("+") and (withheld.holds(line[1:]) or withheld.holds(confidence.parse(line[1:])[0])):
-            counts[path] = counts.get(path, 0) + 1
-            continue
-        kept.append(line)
-    p.diff = "\n".join(kept)
-    for path, n in counts.items():
-        rel = (nb.rel(path) or path) if path else "a page"
-        p.notes.append(f"{n} line{'s' if n != 1 else ''} it adds to {rel} {'were' if n != 1 else 'was'} forgotten "
-                       f"(git mem forget) and {'are' if n != 1 else 'is'} left out here and on accept")
+    p.message, p.subject = withheld.message(p.message), withheld.subject(p.subject)
+    parts: list[str] = []
+    for path in p.paths:
+        base, theirs = nb.git.show(p.base, path), nb.git.show(p.id, path)
+        before, after = (decode(base) if base is not None else ""), (decode(theirs) if theirs is not None else "")
+        kept, n = without_forgotten(before, after, withheld)
+        if n:
+            p.notes.append(f"{n} line{'s' if n != 1 else ''} it adds to {nb.rel(path) or path} "
+                           f"{'were' if n != 1 else 'was'} forgotten (git mem forget) and "
+                           f"{'are' if n != 1 else 'is'} left out here and on accept")
+        parts.append(f"diff --git a/{path} b/{path}\n" + "".join(difflib.unified_diff(
+            before.splitlines(keepends=True), kept.splitlines(keepends=True),
+            "/dev/null" if base is None else f"a/{path}", "/dev/null" if theirs is None else f"b/{path}")))
+    if p.notes:  # git's diff shows the forgotten lines: the proposal's diff as accept would make it
+        p.diff = "".join(parts)
 
 
 def propose(nb: Notebook, base: str, changes: dict[str, str], message: str) -> str:
@@ -274,16 +274,19 @@ def _note_of(nb: Notebook, p: Proposal, path: str) -> str:
 
 def without_forgotten(base: str, theirs: str, withheld: forgotten.Matcher) -> tuple[str, int]:
     """`theirs` without the lines it adds to `base` that hold forgotten text (a line's words or a
-    phrase a person forgot, read with and without its confidence comment), and how many those were."""
+    phrase a person forgot, read with and without its confidence comment), and how many those were.
+    A line it would have replaced with forgotten text is left as it was: the change is not made."""
     if not withheld:
         return theirs, 0
     old, new = base.split("\n"), theirs.split("\n")
-    added: set[int] = set()
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag != "equal":
-            added.update(range(j1, j2))
-    gone = {j for j in added if withheld.holds(new[j]) or withheld.holds(confidence.parse(new[j])[0])}
-    return "\n".join(line for j, line in enumerate(new) if j not in gone), len(gone)
+    out: list[str] = []
+    gone = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        kept = [line for line in new[j1:j2] if tag == "equal" or not
+                (withheld.holds(line) or withheld.holds(confidence.parse(line)[0]))]
+        gone += (j2 - j1) - len(kept)
+        out += old[i1:i2] + kept if tag == "replace" and len(kept) < j2 - j1 else kept
+    return "\n".join(out), gone
 
 
 def _merging(nb: Notebook, p: Proposal, rel: str, base: str, theirs: str) -> change.Change:
