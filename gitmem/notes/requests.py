@@ -73,7 +73,7 @@ REQUEST_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"|(?-i:\bSYSTEM\s+(?:OVERRIDE|PROMPT|MESSAGE|NOTICE|INSTRUCTIONS?|DIRECTIVE|COMMAND)\b"
         r"|^\W{0,3}(?:SYSTEM|DEVELOPER|ADMIN)\s*:)", re.I | re.M)),
     ("asks to run commands", re.compile(
-        r"\b(?:then|and)\s+(?:bash|sh|source|exec|execute|run)\s+it\b"
+        r"\b(?:then|and)\s+(?:bash|sh|source|exec)\s+it\b"  # "then run it" is how-to prose
         r"|\b(?:download|fetch|grab|curl|wget)\b[^\n]{0,100}?https?://[^\n]{0,100}?\b(?:and|then)\s+"
         r"(?:run|execute|exec|bash|sh|source|pipe)\b"
         r"|\b(?:run|execute|exec|invoke|type)\b[^\n]{0,40}?\b(?:in|with|using|through|via|on)\s+(?:your|its|the agent'?s)\s+"
