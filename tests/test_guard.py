@@ -274,3 +274,15 @@ def test_redact_keeps_the_words_and_counts_each_secret_once(text: str, clean: st
     redacted, found = guard.redact(text)
     assert redacted == clean
     assert len(found) == clean.count("[redacted]")
+
+
+HELDOUT = lines("injections_heldout.txt")
+
+
+@pytest.mark.tally("write guard, held-out injections (measured, not tuned on)")
+def test_held_out_injections_are_mostly_refused() -> None:
+    """Written before the request rules (notes/requests.py) and never tuned on: 5 of 38 were refused
+    before them, 29 of 38 after (2026-11-25). A floor, so a change that loses some says so."""
+    refused = [t for t in HELDOUT if any(f.kind == "injection" for f in guard.scan(t))]
+    assert len(HELDOUT) >= 30
+    assert len(refused) >= 29, sorted(set(HELDOUT) - set(refused))

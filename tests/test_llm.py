@@ -79,3 +79,26 @@ def test_settings_from_env_or_git_config(mem, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("GITMEM_LLM_URL", "file:///etc/passwd")
     with pytest.raises(llm.NoEndpoint, match="not an http"):
         llm.endpoint(nb)
+
+
+def test_a_deeply_nested_answer_is_one_failed_attempt(server: LLMServer) -> None:
+    """json.loads recursed into a RecursionError (an internal error); the depth is bounded before parsing."""
+    server.then(("text", "[" * 100_000 + "]" * 100_000), ("json", {"ok": 1}))
+    answer, attempts = llm.ask_json(Endpoint(server.url, "m", timeout=5), [], check, sleep=lambda s: None)
+    assert (answer, attempts) == ({"ok": 1}, 2)
+    server.then(("text", '{"ok": ' + "[" * 30 + "]" * 30 + "}"))
+    with pytest.raises(LLMFailed) as exc:
+        llm.ask_json(Endpoint(server.url, "m", timeout=5), [], check, sleep=lambda s: None)
+    assert exc.value.message == ("malformed answer: the answer nests arrays and objects deeper than 20 levels "
+                                 "(after 3 attempts)")
+
+
+def test_brackets_inside_strings_are_not_nesting() -> None:
+    text = '{"facts": ["' + "[{" * 50 + '\\"' + "}]" * 50 + '"]}'
+    assert llm._depth(text) == 2 and llm.parse(text)["facts"][0].startswith("[{[{")
+
+
+def test_control_characters_leave_every_string_of_an_answer(server: LLMServer) -> None:
+    server.then(("json", {"ok": "a\u0000b\tc\nd\re\u001b[31m\u007f", "k\u0000": ["x\u0007y", {"z": "\u0000"}]}))
+    answer, _ = llm.ask_json(Endpoint(server.url, "m", timeout=5), [], check, sleep=lambda s: None)
+    assert answer == {"ok": "ab\tc\nde[31m", "k": ["xy", {"z": ""}]}

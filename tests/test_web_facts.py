@@ -138,3 +138,15 @@ def test_dropping_in_the_browser_says_dropped_not_saved(mem: Mem) -> None:
     response = c.post("/review/drop", data={"csrf": csrf(c), "id": oid})
     assert response.status_code == 303 and response.headers["location"] == "/review?flash=dropped%201%20proposal"
     assert '<p class="flash" role="status">dropped 1 proposal</p>' in c.get(response.headers["location"]).text
+
+
+def test_review_page_leaves_forgotten_lines_out_and_says_so(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- one\n")
+    mem.commit("facts")
+    propose(mem, {"knowledge/facts.md": "# Facts\n\n- one\n- Alice lives at 12 Elm Street\n- Alice plays chess\n"})
+    mem("remember", "--to", "reference/contacts.md", "Alice lives at 12 Elm Street")
+    mem("forget", "Alice lives at 12 Elm Street")
+    page = client(mem).get("/review").text
+    assert "Elm" not in page and '<span class="add">+- Alice plays chess</span>' in page
+    assert ("note: 1 line it adds to knowledge/facts.md was forgotten (git mem forget) and is left out here and "
+            "on accept") in page

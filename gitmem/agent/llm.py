@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +29,7 @@ DEFAULT_TIMEOUT = 120.0
 ATTEMPTS = 3
 BACKOFF = 2.0  # seconds before the second attempt; doubled before the third
 MAX_ANSWER = 200_000  # bytes read from an answer; an endpoint cannot flood memory
+MAX_DEPTH = 20  # arrays and objects an answer may nest (consolidation's nest 3 deep); json.loads recurses per level
 
 
 class NoEndpoint(GitmemError):
@@ -106,13 +108,56 @@ def ask_json(ep: Endpoint, messages: list[dict[str, str]], validate: Callable[[A
             reason = exc.message
             continue
         try:
-            answer = json.loads(_unfence(text))
+            answer = parse(text)
             validate(answer)
         except ValueError as exc:
             reason = f"malformed answer: {str(exc).splitlines()[0][:200]}"
             continue
         return answer, attempt
     raise LLMFailed(f"{reason} (after {attempts} attempts)")
+
+
+def parse(text: str) -> Any:
+    """A model's answer as JSON, every string in it cleaned (`_clean_text`); ValueError if it is not
+    JSON or nests deeper than MAX_DEPTH (checked before parsing: json.loads recurses once a level,
+    so a deep answer would end in RecursionError, an internal error, not a failed attempt)."""
+    body = _unfence(text)
+    if _depth(body) > MAX_DEPTH:
+        raise ValueError(f"the answer nests arrays and objects deeper than {MAX_DEPTH} levels")
+    return _cleaned(json.loads(body))
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+# C0 controls but tab and newline, and DEL. A NUL on a page makes git, and every reader after it,
+# take the page for a binary file; the others rewrite a terminal. (A shared `clean_text` may replace
+# this one: trust-exec writes it for every untrusted text.)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _clean_text(text: str) -> str:
+    """The text without NUL and the other C0 controls (tab and newline kept) and DEL."""
+    return _CONTROLS.sub("", text)
+
+
+def _depth(text: str) -> int:
+    """How deep the JSON text's arrays and objects nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRING.sub('""', text)):
+        depth = depth + 1 if bracket in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _cleaned(value: Any) -> Any:
+    """The parsed answer with every string (keys too) cleaned; nesting is already bounded."""
+    if isinstance(value, str):
+        return _clean_text(value)
+    if isinstance(value, list):
+        return [_cleaned(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean_text(k): _cleaned(v) for k, v in value.items()}
+    return value
 
 
 def _unfence(text: str) -> str:

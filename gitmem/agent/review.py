@@ -15,14 +15,15 @@ sessions and each other's proposals do not both propose it.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
 from ..errors import GitmemError, Refused, UsageError
-from ..notebook import Notebook
+from ..notebook import Notebook, decode
 from ..gitops import plumbing
-from ..notes import guard
-from ..notes import change
+from ..index import confidence, forgotten
+from ..notes import change, guard, patch
 from ..notes.memory import write_lock
 from ..notes.pages import Edit
 
@@ -40,6 +41,10 @@ class ProposalConflict(GitmemError):
     pass
 
 
+class ProposalRefused(GitmemError):
+    """A proposal that touches something other than a note."""
+
+
 @dataclass
 class Proposal:
     id: str
@@ -51,6 +56,7 @@ class Proposal:
     paths: list[str] = field(default_factory=list)
     diff: str = ""
     empty: bool = False
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -124,11 +130,35 @@ def pending(nb: Notebook, with_diff: bool = True) -> Pending:
         for message in plumbing.grep_log(nb.git, [head], "Gitmem-Proposal:").values():
             accepted.update(trailers(message).get("Gitmem-Proposal", []))
     out = [p for p in reversed(proposals) if not p.empty and p.id not in dropped and p.id not in accepted]
+    withheld = forgotten.current(nb) if with_diff else None
     for p in out:
         p.paths = plumbing.changed_paths(nb.git, p.base, p.id)
-        if with_diff:
+        if withheld is not None:
             p.diff = plumbing.diff(nb.git, p.base, p.id)
+            _withhold(nb, p, withheld)
     return Pending(out)
+
+
+def _withhold(nb: Notebook, p: Proposal, withheld: forgotten.Matcher) -> None:
+    """The proposal as `review` shows it: the lines it adds that a person has forgotten since
+    are left out of its diff and its message, as accept leaves them out, and a note says so."""
+    if not withheld:
+        return
+    p.message, p.subject = withheld.message(p.message), withheld.subject(p.subject)
+    parts: list[str] = []
+    for path in p.paths:
+        base, theirs = nb.git.show(p.base, path), nb.git.show(p.id, path)
+        before, after = (decode(base) if base is not None else ""), (decode(theirs) if theirs is not None else "")
+        kept, n = without_forgotten(before, after, withheld)
+        if n:
+            p.notes.append(f"{n} line{'s' if n != 1 else ''} it adds to {nb.rel(path) or path} "
+                           f"{'were' if n != 1 else 'was'} forgotten (git mem forget) and "
+                           f"{'are' if n != 1 else 'is'} left out here and on accept")
+        parts.append(f"diff --git a/{path} b/{path}\n" + "".join(difflib.unified_diff(
+            before.splitlines(keepends=True), kept.splitlines(keepends=True),
+            "/dev/null" if base is None else f"a/{path}", "/dev/null" if theirs is None else f"b/{path}")))
+    if p.notes:  # git's diff shows the forgotten lines: the proposal's diff as accept would make it
+        p.diff = "".join(parts)
 
 
 def propose(nb: Notebook, base: str, changes: dict[str, str], message: str) -> str:
@@ -177,8 +207,9 @@ def _unique(items: list[Proposal]) -> list[Proposal]:
 
 
 def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Reviewed:
-    """Bring proposals onto the checked-out branch, one commit each, merged
-    three ways with whatever the pages say now (a conflict refuses that proposal)."""
+    """Bring proposals onto the checked-out branch, one commit each: each proposal's own change
+    (its diff against its base) made to what the pages say now; a proposal that does not apply
+    cleanly, or touches anything but a note, is refused whole with nothing written."""
     chosen = _select(nb, ids, every)
     done = Reviewed("accepted", [], [])
     for p in chosen:
@@ -188,52 +219,105 @@ def accept(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Revi
                        f"Gitmem-Session: {found['Gitmem-Session'][0]}\n"
                        f"Gitmem-Session-Blob: {(found.get('Gitmem-Session-Blob') or ['-'])[0]}\n"
                        f"Gitmem-Model: {p.model}\nGitmem-Proposal: {p.id}\n")
-            changes = _changes(nb, p)
+            changes, notes = _changes(nb, p, forgotten.current(nb))
             # through the one write path: the pages as they are when written, and a commit that
             # holds the proposal's change only (a person's uncommitted edit stays in the work tree)
             applied = change.apply(nb, changes, message) if changes else None
         done.proposals.append({"id": p.id, "session": p.session, "pages": sorted(applied.edits if applied else {})})
+        done.notes += notes
         if applied and applied.commit:
             done.commits.append(applied.commit)
     return done
 
 
-def _changes(nb: Notebook, p: Proposal) -> dict[str, change.Change]:
-    """Per page the proposal touches, its change: merge the proposal into whatever text the page has."""
+def _changes(nb: Notebook, p: Proposal, withheld: forgotten.Matcher) -> tuple[dict[str, change.Change], list[str]]:
+    """Per page the proposal touches, its change (the proposal's own edit, without the lines that
+    were forgotten since), and a note for each page that lost forgotten lines. Every path is
+    checked before anything is planned: a proposal fetched from elsewhere is untrusted."""
+    head = nb.git.head()
+    paths = plumbing.changed_paths(nb.git, p.base, p.id)
+    rels = [_note_of(nb, p, path) for path in paths]
     out: dict[str, change.Change] = {}
-    for path in plumbing.changed_paths(nb.git, p.base, p.id):
-        rel = nb.rel(path)
-        if rel is None:
-            continue
-        nb.page(rel)  # confined: a proposal fetched from elsewhere is untrusted
-        base = nb.git.show(p.base, path) or b""
-        theirs = nb.git.show(p.id, path) or b""
-        out[rel] = _merging(nb, p, rel, base, theirs)
-    return out
+    notes: list[str] = []
+    for path, rel in zip(paths, rels):
+        base, theirs = nb.git.show(p.base, path), nb.git.show(p.id, path)
+        if theirs is None:
+            raise ProposalConflict(f"proposal {p.id[:7]} deletes {rel}, and accept only adds and changes lines of "
+                                   "notes; nothing was written", _DROP.format(id=p.id[:7]))
+        if base is not None and (head is None or nb.git.show(head, path) is None):
+            raise ProposalConflict(f"proposal {p.id[:7]} changes {rel}, which was deleted since; accept does not "
+                                   "bring a deleted page back; nothing was written", _DROP.format(id=p.id[:7]))
+        before = decode(base) if base is not None else ""
+        kept, left_out = without_forgotten(before, decode(theirs), withheld)
+        if left_out:
+            notes.append(f"proposal {p.id[:7]}: {left_out} line{'s' if left_out != 1 else ''} it adds to {rel} "
+                         f"{'were' if left_out != 1 else 'was'} forgotten (git mem forget) and {'are' if left_out != 1 else 'is'} left out")
+        out[rel] = _merging(nb, p, rel, before, kept)
+    return out, notes
 
 
-def _merging(nb: Notebook, p: Proposal, rel: str, base: bytes, theirs: bytes) -> change.Change:
+_DROP = "see it with 'git show {id}', copy what you want by hand, then: git mem review drop {id}"
+
+
+def _note_of(nb: Notebook, p: Proposal, path: str) -> str:
+    """The notebook page a proposal's path is; refused unless it is a note (a markdown page of the
+    notebook: not a document, a script, a dotfile or .gitmem.toml) kept as a regular file."""
+    rel = nb.rel(path)
+    regular = plumbing.mode(nb.git, p.id, path) in (None, "100644", "100755")
+    if rel is None or not nb.settings.is_note(rel) or not regular:
+        what = "outside the notebook" if rel is None else "not a note" if regular else "not a regular file"
+        raise ProposalRefused(f"proposal {p.id[:7]} changes {path}, which is {what} (proposals change the "
+                              "notebook's markdown pages only); nothing was written",
+                              f"see it with 'git show {p.id[:7]}', then: git mem review drop {p.id[:7]}")
+    return nb.page(rel)  # confined: no symlink on the way, nothing under .git
+
+
+def without_forgotten(base: str, theirs: str, withheld: forgotten.Matcher) -> tuple[str, int]:
+    """`theirs` without the lines it adds to `base` that hold forgotten text (a line's words or a
+    phrase a person forgot, read with and without its confidence comment), and how many those were.
+    A line it would have replaced with forgotten text is left as it was: the change is not made."""
+    if not withheld:
+        return theirs, 0
+    old, new = base.split("\n"), theirs.split("\n")
+    out: list[str] = []
+    gone = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        kept = [line for line in new[j1:j2] if tag == "equal" or not
+                (withheld.holds(line) or withheld.holds(confidence.parse(line)[0]))]
+        gone += (j2 - j1) - len(kept)
+        out += old[i1:i2] + kept if tag == "replace" and len(kept) < j2 - j1 else kept
+    return "\n".join(out), gone
+
+
+def _merging(nb: Notebook, p: Proposal, rel: str, base: str, theirs: str) -> change.Change:
     def merged(text: str) -> Edit | None:
-        ours = text.encode("utf-8")
-        if ours == theirs:
+        # a CRLF work tree (core.autocrlf) is merged as LF; change.apply gives the result CRLF again
+        plain = text.replace("\r\n", "\n") if change.crlf(text) else text
+        if plain == theirs:
             return None
-        result = theirs if ours == base else merge_into(nb, p, rel, base, ours, theirs)
-        new = result.decode("utf-8", "replace")
-        _guarded(p, rel, base.decode("utf-8", "replace"), new)
+        new = merge_into(nb, p, rel, base, plain, theirs)
+        if new == plain:
+            return None
+        _guarded(p, rel, base, new)
         return Edit(new, 1, max(1, new.count("\n")))
     return merged
 
 
-def merge_into(nb: Notebook, p: Proposal, rel: str, base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """The proposal's change (base -> theirs) made to `ours`; ProposalConflict if it does not apply."""
-    result, clean = plumbing.merge_text(nb.git, base, ours, theirs, nb.state_dir)
-    if not clean and _only_adds(base, theirs):  # two proposals that each append lines: keep both
-        result, clean = plumbing.merge_text(nb.git, base, ours, theirs, nb.state_dir, union=True)
-    if not clean:
+def merge_into(nb: Notebook, p: Proposal, rel: str, base: str, ours: str, theirs: str) -> str:
+    """The proposal's change (base -> theirs) made to `ours`: three ways where git merges it cleanly,
+    else hunk by hunk (notes/patch.py); ProposalConflict if it does not apply. Never a union: that
+    would bring back lines a person removed or forgot."""
+    if ours == base:
+        return theirs
+    result, clean = plumbing.merge_text(nb.git, base.encode("utf-8"), ours.encode("utf-8"),
+                                        theirs.encode("utf-8"), nb.state_dir)
+    if clean:
+        return decode(result)
+    patched = patch.apply(base, theirs, ours)
+    if patched is None:
         raise ProposalConflict(f"proposal {p.id[:7]} conflicts with what {rel} says now; nothing was written",
-                               f"see it with 'git show {p.id[:7]}', copy what you want by hand, "
-                               f"then: git mem review drop {p.id[:7]}")
-    return result
+                               _DROP.format(id=p.id[:7]))
+    return patched
 
 
 def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
@@ -246,14 +330,6 @@ def _guarded(p: Proposal, rel: str, base: str, text: str) -> None:
     except Refused as exc:
         raise Refused(f"proposal {p.id[:7]}: {exc.message}; nothing was written",
                       f"drop it: git mem review drop {p.id[:7]}") from exc
-
-
-def _only_adds(base: bytes, theirs: bytes) -> bool:
-    """Whether `theirs` is `base` with lines inserted and none changed or removed."""
-    import difflib
-
-    ops = difflib.SequenceMatcher(None, base.split(b"\n"), theirs.split(b"\n"), autojunk=False).get_opcodes()
-    return all(tag in ("equal", "insert") for tag, *_ in ops)
 
 
 def drop(nb: Notebook, ids: tuple[str, ...] = (), every: bool = False) -> Reviewed:

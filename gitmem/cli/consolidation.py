@@ -28,8 +28,10 @@ def consolidate(sessions: tuple[str, ...], since: str | None, max_sessions: int,
     GITMEM_LLM_KEY, or git config mem.llm.url / mem.llm.model), with the
     notebook's facts on its subject. What it extracts becomes one commit per
     session on the branch gitmem/proposed, for 'git mem review'; --apply (or
-    [consolidate] review = false) writes it directly. Private sessions are
-    never sent. A session that fails (after 3 attempts) is tried again next run.
+    [consolidate] review = false) writes it directly, except changes to pages
+    that steer the agent (SOUL.md, USER.md, the always-on pages), which are
+    always proposed. Private sessions are never sent. A session that fails
+    (after 3 attempts) is tried again next run.
 
     \b
     Examples:
@@ -73,6 +75,10 @@ def review(ctx: click.Context, as_json: bool) -> None:
 @json_option
 def review_accept(ids: tuple[str, ...], every: bool, as_json: bool) -> None:
     """Accept proposals: each becomes one commit on the checked-out branch.
+
+    Only the proposal's own change is made to the pages as they are now:
+    what you edited, forgot or deleted since stays so, and a proposal that
+    does not apply cleanly, or touches anything but a note, is refused whole.
 
     \b
     Examples:

@@ -384,7 +384,8 @@ def consolidated(r: Any) -> str:
     for s in r.sessions:
         line = f"  {s.status:<11} {shown(s.path)} ({s.chars} chars"
         line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
-        line += f", commit {s.commit[:7]})" if s.commit else ")"
+        line += f", commit {s.commit[:7]}" if s.commit else ""
+        line += f", proposal {s.proposal[:7]})" if getattr(s, "proposal", None) else ")"
         out.append(line + (f": {s.reason}" if s.reason else ""))
         out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
         out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
@@ -392,7 +393,7 @@ def consolidated(r: Any) -> str:
         out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
     if r.left:
         out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
-    if r.mode == "review" and any(s.status == "proposed" for s in r.sessions):
+    if any(s.status == "proposed" or getattr(s, "proposal", None) for s in r.sessions):
         out.append("next: git mem review")
     out.extend(f"note: {n}" for n in r.notes)
     return "\n".join(out)  # render() makes what the LLM said terminal-safe
@@ -407,6 +408,7 @@ def proposals(p: Any) -> str:
         head = f"proposal {prop.id[:7]}  {prop.subject}  (session {prop.session}, model {prop.model})"
         out.append(head)
         out.append(prop.diff.rstrip("\n"))
+        out.extend(f"note: {n}" for n in prop.notes)
         out.append("")
     out.append("accept: git mem review accept ID|--all    drop: git mem review drop ID|--all")
     return "\n".join(out)

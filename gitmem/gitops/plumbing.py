@@ -81,6 +81,16 @@ def changed_paths(git: Git, old: str, new: str) -> list[str]:
     return [os.fsdecode(p) for p in raw.split(b"\0") if p]
 
 
+def mode(git: Git, rev: str, path: str) -> str | None:
+    """The mode of a path at `rev` (100644, 100755, 120000 a symlink, 160000 a submodule...), None if absent."""
+    raw = git.run("ls-tree", "-z", "--full-tree", rev, "--", path)
+    for item in raw.split(b"\0"):
+        meta, _, name = item.partition(b"\t")
+        if meta and os.fsdecode(name) == path:
+            return meta.decode().split()[0]
+    return None
+
+
 def diff(git: Git, old: str, new: str) -> str:
     """The unified diff between two commits."""
     return git.run("diff", "--no-color", "--no-ext-diff", "--no-renames", old, new, "--") \

@@ -4,7 +4,10 @@ Memory flows back into an agent's prompt, so a note that says "ignore previous
 instructions" or carries an API key must not land silently. Secrets are found
 by detect-secrets' token plugins (cloud keys, tokens, private keys, keyword
 assignments) plus assignment patterns it misses in prose; injections by
-patterns for text that addresses the model instead of recording a fact.
+patterns for text that addresses the model instead of recording a fact, set
+phrases here and, in notes/requests.py, rules for what such text asks (to
+run commands, drop rules, give away secrets; addressed to the model; posing
+as the system).
 
 Text is normalised before matching (`normalise`: NFKC, which folds fullwidth
 and other compatibility letters to plain ones, and no Unicode format characters,
@@ -26,6 +29,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..errors import Refused
+from .requests import REQUEST_PATTERNS
 
 # detect-secrets plugins that name a token format. The entropy plugins flag
 # ordinary words in prose, and a public IP is not a secret in a notebook.
@@ -146,6 +150,9 @@ INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"|\b(send|post|upload|exfiltrate|forward|email)\b.{0,40}\b(api keys?|passwords?|credentials|secrets|"
         r"ssh keys?|tokens|the (system )?prompt|conversation history)\b.{0,20}\bto\b.{0,10}(https?://|\S+@)", re.I)),
 ]
+
+
+INJECTION_PATTERNS += REQUEST_PATTERNS  # by what the text asks, not by set phrases (notes/requests.py)
 
 
 @dataclass(frozen=True)

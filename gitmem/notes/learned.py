@@ -50,6 +50,14 @@ class Outcome:
     corrected: list[dict] = field(default_factory=list)
     refused: list[dict] = field(default_factory=list)
 
+    def only(self, rels: set[str]) -> "Outcome":
+        """The part of the outcome on these pages (what one commit of it holds); refusals stay with it."""
+        def on(items: list[dict]) -> list[dict]:
+            return [i for i in items if i.get("path") in rels]
+
+        return Outcome({r: t for r, t in self.pages.items() if r in rels}, on(self.written), on(self.reinforced),
+                       on(self.corrected), self.refused)
+
     def counts(self) -> str:
         parts = [f"{len(self.written)} written", f"{len(self.reinforced)} reinforced",
                  f"{len(self.corrected)} corrected"]
