@@ -96,7 +96,8 @@ class Settings:
     def chunker_signature(self) -> str:
         """Changes whenever chunking would produce different chunks."""
         # v2: forgotten lines blanked before a page is cut; private read from bad frontmatter
-        return f"v2:{self.max_chars}:{self.overlap_chars}"
+        # v3: private read in any key case and from any yes-like value (privacy.py)
+        return f"v3:{self.max_chars}:{self.overlap_chars}"
 
     def layout_signature(self) -> str:
         """Changes whenever the set of notes or their groups would differ."""
