@@ -398,3 +398,15 @@ def test_latin1_on_stdin_is_one_line_and_nothing_is_written(mem: Mem, args: list
     assert one_line(result) == f"error: the {what} on stdin is not UTF-8 text (byte 0xe9 at offset 3) " \
                                "(convert it first, e.g. iconv -f latin1 -t utf-8)\n"
     assert mem.git("rev-parse", "HEAD") == before and not mem.git("status", "--porcelain").strip()
+
+
+@pytest.mark.parametrize("verb", ["remember", "daily", "write"])
+def test_controls_and_undecodable_argv_are_cleaned_before_a_page_is_written(mem: Mem, verb: str) -> None:
+    """ESC, BEL, backspace and a lone CR never reach a page; an argument that was not UTF-8 (Python
+    hands it over as lone surrogates, which no file can hold) once ended in an internal error."""
+    text = "Caf\udce9 \x1b]52;c;ZXZpbA==\x07opens \x08at nine\r"
+    args = [verb, "knowledge/cafe.md", text] if verb == "write" else [verb, text]
+    out = mem.json(*args)
+    page = (mem.path / out["path"]).read_text()
+    assert "Caf\ufffd ]52;c;ZXZpbA==opens at nine" in page
+    assert not any(ch in page for ch in "\x1b\x07\x08\r")
