@@ -8,14 +8,13 @@ variable winning. With no settings at all every default below applies.
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .errors import PathOutside, UsageError
+from .globs import MAX_LENGTH as MAX_GLOB, Matcher, compile_glob
 from .paths import confine, safe_pattern
 
 CONFIG_FILE = ".gitmem.toml"
@@ -97,7 +96,8 @@ class Settings:
     def chunker_signature(self) -> str:
         """Changes whenever chunking would produce different chunks."""
         # v2: forgotten lines blanked before a page is cut; private read from bad frontmatter
-        return f"v2:{self.max_chars}:{self.overlap_chars}"
+        # v3: private read in any key case and from any yes-like value (privacy.py)
+        return f"v3:{self.max_chars}:{self.overlap_chars}"
 
     def layout_signature(self) -> str:
         """Changes whenever the set of notes or their groups would differ."""
@@ -183,6 +183,10 @@ def _check_ranges(s: Settings) -> None:
     if s.overlap_chars >= s.max_chars:
         raise UsageError(f"{CONFIG_FILE}: overlap_chars must be smaller than max_chars", "fix overlap_chars")
     for name in _PATTERN_FIELDS:
+        long = [p for p in getattr(s, name) if len(p) > MAX_GLOB]
+        if long:
+            raise UsageError(f"{CONFIG_FILE}: a {name} pattern is {len(long[0])} characters long, over "
+                             f"{MAX_GLOB}", f"shorten it in {name}")
         bad = [p for p in getattr(s, name) if not safe_pattern(p)]
         if bad:
             raise UsageError(f"{CONFIG_FILE}: {name} pattern {bad[0]!r} could reach outside the notebook",
@@ -252,25 +256,7 @@ def _matches(patterns: tuple[str, ...], path: str) -> bool:
     return any(_glob(p).fullmatch(path) for p in patterns)
 
 
-@lru_cache(maxsize=256)
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A glob as a regex: `*` and `?` stay inside one folder, `**` crosses them."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+def _glob(pattern: str) -> Matcher:
+    """A glob's matcher: `*` and `?` stay inside one folder, `**` crosses them (globs.py: never
+    a backtracking blow-up, whatever a pull brings)."""
+    return compile_glob(pattern)

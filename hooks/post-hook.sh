@@ -5,7 +5,10 @@
 # git's arguments and input, and exits with its status; gitmem's own part never fails.
 # Mid-rebase it starts nothing for the picks (each fires post-commit): the worker started by the
 # rebase's post-checkout waits for its end, and its post-rewrite catches up too.
+# Python runs isolated (-I) with gitmem's own folder named: a gitmem/ committed in this work tree
+# is never imported (gitmem/launch.py says why).
 GITMEM_PYTHON=@PYTHON@
+GITMEM_HOME=@HOME@
 hook=${0##*/}
 hook=${hook%%.*}
 gitdir=.git
@@ -15,7 +18,7 @@ if [ "$hook" = post-checkout ] || [ "$hook $1" = "post-rewrite rebase" ] ||
   (
     trap '' HUP INT QUIT
     if [ -x "$GITMEM_PYTHON" ]; then
-      exec "$GITMEM_PYTHON" -P -m gitmem hooks run "$hook" "$@"
+      exec "$GITMEM_PYTHON" -I -c @BOOT@ "$GITMEM_HOME" gitmem hooks run "$hook" "$@"
     fi
     exec git-mem hooks run "$hook" "$@"
   ) </dev/null >/dev/null 2>&1 &

@@ -20,12 +20,16 @@ def answer(facts: list | None = None, preferences: list | None = None, correctio
 
 
 class LLMServer:
-    """Script: a list of steps, each ("json", dict) | ("text", str) | ("status", int) | ("sleep", seconds, dict)."""
+    """Script: a list of steps, each ("json", dict) | ("text", str) | ("status", int) | ("sleep", seconds, dict)
+    | ("drip", seconds, dict): the answer one byte every `seconds`, headers included (`dripped` counts the
+    bytes that went out, `cut` says whether the client hung up before the end)."""
 
     def __init__(self) -> None:
         self.script: list[tuple] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.dripped = 0
+        self.cut = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,6 +48,9 @@ class LLMServer:
                     self.end_headers()
                     self.wfile.write(b'{"error": "scripted"}')
                     return
+                if kind == "drip":
+                    self._drip(step[1], json.dumps(step[2]), body.get("model"))
+                    return
                 if kind == "sleep":
                     time.sleep(step[1])
                     step = ("json", step[2])
@@ -59,6 +66,22 @@ class LLMServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _drip(self, seconds: float, content: str, model: str | None) -> None:
+                data = json.dumps({"id": "x", "object": "chat.completion", "model": model,
+                                   "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                                "finish_reason": "stop"}]}).encode()
+                whole = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         + f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+                for i in range(len(whole)):
+                    try:
+                        self.wfile.write(whole[i:i + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        server.cut = True
+                        return
+                    server.dripped += 1
+                    time.sleep(seconds)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -327,3 +327,86 @@ def test_100000_tiny_pages(mem: Mem, no_model: None) -> None:
     out = mem.json("index")
     assert out["blobs_chunked"] == 1 and out["commits"] == 1
     assert mem.json("status", "--no-model")["counts"]["files"] == 100_000
+
+
+# -- transcripts and stdin from outside (issue 21: 9, 11) ---------------------------------
+def _save(mem: Mem, payload: str | bytes, *args: str) -> Result:
+    from gitmem.cli.main import cli
+
+    mem._mp.chdir(mem.path)
+    return mem.runner.invoke(cli, ["session", "save", *args], input=payload, catch_exceptions=False)
+
+
+NASTY = "a\u0000b \u001b[31mred\u0007 back\bspace\u007f cr\rend \ud800 tab\tok"
+
+
+def test_a_nul_and_other_controls_in_a_transcript_never_make_the_session_binary(mem: Mem) -> None:
+    line = json.dumps({"role": "user", "content": NASTY, "timestamp": "2026-11-20T09:30:00+00:00"})
+    out = json.loads(_save(mem, line + "\n", "--chat", "n", "--json").stdout)
+    data = (mem.path / out["path"]).read_bytes()
+    assert b"\0" not in data and not any(b in data for b in (b"\x1b", b"\x07", b"\x08", b"\x7f", b"\r"))
+    assert "user: ab [31mred backspace cr\n  end \ufffd tab\tok" in data.decode()
+    assert mem.json("get", out["path"])["text"] == data.decode()
+    again = json.dumps({"role": "assistant", "content": "later \u0000 too"})
+    assert _save(mem, line + "\n" + again + "\n", "--chat", "n").exit_code == 0  # a later save still works
+    assert "assistant: later  too" in (mem.path / out["path"]).read_text()
+
+
+@pytest.mark.parametrize("where", ["first line", "later line", "hook input"])
+def test_deeply_nested_json_is_one_line_not_a_crash(mem: Mem, where: str) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    ok = json.dumps({"role": "user", "content": "hello"})
+    if where == "hook input":
+        result = _save(mem, '{"transcript_path": ' + deep + "}", "--hook")
+    else:
+        nested = '{"role": "user", "content": ' + deep + "}"
+        result = _save(mem, (nested + "\n" + ok if where == "first line" else ok + "\n" + nested) + "\n")
+    err = one_line(result)
+    assert "nested deeper than 64 levels" in err, err
+    assert not list((mem.path / "sessions").glob("*.md"))
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_a_timestamp_at_the_end_of_time_is_no_time(mem: Mem, stamp: str) -> None:
+    line = json.dumps({"role": "user", "content": "the edge of time", "timestamp": stamp})
+    result = _save(mem, line + "\n", "--chat", "t", "--json")
+    assert result.exit_code == 0, result.output
+    assert "the edge of time" in (mem.path / json.loads(result.stdout)["path"]).read_text()
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "directory"])
+def test_a_hook_transcript_path_that_is_not_a_regular_file_is_refused(mem: Mem, tmp_path: Path, kind: str) -> None:
+    path = {"/dev/zero": Path("/dev/zero"), "fifo": tmp_path / "fifo", "directory": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)  # nobody writes: a blocking open would wait forever
+    err = one_line(_save(mem, json.dumps({"transcript_path": str(path), "session_id": "s"}), "--hook"))
+    assert err == f"error: the transcript {path} is not a regular file (check the hook's transcript_path)\n"
+    if kind == "directory":  # click's own check of FILE: a usage error
+        assert "is a directory" in one_line(_save(mem, "", str(path)), code=2)
+    else:
+        assert one_line(_save(mem, "", str(path))).startswith(f"error: the transcript {path} is not a regular file")
+
+
+@pytest.mark.parametrize("args", [["daily", "-"], ["remember", "-"], ["write", "knowledge/p.md", "-"]])
+def test_latin1_on_stdin_is_one_line_and_nothing_is_written(mem: Mem, args: list[str]) -> None:
+    before = mem.git("rev-parse", "HEAD")
+    mem._mp.chdir(mem.path)
+    from gitmem.cli.main import cli
+
+    result = mem.runner.invoke(cli, args, input="Caf\xe9 au lait\n".encode("latin-1"), catch_exceptions=False)
+    what = {"daily": "entry", "remember": "fact", "write": "content"}[args[0]]
+    assert one_line(result) == f"error: the {what} on stdin is not UTF-8 text (byte 0xe9 at offset 3) " \
+                               "(convert it first, e.g. iconv -f latin1 -t utf-8)\n"
+    assert mem.git("rev-parse", "HEAD") == before and not mem.git("status", "--porcelain").strip()
+
+
+@pytest.mark.parametrize("verb", ["remember", "daily", "write"])
+def test_controls_and_undecodable_argv_are_cleaned_before_a_page_is_written(mem: Mem, verb: str) -> None:
+    """ESC, BEL, backspace and a lone CR never reach a page; an argument that was not UTF-8 (Python
+    hands it over as lone surrogates, which no file can hold) once ended in an internal error."""
+    text = "Caf\udce9 \x1b]52;c;ZXZpbA==\x07opens \x08at nine\r"
+    args = [verb, "knowledge/cafe.md", text] if verb == "write" else [verb, text]
+    out = mem.json(*args)
+    page = (mem.path / out["path"]).read_text()
+    assert "Caf\ufffd ]52;c;ZXZpbA==opens at nine" in page
+    assert not any(ch in page for ch in "\x1b\x07\x08\r")

@@ -24,8 +24,11 @@ def test_the_folder_is_the_package_that_hooks_read() -> None:
         assert shipped.joinpath(name).read_bytes() == (HOOKS / name).read_bytes(), name
     from gitmem.gitops import hooks
 
+    from gitmem import launch
+
     assert hooks.script() == (HOOKS / "post-hook.sh").read_text().replace(
-        "@PYTHON@", shlex.quote(sys.executable)).encode()
+        "@PYTHON@", shlex.quote(sys.executable)).replace("@HOME@", shlex.quote(launch.home())).replace(
+        "@BOOT@", shlex.quote(launch.BOOT)).encode()
     assert not (Path(hooks.__file__).parent / "hook.sh").exists()  # one copy of the script
 
 

@@ -41,3 +41,34 @@ def test_a_stale_index_lock_is_named_at_once(repo: Path, monkeypatch: pytest.Mon
     subprocess.run(["sh", "-c", err.value.hint.split(": ", 1)[1]], cwd=repo, check=True)  # the fix works
     commits.commit(g, ["a.md"], "after the fix")
     assert git(repo, "log", "-1", "--format=%s") == "after the fix\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("when", ["during the second process scan", "just after it"])
+def test_a_lock_removed_while_it_is_being_checked_is_no_error(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              when: str) -> None:
+    """A git that ends while gitmem looks at its lock takes the lock along: that is no stale lock
+    (it was named as one), and never an internal error (a stat of the gone lock raised)."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    lock = repo / ".git" / "index.lock"
+    lock.write_text("")
+    g = Git.find(repo)
+    scans: list[int] = []
+
+    def holders(_: Git) -> list[str]:
+        scans.append(1)
+        if len(scans) == 2 and when == "during the second process scan":
+            lock.unlink()
+        return []
+
+    real_stat = Path.stat
+
+    def stat(path: Path, **kwargs: bool) -> object:
+        if path == lock and len(scans) == 2 and when == "just after it":
+            lock.unlink(missing_ok=True)  # gone after the scan, before the next look at it
+        return real_stat(path, **kwargs)
+
+    monkeypatch.setattr(indexlock, "holders", holders)
+    monkeypatch.setattr(Path, "stat", stat)
+    indexlock.check(g)  # returns: nothing is left over
+    assert len(scans) == 2 and not lock.exists()

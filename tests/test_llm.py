@@ -3,6 +3,8 @@ retries with backoff, and how each failure is reported."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gitmem.agent import llm
@@ -102,3 +104,21 @@ def test_control_characters_leave_every_string_of_an_answer(server: LLMServer) -
     server.then(("json", {"ok": "a\u0000b\tc\nd\re\u001b[31m\u007f", "k\u0000": ["x\u0007y", {"z": "\u0000"}]}))
     answer, _ = llm.ask_json(Endpoint(server.url, "m", timeout=5), [], check, sleep=lambda s: None)
     assert answer == {"ok": "ab\tc\nde[31m", "k": ["xy", {"z": ""}]}
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_an_endpoint_sending_a_byte_at_a_time_is_cut_at_the_timeout(server: LLMServer) -> None:
+    """Each byte comes well within the timeout, so a per-read socket timeout never fires; the
+    timeout bounds the whole answer (headers and body), so the client hangs up long before the end."""
+    server.then(("drip", 0.05, {"ok": 1, "padding": "x" * 300}))
+    with pytest.raises(LLMFailed) as exc:
+        llm.chat(Endpoint(server.url, "m", timeout=1), [])
+    assert exc.value.message == f"no answer from {server.url}: timed out (the whole answer must come within 1s, " \
+                                "GITMEM_LLM_TIMEOUT)"
+    assert 0 < server.dripped < 300  # the answer is over 400 bytes: cut well before its end
+
+
+def test_an_answer_within_the_timeout_is_read_whole(server: LLMServer) -> None:
+    server.then(("json", {"ok": 1, "padding": "y" * 100_000}))
+    text = llm.chat(Endpoint(server.url, "m", timeout=30), [])
+    assert json.loads(text)["padding"] == "y" * 100_000

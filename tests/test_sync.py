@@ -277,4 +277,5 @@ def test_init_writes_the_attributes_and_configures_the_driver(clones: tuple[Mem,
     assert a.git("check-attr", "merge", "memory/2026-11-22.md").strip().endswith("gitmem-daily")
     assert a.git("check-attr", "merge", "memory/2026-11-22-1015.md").strip().endswith("unspecified")
     driver = a.git("config", "merge.gitmem-daily.driver").strip()
-    assert driver.endswith("-P -m gitmem merge-driver %O %A %B %P") and os.path.exists(driver.split()[0])
+    assert " -I -c " in driver and driver.endswith(" gitmem merge-driver %O %A %B %P")
+    assert os.path.exists(driver.split()[0])

@@ -11,9 +11,12 @@ the environment only, so it never lands in a committed file).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -76,15 +79,23 @@ def chat(ep: Endpoint, messages: list[dict[str, str]]) -> str:
     if ep.key:
         headers["Authorization"] = f"Bearer {ep.key}"
     request = urllib.request.Request(f"{ep.url}/chat/completions", data=body, headers=headers, method="POST")
+    watch = Deadline(ep.timeout)
+    opener = urllib.request.build_opener(_HTTP(watch), _HTTPS(watch))
     try:
-        with urllib.request.urlopen(request, timeout=ep.timeout) as response:
+        with opener.open(request, timeout=ep.timeout) as response:
             raw = response.read(MAX_ANSWER)
     except urllib.error.HTTPError as exc:
         raise LLMFailed(f"HTTP {exc.code} from {ep.url}") from exc
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+    except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException) as exc:
+        if watch.fired:
+            raise LLMFailed(watch.failure(ep)) from exc
         reason = getattr(exc, "reason", exc)
-        what = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
-        raise LLMFailed(f"no answer from {ep.url}: {what}") from exc
+        timed_out = isinstance(reason, TimeoutError) or "timed out" in str(reason)
+        raise LLMFailed(f"no answer from {ep.url}: {'timed out' if timed_out else reason}") from exc
+    finally:
+        watch.cancel()
+    if watch.fired:  # cut at the deadline: what came is not the whole answer
+        raise LLMFailed(watch.failure(ep))
     try:
         content = json.loads(raw)["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -92,6 +103,73 @@ def chat(ep: Endpoint, messages: list[dict[str, str]]) -> str:
     if not isinstance(content, str):
         raise LLMFailed("the endpoint's answer has no text")
     return content
+
+
+class Deadline:
+    """One deadline for a whole request: connecting, the headers and every read of the answer.
+
+    A socket timeout bounds each read only, so an endpoint sending a byte a second was never
+    timed out. Once a connection is made, a timer shuts its socket down at the deadline; the
+    read then ends at once (EOF or an error) and `fired` says why."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+        self.fired = False
+        self._timers: list[threading.Timer] = []
+
+    def connection(self, base: type[http.client.HTTPConnection]) -> type[http.client.HTTPConnection]:
+        watch = self
+
+        class Watched(base):  # type: ignore[valid-type, misc]
+            def connect(self) -> None:
+                super().connect()
+                watch.arm(self)
+
+        return Watched
+
+    def arm(self, conn: http.client.HTTPConnection) -> None:
+        timer = threading.Timer(max(0.0, self.end - time.monotonic()), self._cut, (conn,))
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+
+    def _cut(self, conn: http.client.HTTPConnection) -> None:
+        self.fired = True
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def failure(self, ep: Endpoint) -> str:
+        return (f"no answer from {ep.url}: timed out (the whole answer must come within {ep.timeout:g}s, "
+                f"{TIMEOUT_ENV})")
+
+    def cancel(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, watch: Deadline) -> None:
+        super().__init__()
+        self.watch = watch
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self.watch.connection(http.client.HTTPConnection), req)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, watch: Deadline) -> None:
+        super().__init__()
+        self.watch = watch
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        extra: dict[str, Any] = {"context": getattr(self, "_context", None)}
+        if hasattr(self, "_check_hostname"):  # Python < 3.12
+            extra["check_hostname"] = self._check_hostname
+        return self.do_open(self.watch.connection(http.client.HTTPSConnection), req, **extra)
 
 
 def ask_json(ep: Endpoint, messages: list[dict[str, str]], validate: Callable[[Any], None],

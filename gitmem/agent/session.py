@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +34,7 @@ from ..errors import EmptyText, GitmemError, UsageError
 from ..notes.memory import commit_page, committable, write_lock
 from ..notes.removal import delete
 from ..notebook import Notebook
+from ..text import TooDeep, clean_text, loads
 
 FORMATS = ("auto", "text", "jsonl")
 KEPT_ROLES = ("user", "assistant")
@@ -42,6 +45,7 @@ INDENT = "  "
 NOISE = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
                    r"system-reminder)>.*?</\1>", re.DOTALL)
 FOLDERS = ("sessions", "memory")
+MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes read from a transcript file; a longer one is refused
 
 
 class BadTranscript(GitmemError):
@@ -132,7 +136,7 @@ def parse_jsonl(raw: str) -> Transcript:
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
-        entry = _json_object(line)
+        entry = _json_object(line, f"line {number} of the transcript")
         if entry is None:
             raise BadTranscript(f"line {number} of the transcript is not a JSON object",
                                 "send one JSON object a line, or plain 'role: text' lines with --format text")
@@ -151,9 +155,12 @@ def parse_jsonl(raw: str) -> Transcript:
     return kept
 
 
-def _json_object(line: str) -> dict[str, Any] | None:
+def _json_object(line: str, what: str = "the transcript's first line") -> dict[str, Any] | None:
+    """A JSON object, or None; BadTranscript for one nested too deep to read safely."""
     try:
-        value = json.loads(line)
+        value = loads(line)
+    except TooDeep as exc:
+        raise BadTranscript(f"{what} is JSON {exc}", "send a transcript of messages, not deeply nested data") from exc
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -166,7 +173,9 @@ def _entry(entry: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
         if entry.get("isMeta") or entry.get("isSidechain"):
             return None
         role, content = message.get("role") or entry.get("type"), message.get("content")
-        meta = {"chat": entry.get("sessionId"), "agent": "claude-code", "time": _time(entry.get("timestamp"))}
+        chat = entry.get("sessionId")
+        meta = {"chat": chat if isinstance(chat, str) else None, "agent": "claude-code",
+                "time": _time(entry.get("timestamp"))}
     elif "role" in entry:
         role, content = entry.get("role"), entry.get("content")
         meta = {"time": _time(entry.get("timestamp"))}
@@ -193,15 +202,15 @@ def _time(value: Any) -> datetime | None:
         return None
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        return moment.astimezone()  # a naive time is taken as local
+    except (ValueError, OverflowError):  # 0001-01-01T00:00:00+14:00 has no local time: no time at all
         return None
-    return moment.astimezone()  # a naive time is taken as local
 
 
 def _keep(entries: list[tuple[str, str]]) -> Transcript:
     messages, skipped = [], 0
     for role, text in entries:
-        text = text.strip()
+        text = clean_text(text).strip()  # a NUL would make the session file binary
         role = ALIASES.get(role, role)
         if role in KEPT_ROLES and text:
             messages.append(Message(role, text))
@@ -213,18 +222,31 @@ def _keep(entries: list[tuple[str, str]]) -> Transcript:
 def from_hook(payload: str) -> tuple[str, str | None]:
     """(transcript text, chat id) from an agent hook's JSON payload on stdin
     (Claude Code sends {session_id, transcript_path, hook_event_name, ...})."""
-    data = _json_object(payload.strip())
+    data = _json_object(payload.strip(), "the hook's input")
     if data is None or not isinstance(data.get("transcript_path"), str):
         raise BadTranscript("--hook expects the hook's JSON on stdin, with a transcript_path",
                             "use --hook only as an agent hook command; otherwise pass the transcript file")
-    path = Path(data["transcript_path"]).expanduser()
-    try:
-        raw = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise BadTranscript(f"cannot read the transcript {path}: {exc.strerror}",
-                            "check the hook's transcript_path") from exc
+    raw = read_file(Path(data["transcript_path"]).expanduser(), "check the hook's transcript_path")
     chat = data.get("session_id")
     return raw, chat if isinstance(chat, str) and chat else None
+
+
+def read_file(path: Path, hint: str = "pass the transcript's file") -> str:
+    """A transcript file's text (bytes that are not UTF-8 replaced): only a regular file, read
+    up to MAX_TRANSCRIPT bytes. Opened without blocking, so a FIFO swapped in is refused, not waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "the path holds a NUL"
+        raise BadTranscript(f"cannot read the transcript {path}: {why}", hint) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BadTranscript(f"the transcript {path} is not a regular file", hint)
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(MAX_TRANSCRIPT + 1)
+    if len(data) > MAX_TRANSCRIPT:
+        raise BadTranscript(f"the transcript {path} is larger than {MAX_TRANSCRIPT // (1024 * 1024)} MB", hint)
+    return data.decode("utf-8", errors="replace")
 
 
 # -- the session file ------------------------------------------------------
@@ -295,8 +317,8 @@ def save(nb: Notebook, raw: str, chat: str | None = None, agent: str | None = No
     if not raw.strip():
         raise EmptyText("empty transcript", "pipe the transcript on stdin, or pass its file")
     transcript = parse(raw, fmt)
-    chat = (chat or transcript.chat or _content_chat(transcript.messages)).strip()
-    agent = (agent or transcript.agent or "unknown").strip()
+    chat = clean_text(chat or transcript.chat or _content_chat(transcript.messages)).strip()
+    agent = clean_text(agent or transcript.agent or "unknown").strip()
     if not chat or "\n" in chat or "\n" in agent:
         raise UsageError("a chat or agent id must be one non-empty line", "pass --chat ID / --agent ID")
     with write_lock(nb):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import guard_option, json_option, notebook, show
+from .common import guard_option, json_option, notebook, show, stdin_bytes
 from ..errors import EmptyText
 
 
@@ -83,7 +83,7 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
         _drain_stdin(file)
         raw, hook_chat = "", None
     elif hook:
-        raw, hook_chat = sessions.from_hook(sys.stdin.read())
+        raw, hook_chat = sessions.from_hook(stdin_bytes().decode("utf-8", errors="replace"))
     else:
         raw, hook_chat = _read_input(file), None
     nb = notebook()
@@ -96,17 +96,19 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
 
 
 def _read_input(file: str | None) -> str:
+    from ..agent import session as sessions
+
     if file and file != "-":
-        return Path(file).read_bytes().decode("utf-8", errors="replace")
+        return sessions.read_file(Path(file))
     if sys.stdin.isatty():
         raise EmptyText("no transcript given", "pass the transcript file, or pipe it on stdin")
-    return sys.stdin.read()
+    return stdin_bytes().decode("utf-8", errors="replace")  # a record: a wrong byte never loses the chat
 
 
 def _drain_stdin(file: str | None) -> None:
     """Read and drop piped input, so the writer never fails on a closed pipe."""
     if file in (None, "-") and not sys.stdin.isatty():
-        sys.stdin.read()
+        stdin_bytes()
 
 
 @session.command("rm")

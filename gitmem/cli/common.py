@@ -10,7 +10,7 @@ from typing import Any, Callable
 import click
 
 from ..config import DATE_BASES, MODES
-from ..errors import EmptyText
+from ..errors import EmptyText, NotText
 
 
 
@@ -75,12 +75,29 @@ def forget_target(nb: Any, target: str) -> str:
     return spec if spec != stripped and os.path.isfile(os.path.join(nb.root, page)) else target
 
 
+def stdin_bytes() -> bytes:
+    """Everything on stdin, as bytes (decoding is the caller's choice)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+
+
+def read_stdin(what: str) -> str:
+    """stdin as UTF-8 text; other bytes (Latin-1, say) are refused in one line, never guessed:
+    a fact stored with a wrong letter in it is worse than one not stored yet."""
+    data = stdin_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotText(f"the {what} on stdin is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                      "convert it first, e.g. iconv -f latin1 -t utf-8") from exc
+
+
 def read_text(words: tuple[str, ...], what: str) -> str:
     """The words of the argument, or stdin when given '-' or nothing on a pipe."""
     if words in ((), ("-",)) and not sys.stdin.isatty():
-        return sys.stdin.read()
+        return read_stdin(what)
     if words == ("-",):
-        return sys.stdin.read()
+        return read_stdin(what)
     if not words:
         raise EmptyText(f"no {what} given", f"pass the {what} as an argument, or '-' to read stdin")
     return " ".join(words)

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 import traceback
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..launch import python_command
 from .lock import FileLock, atomic_write
 
 if TYPE_CHECKING:  # GitPython is imported only after the fork: the hook's own part stays quick
@@ -137,7 +137,7 @@ def spawn(top: Path) -> bool:
     (at most one runs and one waits) and, unlike them, is not switched off by GITMEM_HOOKS or
     mem.hooks: it is what a read asked for, not a hook. False if it could not be started."""
     try:
-        subprocess.Popen([sys.executable, "-m", "gitmem", "hooks", "run", BACKGROUND], cwd=top,
+        subprocess.Popen(python_command("gitmem", "hooks", "run", BACKGROUND), cwd=top,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True)
     except OSError:

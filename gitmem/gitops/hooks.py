@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import launch
 from . import hookrun, merge
 from ..errors import GitmemError
 from .git import Git
@@ -36,6 +37,7 @@ SCRIPT = "post-hook.sh"  # in hooks/ (the package gitmem.hookscripts): the same 
 MARKER = b"# gitmem-hook v1"
 CHAINED = ".gitmem-chained"
 PYTHON_LINE = re.compile(rb"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
+HOME_LINE = re.compile(rb"^GITMEM_HOME=(.*)$", re.MULTILINE)  # the folder gitmem is imported from
 
 
 class HooksRefused(GitmemError):
@@ -84,11 +86,12 @@ class HooksChange:
 
 
 def script() -> bytes:
-    """The hook script, naming the interpreter gitmem runs under now."""
+    """The hook script, naming the interpreter gitmem runs under now and the folder it is imported from."""
     from importlib.resources import files
 
     template = files("gitmem.hookscripts").joinpath(SCRIPT).read_text(encoding="utf-8")
-    return template.replace("@PYTHON@", shlex.quote(sys.executable)).encode()
+    return (template.replace("@PYTHON@", shlex.quote(sys.executable)).replace("@HOME@", shlex.quote(launch.home()))
+            .replace("@BOOT@", shlex.quote(launch.BOOT)).encode())
 
 
 def place(git: Git) -> Place:
@@ -209,9 +212,11 @@ def status(nb: Notebook) -> HooksStatus:
 
 
 def _same_but_python(current: bytes, wanted: bytes) -> bool:
-    """Whether a hook is this version's script, whichever interpreter it calls: installed from
-    another venv it is current, and `_advise` says if that interpreter is gone."""
-    return PYTHON_LINE.sub(b"GITMEM_PYTHON=", current) == PYTHON_LINE.sub(b"GITMEM_PYTHON=", wanted)
+    """Whether a hook is this version's script, whichever interpreter (and gitmem folder) it calls:
+    installed from another venv it is current, and `_advise` says if that interpreter is gone."""
+    def plain(text: bytes) -> bytes:
+        return HOME_LINE.sub(b"GITMEM_HOME=", PYTHON_LINE.sub(b"GITMEM_PYTHON=", text))
+    return plain(current) == plain(wanted)
 
 
 def _advise(result: HooksStatus, where: Place) -> None:

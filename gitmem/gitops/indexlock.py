@@ -61,9 +61,12 @@ def check(git: Git) -> None:
         time.sleep(0.2)
         if lock.stat().st_ino != seen or holders(git) != []:
             return
+        # once more after the process scan: a git that ended meanwhile took its lock along (this
+        # stat stood outside the try, so a lock removed here was an internal error, or a lock
+        # already gone was named as left over)
+        age = max(0, int(time.time() - lock.stat().st_mtime))
     except FileNotFoundError:
         return
-    age = max(0, int(time.time() - lock.stat().st_mtime)) if lock.exists() else 0
     raise IndexLocked(f"{lock} is left over from a git that stopped {_ago(age)} (no git is running in this "
                       "repository), so neither gitmem nor git can commit",
                       f"remove it, then run the command again: rm -f {shlex.quote(str(lock))}")

@@ -120,10 +120,11 @@ def _stage(path: Path, data: bytes) -> str:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o666)
-        else:
-            os.chmod(tmp, 0o644)
+        try:  # one look: a file removed between an exists() and a stat() was an internal error
+            mode = path.stat().st_mode & 0o666
+        except FileNotFoundError:
+            mode = 0o644
+        os.chmod(tmp, mode)
     except BaseException:
         os.unlink(tmp)
         raise

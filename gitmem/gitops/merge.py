@@ -25,12 +25,11 @@ then stop with a conflict that keeps both sides, never a silent loss.
 from __future__ import annotations
 
 import re
-import shlex
-import sys
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..launch import shell_command
 from ..markdown import body_offset, headings_of
 from ..config import Settings
 from .lock import atomic_write
@@ -214,8 +213,8 @@ def write_attributes(root: Path, settings: Settings) -> bool:
 
 
 def driver_command() -> str:
-    """The command git runs for a merge, with the interpreter gitmem runs under now."""
-    return f"{shlex.quote(sys.executable)} -P -m gitmem merge-driver %O %A %B %P"
+    """The command git runs for a merge, with the interpreter gitmem runs under now, isolated (launch.py)."""
+    return shell_command("gitmem", "merge-driver") + " %O %A %B %P"
 
 
 def configured(git: Git) -> str | None:

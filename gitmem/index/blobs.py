@@ -13,6 +13,7 @@ from typing import Iterable
 
 from ..markdown import body_offset
 from ..notebook import decode
+from ..privacy import is_private
 
 CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 # in a frontmatter block YAML cannot read: the page may be private, so it is taken as private
@@ -68,7 +69,7 @@ def _frontmatter(block: str, parsed: Parsed) -> bool:
         parsed.tags = "".join(f",{str(t).strip().lower()}" for t in tags if str(t).strip()) + ("," if tags else "")
     kind = meta.get("type")
     parsed.type = str(kind).strip().lower() if kind else None
-    parsed.private = 1 if meta.get("private") is True or str(meta.get("private")).lower() == "true" else 0
+    parsed.private = 1 if is_private(meta) else 0  # the one reading (any key case, any yes-like value)
     return True
 
 

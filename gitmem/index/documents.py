@@ -37,6 +37,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..launch import python_command
+
 KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".txt": "txt"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 LFS_MAX = 1024  # a pointer file is ~130 bytes
@@ -249,7 +251,7 @@ def _line(exc: BaseException) -> str:
 # -- the fence: a child process with resource limits ----------------------
 def child_command() -> list[str]:
     """How the fenced child is started (a test may swap it)."""
-    return [sys.executable, "-m", "gitmem.index.documents"]
+    return python_command("gitmem.index.documents")  # isolated: never the work tree's code (launch.py)
 
 
 class Extractor:

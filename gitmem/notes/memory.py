@@ -22,6 +22,7 @@ from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, 
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..markdown import normalize_fact
 from ..notebook import Notebook
+from ..text import clean_text
 
 # category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
 CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
@@ -85,11 +86,13 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | Non
 
 
 def given_text(value: str, what: str) -> str:
-    """The text a user or agent gave, or EmptyText / UsageError naming what is missing."""
-    if not value or not value.strip():
-        raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
-    if "\0" in value:
+    """The text a user or agent gave, or EmptyText / UsageError naming what is missing. No other
+    C0 control (ESC, BEL, a lone CR) reaches a page: they are taken out (text.clean_text)."""
+    if value and "\0" in value:
         raise UsageError(f"the {what} contains a NUL byte", "send plain text")
+    value = clean_text(value or "")
+    if not value.strip():
+        raise EmptyText(f"empty {what}", f"give the {what} as an argument, or '-' to read it from stdin")
     return value
 
 

@@ -226,16 +226,32 @@ _PARSED_LOCK = threading.Lock()
 
 
 class Reader:
-    """Page texts by blob as the index sees them (forgotten lines blanked), read once each."""
+    """Page texts by blob as the index sees them (forgotten lines blanked), read once each. A
+    document's text is its extracted text (page `page` of a PDF), never its source: an HTML
+    comment or script that extraction drops must not come back as a hit's fact."""
 
     def __init__(self, index: "Index") -> None:
         self.index = index
-        self._texts: dict[int, str | None] = {}
+        self._texts: dict[tuple[int, int | None], str | None] = {}
 
-    def text(self, blob: int, path: str) -> str | None:
-        if blob not in self._texts:
-            self._texts[blob] = self._read(blob, path)
-        return self._texts[blob]
+    def text(self, blob: int, path: str, page: int | None = None) -> str | None:
+        if (blob, page) not in self._texts:
+            document = self._document(blob, page)
+            self._texts[(blob, page)] = document if document is not False else self._read(blob, path)
+        return self._texts[(blob, page)]
+
+    def _document(self, blob: int, page: int | None) -> str | None | bool:
+        """A document blob's extracted text (None: not extracted), or False: not a document."""
+        from ..index import extracts
+
+        row = self.index.conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob
+                                         WHERE d.blob = ?""", (blob,)).fetchone()
+        if row is None:
+            return False
+        got = extracts.cached(self.index, row[1], row[0])
+        if got is None or got.failed or not 1 <= (page or 1) <= len(got.pages):
+            return None
+        return self.index.forgotten.redact(got.pages[(page or 1) - 1])
 
     def _read(self, blob: int, path: str) -> str | None:
         from ..errors import PathOutside
@@ -272,7 +288,7 @@ def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: st
     reader = reader or Reader(index)
     per_hit = []
     for hit, blob, _rev in found:
-        text = reader.text(blob, hit.path)
+        text = reader.text(blob, hit.path, hit.page)
         per_hit.append(within(text, hit.lines["start"], hit.lines["end"]) if text is not None else [])
     cosine = cosines(per_hit, query, embedder, index) if embedder is not None else None
     for i, ((hit, _blob, _rev), candidates) in enumerate(zip(found, per_hit)):

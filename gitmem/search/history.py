@@ -249,7 +249,7 @@ class Walker:
 
     def fact(self, hit: "Hit", blob: int, query: str) -> "facts.Fact | None":
         """The hit's best fact, within its chunk's lines."""
-        text = self.reader.text(blob, hit.path)
+        text = self.reader.text(blob, hit.path, hit.page)
         found = facts.within(text, hit.lines["start"], hit.lines["end"]) if text is not None else []
         cosine = facts.cosines([found], query, self.embedder)[0] if self.embedder is not None else None
         hit.fact = facts.best(found, query, cosine)
