@@ -367,6 +367,8 @@ def test_a_cherry_pick_series_is_indexed_at_its_end(hooked: Mem) -> None:
 
 
 def test_a_rebase_stopped_on_a_conflict_leaves_the_index_alone_until_it_ends(hooked: Mem) -> None:
+    # the same fact changed differently on both sides (two sides adding facts would merge fact by fact)
+    commit(hooked, "knowledge/clash.md", "- the clash\n", hooks=False)
     quiet(hooked, "checkout", "-q", "-b", "topic")
     for i in range(3):
         commit(hooked, f"knowledge/t{i}.md", f"- topic {i}\n", hooks=False)

@@ -172,12 +172,15 @@ def _catch_up(nb: Any, wait: float) -> Any:
 @click.argument("ours", type=click.Path(path_type=Path))
 @click.argument("theirs", type=click.Path(path_type=Path))
 @click.argument("path", required=False, default="")
-def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
-    """What git runs to merge a daily log (%O %A %B %P): entry by entry."""
-    from ..gitops import merge
+@click.option("--facts", is_flag=True, help="Merge a page fact by fact (else a daily log entry by entry).")
+def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -> None:
+    """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
+    from ..gitops import factmerge, merge
 
-    if not merge.merge_files(base, ours, theirs, path):
-        click.echo(f"gitmem: {path or ours}: both sides changed the same entry; resolve the markers", err=True)
+    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_text if facts else None):
+        what = "fact" if facts else "entry"
+        click.echo(f"gitmem: {path or ours}: both sides changed the same {what}; "
+                   f"run 'git mem resolve {path or ours} --take ours|theirs|both' or edit the markers", err=True)
         sys.exit(1)
 
 

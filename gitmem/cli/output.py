@@ -291,9 +291,23 @@ def status(d: dict[str, Any]) -> str:
         bad = d["unparsed_frontmatter"]
         lines.append(f"frontmatter: YAML cannot read it in {len(bad)} page(s), taken as private if it mentions "
                      f"private: {', '.join(bad)}")
+    lines.extend(_conflicts(d.get("conflicts")))
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)
+
+
+def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
+    """The conflicts lines of status: pages a merge left with markers (not indexed until resolved)."""
+    if not conflicts or not (conflicts["pages"] or conflicts["in_progress"]):
+        return []
+    lines = []
+    if conflicts["in_progress"]:
+        lines.append(f"git:        a {conflicts['in_progress']} is in progress")
+    for page in conflicts["pages"]:
+        lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
+                     f"not indexed until resolved; run 'git mem resolve {shown(page['path'])} --take ours|theirs|both'")
+    return lines
 
 
 def _documents(docs: dict[str, Any] | None) -> list[str]:
@@ -428,3 +442,25 @@ def pruned(p: Any) -> str:
     out.extend(f"  {shown(f['path'])}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
     out.extend(f"  {shown(s['path'])}:{s['line']} {s['text']}" for s in p.summaries)
     return "\n".join(out)
+
+
+def synced(r: Any) -> str:
+    """git mem sync: what came in, what went out, how many rounds it took."""
+    came = {"up to date": "already had everything on the remote", "fast-forward": "fast-forwarded to the remote",
+            "merged": "merged the remote's changes", "rebased": "rebased onto the remote",
+            "nothing on the remote yet": "the remote had no such branch yet"}.get(r.integrated, r.integrated)
+    went = f"pushed {', '.join(shown(p) for p in r.pushed)}" if r.pushed else "nothing to push"
+    rounds = f" ({r.attempts} attempts: the remote moved meanwhile)" if r.attempts > 1 else ""
+    lines = [f"synced {shown(r.branch)} with {shown(r.remote)}: {came}; {went}{rounds}"]
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def resolved(r: Any) -> str:
+    """git mem resolve: how many conflicts, which side, and what was concluded."""
+    line = f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})"
+    if r.concluded:
+        line += f"; the {r.concluded} is concluded" + (f" (commit {r.commit[:7]})" if r.commit else "")
+    elif r.commit:
+        line += f" (commit {r.commit[:7]})"
+    return "\n".join([line, *(f"note: {n}" for n in r.notes)])
