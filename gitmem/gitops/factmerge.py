@@ -38,7 +38,7 @@ def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ou
     """The merged page and whether it merged cleanly (False: markers around each conflicting fact)."""
     crlf = "\r\n" in ours
     b, o, t = (text.replace("\r\n", "\n").split("\n") for text in (base, ours, theirs))
-    lines, clean = merge_blocks(b, o, t, labels, mix=mix, conflict=_conflict)
+    lines, clean = merge_blocks(b, o, t, labels, mix=mix, conflict=_conflict, fine=True)
     out = "\n".join(lines)
     return (out.replace("\n", "\r\n") if crlf else out), clean
 

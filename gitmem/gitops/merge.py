@@ -79,11 +79,12 @@ Conflict = Callable[[list[str], list[str], tuple[str, str]], str]
 
 def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
                  labels: tuple[str, str] = ("ours", "theirs"), mix: Interleave | None = None,
-                 conflict: Conflict | None = None) -> tuple[list[str], bool]:
+                 conflict: Conflict | None = None, fine: bool = False) -> tuple[list[str], bool]:
     """Three-way merge of block lists (see the module docstring). The fact merge (factmerge.py)
-    runs the same merge over lines, with its own `mix` of both sides' insertions and `conflict`."""
-    changes = sorted([(lo, hi, 0, new) for lo, hi, new in _changes(base, ours)]
-                     + [(lo, hi, 1, new) for lo, hi, new in _changes(base, theirs)],
+    runs the same merge over lines, with its own `mix` of both sides' insertions and `conflict`,
+    and `fine`: a side's change of several items is taken item by item (see _changes)."""
+    changes = sorted([(lo, hi, 0, new) for lo, hi, new in _changes(base, ours, fine)]
+                     + [(lo, hi, 1, new) for lo, hi, new in _changes(base, theirs, fine)],
                      key=lambda c: (c[0], c[1], c[2]))
     out: list[str] = []
     clean = True
@@ -105,10 +106,25 @@ def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
     return out, clean
 
 
-def _changes(base: list[str], side: list[str]) -> list[tuple[int, int, list[str]]]:
-    """(start, end, replacement) in base coordinates for each change on one side."""
+def _changes(base: list[str], side: list[str], fine: bool = False) -> list[tuple[int, int, list[str]]]:
+    """(start, end, replacement) in base coordinates for each change on one side. `fine`: a
+    replacement of k items by m is k one-item replacements and then the insertion or deletion
+    of the rest, so that a fact added right after one changed is not part of that change."""
     matcher = SequenceMatcher(None, base, side, autojunk=False)
-    return [(i1, i2, side[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    out: list[tuple[int, int, list[str]]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if not fine or tag != "replace":
+            out.append((i1, i2, side[j1:j2]))
+            continue
+        pairs = min(i2 - i1, j2 - j1)
+        out += [(i1 + t, i1 + t + 1, [side[j1 + t]]) for t in range(pairs)]
+        if j2 - j1 > pairs:
+            out.append((i1 + pairs, i1 + pairs, side[j1 + pairs:j2]))
+        elif i2 - i1 > pairs:
+            out.append((i1 + pairs, i2, []))
+    return out
 
 
 def _overlap(lo: int, hi: int, lo2: int, hi2: int) -> bool:

@@ -13,8 +13,9 @@ bounded (ATTEMPTS); a sync that runs out says what is left and changes nothing m
   adding facts never conflict. A real conflict (the same fact changed differently on both sides)
   stops the sync where git stops: the merge (or rebase) stays in progress for
   `git mem resolve`, exactly as `git merge` would leave it.
-- Nothing is swept in: git itself refuses a merge that would overwrite an uncommitted change, and
-  a merge commit holds only the merge; uncommitted edits stay uncommitted.
+- Nothing is swept in: uncommitted edits are set aside while git merges (`--autostash`) and put
+  back after, merged with what came in (the merge drivers run there too); the merge commit holds
+  only the merge. If they cannot be put back cleanly, git keeps them in the stash and says so.
 - A remote that no longer holds what this clone fetched from it before (someone force-pushed an
   older or other history) is refused before anything changes here: following it could drop facts
   (that is what `git pull --rebase` with its fork point does). `allow_rewritten` merges it anyway,
@@ -174,7 +175,9 @@ def _fetch(git: Git, remote: str, upstream: str, env: dict[str, str]) -> dict[st
             found[name] = oid
     if found:
         specs = [f"+{name}:{SCRATCH}{name.removeprefix('refs/')}" for name in found]
-        _network(git, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, *specs], env)
+        # --refmap= : git would also move the remote-tracking refs itself (forced), before
+        # _check_rewritten could compare them with what came in
+        _network(git, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", remote, *specs], env)
     # what was fetched is what counts (the remote may have moved since ls-remote)
     return {name: ref(git, f"{SCRATCH}{name.removeprefix('refs/')}") or oid for name, oid in found.items()}
 
@@ -215,12 +218,12 @@ def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str)
         return "up to date"
     name = f"{remote}/{upstream.removeprefix('refs/heads/')}"
     if head is None or git.is_ancestor(head, tip):
-        _integrating(git, ["merge", "--ff-only", "--quiet", tip], "fast-forward")
+        _integrating(git, ["merge", "--ff-only", "--autostash", "--quiet", tip], "fast-forward")
         return "fast-forward"
     if mode == "rebase":
-        _integrating(git, ["rebase", "--quiet", "--no-fork-point", tip], "rebase")
+        _integrating(git, ["rebase", "--quiet", "--autostash", "--no-fork-point", tip], "rebase")
         return "rebased"
-    _integrating(git, ["merge", "--quiet", "--no-edit", "--no-ff", "-m", f"mem: sync with {name}", tip], "merge")
+    _integrating(git, ["merge", "--quiet", "--autostash", "--no-edit", "-m", f"mem: sync with {name}", tip], "merge")
     return "merged"
 
 
