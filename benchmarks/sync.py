@@ -6,8 +6,9 @@ remembers 25 facts (each its own commit, in knowledge/facts.md, the page they al
 batches of 5, running `git mem sync` after each batch, all writers at once as separate processes.
 When every writer is done, each clone syncs again in turn until all hold the same commit (at most
 3 rounds). Reported: wall time from the first write to convergence, the syncs run, the push
-rounds they needed (more than one: the remote moved meanwhile), and facts lost: facts some writer
-remembered that the converged notebook lacks (target 0), and conflict markers left (target 0).
+rounds they needed (more than one: the remote moved meanwhile), syncs that ran out of rounds (the
+writer's next sync goes on), and facts lost: facts some writer remembered that the converged
+notebook lacks (target 0), and conflict markers left (target 0).
 
 Run:  python benchmarks/sync.py [--writers 1,4,8] [--facts 25] [--quick]
 """
@@ -34,17 +35,20 @@ import json, subprocess, sys
 from gitmem.gitops.repo import open_notebook
 from gitmem.notes import memory
 i, facts, batch = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-attempts = []
+attempts, incomplete = [], 0
 for start in range(0, facts, batch):
     nb = open_notebook(".")
     for k in range(start, min(facts, start + batch)):
-        memory.remember(nb, f"Writer {i} noted item {k}: the token is w{i}k{k}x", keep_both=True)
+        memory.remember(nb, f"Writer {i} planted bed {k} of the garden with w{i}k{k}x roses", keep_both=True)
     out = subprocess.run([sys.executable, "-P", "-m", "gitmem", "sync", "--json"], capture_output=True, text=True)
+    if out.returncode and "kept moving" in out.stderr:  # bounded rounds ran out: the next sync goes on
+        incomplete += 1
+        continue
     if out.returncode:
         print(json.dumps({"error": out.stderr.strip()}))
         sys.exit(1)
     attempts.append(json.loads(out.stdout)["attempts"])
-print(json.dumps({"attempts": attempts}))
+print(json.dumps({"attempts": attempts, "incomplete": incomplete}))
 """
 
 
@@ -90,7 +94,8 @@ def run(writers: int, facts: int, env: dict[str, str]) -> dict[str, object]:
             return {"writers": writers, "facts_each": facts, "facts": len(wanted), "seconds_writing": round(writing, 2),
                     "seconds_to_converge": round(converged, 2), "converged": len(heads) == 1,
                     "syncs": len(attempts) + extra, "push_rounds": sum(attempts) + extra,
-                    "syncs_retried": sum(1 for a in attempts if a > 1), "facts_lost": len(lost),
+                    "syncs_retried": sum(1 for a in attempts if a > 1),
+                    "syncs_incomplete": sum(int(r.get("incomplete", 0)) for r in results), "facts_lost": len(lost),
                     "conflict_markers": text.count("<<<<<<<"),
                     "errors": [r["error"] for r in results if "error" in r]}
         finally:
@@ -110,9 +115,10 @@ def main() -> None:
     for n in counts:
         common.log(f"{n} writer(s) x {facts} facts")
         rows.append(run(n, facts, env))
-    common.table(["writers", "facts", "s to converge", "syncs", "push rounds", "retried", "lost", "markers"],
+    common.table(["writers", "facts", "s to converge", "syncs", "push rounds", "retried", "ran out", "lost",
+                  "markers"],
                  [[r["writers"], r["facts"], r["seconds_to_converge"], r["syncs"], r["push_rounds"],
-                   r["syncs_retried"], r["facts_lost"], r["conflict_markers"]] for r in rows],
+                   r["syncs_retried"], r["syncs_incomplete"], r["facts_lost"], r["conflict_markers"]] for r in rows],
                  title="git mem sync through git daemon on 127.0.0.1")
     common.save("sync", {"runs": rows})
 

@@ -256,7 +256,7 @@ def test_both_machines_append_to_the_same_daily_log(clones: tuple[Mem, Mem], how
 def test_a_clone_without_the_driver_conflicts_but_loses_nothing(clones: tuple[Mem, Mem]) -> None:
     a, b = clones
     b.git("config", "--remove-section", "merge.gitmem-daily")  # as in a clone that never ran init
-    assert "merge driver is not set up" in " ".join(b.json("hooks", "status")["notes"])
+    assert "merge drivers are not set up" in " ".join(b.json("hooks", "status")["notes"])
     _daily(a, "10:00", "Standup\nNotes:\n- shipped it")
     _daily(b, "10:05", "Review\nNotes:\n- shipped it")
     a.git("push", "-q")

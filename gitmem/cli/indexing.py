@@ -96,7 +96,7 @@ def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
 
 @click.group()
 def hooks() -> None:
-    """The git hooks that keep the index current, and the daily-log merge driver."""
+    """The git hooks that keep the index current, and the merge drivers."""
 
 
 @hooks.command("install")
@@ -138,7 +138,7 @@ def hooks_uninstall(as_json: bool) -> None:
 @hooks.command("status")
 @json_option
 def hooks_status(as_json: bool) -> None:
-    """Whether the hooks and the daily-log merge driver are installed here.
+    """Whether the hooks and the merge drivers are installed here.
 
     \b
     Examples:

@@ -25,8 +25,8 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
          no_hooks: bool, as_json: bool) -> None:
     """Make a folder or repository into a notebook (safe to run again).
 
-    Creates .gitmem.toml, a .gitattributes that merges daily logs entry by
-    entry, a git repository if there is none, and the index; installs the git
+    Creates .gitmem.toml, a .gitattributes that merges pages fact by fact and
+    daily logs entry by entry, a git repository if there is none, and the index; installs the git
     hooks (see 'git mem hooks'); fetches the embedding model if it is not on
     this machine yet. Run it once in every clone of a notebook.
 

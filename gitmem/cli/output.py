@@ -352,7 +352,7 @@ def _hooks_line(h: Any) -> str:
     state = "installed" if h["installed"] else f"not installed ({', '.join(h['missing'])} missing or changed)"
     if h.get("switched_off"):
         state += f", switched off by {h['switched_off']}"
-    driver = "daily-log merge driver " + ("on" if h["merge_driver"] else "off")
+    driver = "merge drivers " + ("on" if h["merge_driver"] else "off")
     return f"{state} in {h['dir']}; {driver}"
 
 
@@ -362,7 +362,7 @@ def hooks_change(c: Any) -> str:
         ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
         ("removed", c.removed), ("restored", c.restored)) if names]
     out = [f"hooks in {c.dir}: " + ("; ".join(parts) if parts else "nothing to do")]
-    out.append("daily-log merge driver: " + ("configured" if c.merge_driver else "removed from this clone"))
+    out.append("merge drivers (pages, daily logs): " + ("configured" if c.merge_driver else "removed from this clone"))
     out.extend(f"note: {n}" for n in c.notes)
     return "\n".join(out)
 
@@ -374,7 +374,7 @@ def hooks_status(s: Any) -> str:
     for h in s.hooks:
         out.append(f"  {h.name:<14} {h.state}" + (", then the hook that was here before" if h.chained else ""))
     out.append(f"calls:        {s.python or '-'}" + ("" if s.python_ok or not s.python else " (missing!)"))
-    out.append(f"merge driver: {'configured' if s.merge_driver else 'not configured'} (daily logs)")
+    out.append(f"merge drivers: {'configured' if s.merge_driver else 'not configured'} (pages, daily logs)")
     out.extend(f"note: {n}" for n in s.notes)
     return "\n".join(out)
 

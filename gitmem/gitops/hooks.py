@@ -112,7 +112,7 @@ def _inside(path: Path, top: Path) -> bool:
 
 
 def install(nb: Notebook, force: bool = False) -> HooksChange:
-    """Install the four hooks (chaining any already there) and the daily-log merge driver."""
+    """Install the four hooks (chaining any already there) and the merge drivers (pages fact by fact, daily logs entry by entry)."""
     git = nb.git
     where = place(git)
     if where.shared and not force:
@@ -222,8 +222,8 @@ def _advise(result: HooksStatus, where: Place) -> None:
     if result.python and not result.python_ok:
         result.notes.append(f"the hooks call {result.python}, which is gone; run 'git mem hooks install' again")
     if not result.merge_driver:
-        result.notes.append(f"the {merge.DRIVER} merge driver is not set up in this clone, so concurrent daily-log "
-                            "appends will conflict; run 'git mem hooks install'")
+        result.notes.append(f"the {merge.DRIVER} and {merge.FACTS_DRIVER} merge drivers are not set up in this clone, "
+                            "so concurrent facts and daily-log appends will conflict; run 'git mem hooks install'")
     if result.switched_off:
         result.notes.append(f"hooks do nothing here: {result.switched_off}")
 

@@ -40,7 +40,7 @@ from .git import Git, words
 from .identity import commit_env
 from .plumbing import commit_tree, ref, refs, tree_id, update_ref
 
-ATTEMPTS = 8
+ATTEMPTS = 12
 PROPOSALS = "refs/heads/gitmem/proposed"
 OWN = "refs/gitmem/"
 SCRATCH = "refs/gitmem-sync/"
@@ -113,9 +113,9 @@ def sync(git: Git, remote: str | None = None, allow_rewritten: bool = False, att
 
 
 def backoff(attempt: int) -> float:
-    """The pause before round `attempt + 1`: growing, capped at 2 s, random so that writers that
+    """The pause before round `attempt + 1`: growing, capped at 3 s, random so that writers that
     collided do not collide again."""
-    return min(2.0, 0.05 * 2 ** attempt) * random.uniform(0.5, 1.5)
+    return min(3.0, 0.05 * 2 ** attempt) * random.uniform(0.5, 1.5)
 
 
 # -- where and how -------------------------------------------------------------
