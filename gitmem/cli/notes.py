@@ -54,10 +54,13 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
               help="Route by category instead of guessing from the text.")
 @click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
 @click.option("--keep-both", is_flag=True, help="Add it even if it updates a line of the page (keep the old one).")
+@click.option("--scope", type=click.Choice(["project", "personal"]),
+              help="Write to this notebook or your personal one (git config --global mem.personal) "
+                   "[preferences: personal, once configured; the rest: project].")
 @guard_option
 @json_option
 def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
-             force: bool, keep_both: bool, allow: bool, as_json: bool) -> None:
+             force: bool, keep_both: bool, scope: str | None, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
     Routing, first match wins: shopping (buy, out of, pick up) ->
@@ -80,14 +83,20 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
       git mem remember "Sarah Chen's phone is 555-9999"     replaces her old number
       git mem remember --keep-both "Sarah's phone is 555-0000"
       git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
+      git mem remember --scope personal "I review code in the morning"
       echo "a longer fact" | git mem remember -
     """
-    from ..notes import memory
+    from ..notes import memory, scopes
     from . import output
 
     nb = notebook()
-    result = memory.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
-                             force, allow, keep_both)
+    fact = read_text(text, "fact")
+    where, chosen, note = scopes.target(nb, fact, scope, category, to)
+    result = memory.remember(where, fact, page_path(nb, to) if to else None, section, category, force, allow,
+                             keep_both)
+    result.scope = chosen
+    if note:
+        result.hint = f"{result.hint}; {note}" if result.hint else note
     show(result, as_json, output.written)
 
 

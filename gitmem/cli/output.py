@@ -95,6 +95,8 @@ def hit_header(hit: Any) -> str:
     extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
     if getattr(hit, "confidence", None) is not None:
         extra += f", confidence {hit.confidence:.2f}"
+    if getattr(hit, "scope", "project") == "personal":
+        extra += ", personal notebook"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
 
