@@ -161,6 +161,16 @@ def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
     hookrun.start(name, list(args), _catch_up)
 
 
+@hooks.command("pre-push", hidden=True)
+@click.argument("remote", required=False, default="")
+@click.argument("url", required=False, default="")
+def hooks_pre_push(remote: str, url: str) -> None:
+    """What the pre-push hook runs: refuse a push that would carry a page marked private."""
+    from ..gitops import prepush
+
+    prepush.check(notebook(), remote or url, sys.stdin.read())
+
+
 def _catch_up(nb: Any, wait: float) -> Any:
     from ..index import maintenance  # imported in the detached worker only, after the fork
 

@@ -33,6 +33,8 @@ from ..notebook import Notebook
 
 HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 SCRIPT = "post-hook.sh"  # in hooks/ (the package gitmem.hookscripts): the same script for all four
+PUSH_HOOK = "pre-push"  # refuses a push that would carry a private page (prepush.py)
+PUSH_SCRIPT = "pre-push.sh"
 MARKER = b"# gitmem-hook v1"
 CHAINED = ".gitmem-chained"
 PYTHON_LINE = re.compile(rb"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
@@ -83,11 +85,11 @@ class HooksChange:
     notes: list[str] = field(default_factory=list)
 
 
-def script() -> bytes:
-    """The hook script, naming the interpreter gitmem runs under now."""
+def script(name: str = SCRIPT) -> bytes:
+    """A hook script (the post-* hooks' by default), naming the interpreter gitmem runs under now."""
     from importlib.resources import files
 
-    template = files("gitmem.hookscripts").joinpath(SCRIPT).read_text(encoding="utf-8")
+    template = files("gitmem.hookscripts").joinpath(name).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(sys.executable)).encode()
 
 
@@ -125,6 +127,7 @@ def install(nb: Notebook, force: bool = False) -> HooksChange:
     text = script()
     for name in HOOKS:
         _install_one(where.dir, name, text, change)
+    _install_one(where.dir, PUSH_HOOK, script(PUSH_SCRIPT), change)
     change.merge_driver = True
     if merge.configure(git):
         change.notes.append(f"configured the {merge.DRIVER} merge driver for daily logs in this clone")
@@ -162,7 +165,7 @@ def uninstall(nb: Notebook) -> HooksChange:
     git = nb.git
     folder = git.git_path("hooks")
     change = HooksChange(str(folder))
-    for name in HOOKS:
+    for name in (*HOOKS, PUSH_HOOK):
         path, kept = folder / name, folder / (name + CHAINED)
         current = _read(path)
         if current is None or MARKER not in current:
@@ -185,7 +188,7 @@ def status(nb: Notebook) -> HooksStatus:
     where = place(git)
     text = script()
     states, pythons = [], set()
-    for name in HOOKS:
+    for name in (*HOOKS, PUSH_HOOK):
         path = where.dir / name
         current = _read(path)
         if current is None:
@@ -193,7 +196,8 @@ def status(nb: Notebook) -> HooksStatus:
         elif MARKER not in current:
             state = "other"
         else:
-            state = "installed" if _same_but_python(current, text) else "outdated"
+            wanted = script(PUSH_SCRIPT) if name == PUSH_HOOK else text
+            state = "installed" if _same_but_python(current, wanted) else "outdated"
             found = PYTHON_LINE.search(current)
             if found:
                 pythons.add(os.fsdecode(found.group(1)))
