@@ -86,6 +86,7 @@ def test_pull_rebase_makes_sync_rebase(pair: list[Mem]) -> None:
     assert "Hendricks" in _remote_text(b, FACTS) and "piano tuner" in _remote_text(b, FACTS)
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_dirty_work_tree_is_never_swept_into_the_sync(pair: list[Mem]) -> None:
     a, b = pair
     a("remember", "The boiler is serviced by Hendricks")
@@ -100,6 +101,7 @@ def test_a_dirty_work_tree_is_never_swept_into_the_sync(pair: list[Mem]) -> None
     assert "draft" not in b.git("ls-tree", "-r", "--name-only", "origin/main")
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_one_command(pair: list[Mem]) -> None:
     a, b = pair
     a("remember", "The gate code is 1234")
@@ -130,6 +132,7 @@ def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_
     assert b.json("status", "--no-model")["conflicts"] == {"pages": [], "in_progress": None}
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_rejected_push_is_fetched_merged_and_pushed_again(pair: list[Mem], tmp_path: Path) -> None:
     """Another writer pushes while this push is under way (from this clone's pre-push hook): the
     server refuses this push, and the next round merges that writer's fact and pushes both."""
@@ -146,6 +149,7 @@ def test_a_rejected_push_is_fetched_merged_and_pushed_again(pair: list[Mem], tmp
     assert "Hendricks" in remote and "piano tuner" in remote
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_remote_rewritten_to_an_older_history_is_refused(pair: list[Mem]) -> None:
     a, b = pair
     old = a.git("rev-parse", "HEAD").strip()
@@ -278,6 +282,7 @@ def test_two_clones_sync_over_smart_http_with_basic_auth(tmp_path: Path, monkeyp
     assert "Hendricks" in text and "piano tuner" in text
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_wrong_password_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             http: HttpServer) -> None:
     [a] = _clones(tmp_path, monkeypatch, http.url(), 1)

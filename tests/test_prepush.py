@@ -25,6 +25,7 @@ def _push(m: Mem) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "push", "origin", "main"], cwd=m.path, capture_output=True, text=True)
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_private_page_never_travels_and_the_rest_does(pushing: Mem, tmp_path: Path) -> None:
     pushing.write("knowledge/diary.md", "---\nprivate: true\n---\n# Diary\n\n- a private thought\n")
     pushing.commit("diary")
@@ -44,6 +45,7 @@ def test_a_private_page_never_travels_and_the_rest_does(pushing: Mem, tmp_path: 
     assert "diary" not in git(tmp_path / "remote.git", "ls-tree", "-r", "--name-only", "main")
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_sync_is_refused_the_same_way(pushing: Mem) -> None:
     pushing.write("knowledge/diary.md", "---\ntitle: Diary\nprivate: yes\n---\n- private\n")
     pushing.commit("diary")

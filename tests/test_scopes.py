@@ -58,6 +58,7 @@ def test_a_preference_goes_to_the_personal_notebook_and_says_so(mem: Mem, person
     assert mem.json("remember", "The build takes four minutes")["scope"] == "project"
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_without_a_personal_notebook_everything_stays_here(mem: Mem) -> None:
     assert mem.json("remember", "I prefer short answers")["scope"] == "project"
     failed = mem("remember", "--scope", "personal", "My dentist is Dr. Okafor", code=2)
