@@ -23,7 +23,7 @@ from gitmem.gitops.lock import FileLock
 from tests.conftest import ROOT, Mem, git
 from tests.indexstate import assert_exact, hooks_log, keyword, wait_current
 
-HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite"]
+HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite", "pre-push"]
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_hooks_already_there_are_chained_and_restored(tmp_path: Path, monkeypatc
     wait_current(m)
     assert m.json("hooks", "status")["hooks"][0] == {"name": "post-commit", "state": "installed", "chained": True}
     out = m.json("hooks", "uninstall")
-    assert out["restored"] == ["post-commit", "post-checkout", "post-rewrite"] and out["removed"] == ["post-merge"]
+    assert out["restored"] == ["post-commit", "post-checkout", "post-rewrite"] and out["removed"] == ["post-merge", "pre-push"]
     for name, text in USER_HOOKS.items():
         assert (folder / name).read_text() == text and stat.S_IMODE((folder / name).stat().st_mode) == 0o750
     assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(".sample")) == sorted(USER_HOOKS)
@@ -367,6 +367,8 @@ def test_a_cherry_pick_series_is_indexed_at_its_end(hooked: Mem) -> None:
 
 
 def test_a_rebase_stopped_on_a_conflict_leaves_the_index_alone_until_it_ends(hooked: Mem) -> None:
+    # the same fact changed differently on both sides (two sides adding facts would merge fact by fact)
+    commit(hooked, "knowledge/clash.md", "- the clash\n", hooks=False)
     quiet(hooked, "checkout", "-q", "-b", "topic")
     for i in range(3):
         commit(hooked, f"knowledge/t{i}.md", f"- topic {i}\n", hooks=False)

@@ -27,10 +27,11 @@ def history(mem: Mem) -> Mem:
     mem.write("knowledge/boats.md", "# Boats\n\n- The ketch is moored at Pier 9\n")
     mem.commit("boats")
     mem.git("branch", "side", "HEAD~1")
-    mem.write(PEOPLE, "# People\n\n- Ada likes lighthouses\n- Brian collects barometers\n")
+    # both sides change the same fact, so merging them conflicts (added facts would merge fact by fact)
+    mem.write(PEOPLE, "# People\n\n- Ada likes lighthouses; Brian collects barometers\n")
     mem.commit("brian")
     mem.git("checkout", "-q", "side")
-    mem.write(PEOPLE, "# People\n\n- Ada likes lighthouses\n- Chloe restores gramophones\n")
+    mem.write(PEOPLE, "# People\n\n- Ada likes lighthouses; Chloe restores gramophones\n")
     mem.commit("chloe")
     mem.git("checkout", "-q", "main")
     assert keyword(mem, "barometers") == [PEOPLE]
@@ -77,7 +78,11 @@ def test_rebase_abort(history: Mem) -> None:
     assert keyword(history, "gramophones") == [PEOPLE]
     rebase = subprocess.run(["git", "rebase", "main"], cwd=history.path, capture_output=True, text=True)
     assert rebase.returncode != 0 and "CONFLICT" in rebase.stdout
-    assert keyword(history, "gramophones") == [PEOPLE]  # mid-rebase: the conflicted work tree
+    # mid-rebase: neither side of the conflicting fact is indexed, and status names the page
+    assert keyword(history, "gramophones") == [] and keyword(history, "barometers") == []
+    assert history.json("status", "--no-model")["conflicts"] == {"pages": [{"path": PEOPLE, "facts": 1}],
+                                                                  "in_progress": "rebase"}
+    assert f"conflict:   {PEOPLE}: 1 fact(s) changed differently" in history("status", "--no-model").stdout
     history.git("rebase", "--abort")
     _stale(history)
     assert keyword(history, "barometers") == [] and keyword(history, "gramophones") == [PEOPLE]
@@ -251,7 +256,7 @@ def test_both_machines_append_to_the_same_daily_log(clones: tuple[Mem, Mem], how
 def test_a_clone_without_the_driver_conflicts_but_loses_nothing(clones: tuple[Mem, Mem]) -> None:
     a, b = clones
     b.git("config", "--remove-section", "merge.gitmem-daily")  # as in a clone that never ran init
-    assert "merge driver is not set up" in " ".join(b.json("hooks", "status")["notes"])
+    assert "merge drivers are not set up" in " ".join(b.json("hooks", "status")["notes"])
     _daily(a, "10:00", "Standup\nNotes:\n- shipped it")
     _daily(b, "10:05", "Review\nNotes:\n- shipped it")
     a.git("push", "-q")
@@ -275,7 +280,27 @@ def test_init_writes_the_attributes_and_configures_the_driver(clones: tuple[Mem,
     assert "daily/*.md merge=gitmem-daily" in (a.path / ".gitattributes").read_text().splitlines()
     assert a.git("check-attr", "merge", "daily/2026-11-22.md").strip().endswith("gitmem-daily")
     assert a.git("check-attr", "merge", "memory/2026-11-22.md").strip().endswith("gitmem-daily")
-    assert a.git("check-attr", "merge", "memory/2026-11-22-1015.md").strip().endswith("unspecified")
+    # every other page merges fact by fact
+    assert a.git("check-attr", "merge", "memory/2026-11-22-1015.md").strip().endswith("gitmem-facts")
+    assert a.git("check-attr", "merge", "knowledge/facts.md").strip().endswith("gitmem-facts")
     driver = a.git("config", "merge.gitmem-daily.driver").strip()
     assert " -I -c " in driver and driver.endswith(" gitmem merge-driver %O %A %B %P")
     assert os.path.exists(driver.split()[0])
+    facts = a.git("config", "merge.gitmem-facts.driver").strip()
+    assert " -I -c " in facts and facts.endswith(" gitmem merge-driver --facts %O %A %B %P")
+
+
+def test_init_puts_an_old_notebooks_lines_in_order(clones: tuple[Mem, Mem]) -> None:
+    """A notebook made before the fact driver has only the daily lines: the page line must come
+    before them (the last matching line wins), with a person's own lines kept."""
+    a, _ = clones
+    (a.path / ".gitattributes").write_text("*.png binary\n# gitmem: daily logs merge entry by entry\n"
+                                           "daily/*.md merge=gitmem-daily\nmemory/????-??-??.md merge=gitmem-daily\n")
+    a.commit("old attributes")
+    a("init", "--no-index")
+    lines = (a.path / ".gitattributes").read_text().splitlines()
+    assert lines[0] == "*.png binary" and lines[2:] == ["*.md merge=gitmem-facts", "*.markdown merge=gitmem-facts",
+                                                        "daily/*.md merge=gitmem-daily",
+                                                        "memory/????-??-??.md merge=gitmem-daily"]
+    assert a.git("check-attr", "merge", "daily/2026-11-22.md").strip().endswith("gitmem-daily")
+    assert a.git("status", "--porcelain") == ""  # init committed it

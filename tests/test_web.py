@@ -799,3 +799,14 @@ def test_documents_keep_their_size_through_a_rebuild(shelf: Mem) -> None:
 def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
     article = client(shelf).get("/page/manuals/boiler.pdf").text.split('<article class="markdown">', 1)[1]
     assert "<p>Pressure</p>\n<p>Read 1.5 bar when cold</p>" in article  # not run together into one paragraph
+
+
+def test_status_has_a_conflicts_card_naming_the_page_and_the_command(notes: Mem) -> None:
+    notes.write("knowledge/plan.md", "# Plan\n\n<<<<<<< ours\n- Ship on Friday\n=======\n- Ship on Monday\n"
+                                     ">>>>>>> theirs\n- Tell Sarah\n")
+    assert notes.json("recall", "--mode", "keyword", "Ship")["results"] == []  # a read indexes it: not as facts
+    page = client(notes).get("/status").text
+    card = page.split('id="conflicts-h"', 1)[1].split("</section>", 1)[0]
+    assert 'href="/page/knowledge/plan.md">knowledge/plan.md</a>: 1 fact changed differently' in card
+    assert "git mem resolve knowledge/plan.md --take ours|theirs|both" in card
+    assert 'id="conflicts-h"' not in client(notes).get("/").text

@@ -102,12 +102,17 @@ def _chain(nb: Notebook) -> tuple[list[Proposal], set[str]]:
     proposals: dict[str, Proposal] = {}
     dropped: set[str] = set()
     seen: set[str] = set()
-    for tip in tips(nb):
-        oid: str | None = tip
+    todo = tips(nb)
+    while todo:
+        oid: str | None = todo.pop(0)
         while oid and oid not in seen:
             seen.add(oid)
             parents, message = nb.git.messages([oid])[oid]
             found = trailers(message)
+            if "Gitmem-Merge" in found:  # git mem sync joined two clones' chains: follow both
+                todo.extend(parents[1:])
+                oid = parents[0] if parents else None
+                continue
             if "Gitmem-Dropped" in found:
                 dropped.update(found["Gitmem-Dropped"])
                 oid = parents[0] if parents else None

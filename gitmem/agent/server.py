@@ -24,7 +24,7 @@ from typing import Any, Callable
 from . import context
 from .. import dates, records
 from ..notes import forget, memory, trailers
-from ..search import engine as search, timeline, why
+from ..search import engine as search, scopes, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
@@ -99,7 +99,7 @@ def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any
         query = search.Query(a["query"], a.get("mode", "hybrid"), chosen, a.get("limit"), a.get("min_score"),
                              tuple(a.get("tags") or ()), a.get("type"), a.get("at"), a.get("history", False),
                              since, until, a.get("by", "auto"), served=True)
-        return search.run(nb, query)
+        return scopes.run(nb, query)
     return run
 
 

@@ -16,12 +16,12 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int |
             day: str | None = None, by: str = "auto") -> None:
     from .. import dates
     from . import output
-    from ..search import engine as search
+    from ..search import engine as search, scopes
 
     since, until = dates.date_range(since, start, end, day)
     query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
                          served=True)
-    show(search.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
+    show(scopes.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
          as_json, output.results)
 
 

@@ -96,7 +96,7 @@ def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
 
 @click.group()
 def hooks() -> None:
-    """The git hooks that keep the index current, and the daily-log merge driver."""
+    """The git hooks that keep the index current, and the merge drivers."""
 
 
 @hooks.command("install")
@@ -138,7 +138,7 @@ def hooks_uninstall(as_json: bool) -> None:
 @hooks.command("status")
 @json_option
 def hooks_status(as_json: bool) -> None:
-    """Whether the hooks and the daily-log merge driver are installed here.
+    """Whether the hooks and the merge drivers are installed here.
 
     \b
     Examples:
@@ -161,6 +161,16 @@ def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
     hookrun.start(name, list(args), _catch_up)
 
 
+@hooks.command("pre-push", hidden=True)
+@click.argument("remote", required=False, default="")
+@click.argument("url", required=False, default="")
+def hooks_pre_push(remote: str, url: str) -> None:
+    """What the pre-push hook runs: refuse a push that would carry a page marked private."""
+    from ..gitops import prepush
+
+    prepush.check(notebook(), remote or url, sys.stdin.read())
+
+
 def _catch_up(nb: Any, wait: float) -> Any:
     from ..index import maintenance  # imported in the detached worker only, after the fork
 
@@ -172,12 +182,15 @@ def _catch_up(nb: Any, wait: float) -> Any:
 @click.argument("ours", type=click.Path(path_type=Path))
 @click.argument("theirs", type=click.Path(path_type=Path))
 @click.argument("path", required=False, default="")
-def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
-    """What git runs to merge a daily log (%O %A %B %P): entry by entry."""
-    from ..gitops import merge
+@click.option("--facts", is_flag=True, help="Merge a page fact by fact (else a daily log entry by entry).")
+def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -> None:
+    """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
+    from ..gitops import factmerge, merge
 
-    if not merge.merge_files(base, ours, theirs, path):
-        click.echo(f"gitmem: {path or ours}: both sides changed the same entry; resolve the markers", err=True)
+    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_text if facts else None):
+        what = "fact" if facts else "entry"
+        click.echo(f"gitmem: {path or ours}: both sides changed the same {what}; "
+                   f"run 'git mem resolve {path or ours} --take ours|theirs|both' or edit the markers", err=True)
         sys.exit(1)
 
 

@@ -27,8 +27,8 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
          no_hooks: bool, model_dir: Path | None, as_json: bool) -> None:
     """Make a folder or repository into a notebook (safe to run again).
 
-    Creates .gitmem.toml, a .gitattributes that merges daily logs entry by
-    entry, a git repository if there is none, and the index; installs the git
+    Creates .gitmem.toml, a .gitattributes that merges pages fact by fact and
+    daily logs entry by entry, a git repository if there is none, and the index; installs the git
     hooks (see 'git mem hooks'); fetches the embedding model if it is not on
     this machine yet. Run it once in every clone of a notebook.
 
@@ -57,10 +57,13 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
               help="Route by category instead of guessing from the text.")
 @click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
 @click.option("--keep-both", is_flag=True, help="Add it even if it updates a line of the page (keep the old one).")
+@click.option("--scope", type=click.Choice(["project", "personal"]),
+              help="Write to this notebook or your personal one (git config --global mem.personal) "
+                   "[preferences: personal, once configured; the rest: project].")
 @guard_option
 @json_option
 def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
-             force: bool, keep_both: bool, allow: bool, as_json: bool) -> None:
+             force: bool, keep_both: bool, scope: str | None, allow: bool, as_json: bool) -> None:
     """Store a fact on the right page, as one commit.
 
     Routing, first match wins: shopping (buy, out of, pick up) ->
@@ -91,14 +94,20 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
       git mem remember "Apollo 2.0 moved to March 29"       replaces its old date
       git mem remember --keep-both "Sarah's phone is 555-0000"
       git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
+      git mem remember --scope personal "I review code in the morning"
       echo "a longer fact" | git mem remember -
     """
-    from ..notes import memory
+    from ..notes import memory, scopes
     from . import output
 
     nb = notebook()
-    result = memory.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
-                             force, allow, keep_both)
+    fact = read_text(text, "fact")
+    where, chosen, note = scopes.target(nb, fact, scope, category, to)
+    result = memory.remember(where, fact, page_path(nb, to) if to else None, section, category, force, allow,
+                             keep_both)
+    result.scope = chosen
+    if note:
+        result.hint = f"{result.hint}; {note}" if result.hint else note
     show(result, as_json, output.written)
 
 

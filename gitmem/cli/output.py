@@ -95,6 +95,8 @@ def hit_header(hit: Any) -> str:
     extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
     if getattr(hit, "confidence", None) is not None:
         extra += f", confidence {hit.confidence:.2f}"
+    if getattr(hit, "scope", "project") == "personal":
+        extra += ", personal notebook"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
 
@@ -291,9 +293,23 @@ def status(d: dict[str, Any]) -> str:
         bad = d["unparsed_frontmatter"]
         lines.append(f"frontmatter: YAML cannot read it in {len(bad)} page(s), taken as private if it mentions "
                      f"private: {', '.join(bad)}")
+    lines.extend(_conflicts(d.get("conflicts")))
     if model.get("note"):
         lines.append(f"note: {model['note']}")
     return "\n".join(lines)
+
+
+def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
+    """The conflicts lines of status: pages a merge left with markers (not indexed until resolved)."""
+    if not conflicts or not (conflicts["pages"] or conflicts["in_progress"]):
+        return []
+    lines = []
+    if conflicts["in_progress"]:
+        lines.append(f"git:        a {conflicts['in_progress']} is in progress")
+    for page in conflicts["pages"]:
+        lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
+                     f"not indexed until resolved; run 'git mem resolve {shown(page['path'])} --take ours|theirs|both'")
+    return lines
 
 
 def _documents(docs: dict[str, Any] | None) -> list[str]:
@@ -338,7 +354,7 @@ def _hooks_line(h: Any) -> str:
     state = "installed" if h["installed"] else f"not installed ({', '.join(h['missing'])} missing or changed)"
     if h.get("switched_off"):
         state += f", switched off by {h['switched_off']}"
-    driver = "daily-log merge driver " + ("on" if h["merge_driver"] else "off")
+    driver = "merge drivers " + ("on" if h["merge_driver"] else "off")
     return f"{state} in {h['dir']}; {driver}"
 
 
@@ -348,7 +364,7 @@ def hooks_change(c: Any) -> str:
         ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
         ("removed", c.removed), ("restored", c.restored)) if names]
     out = [f"hooks in {c.dir}: " + ("; ".join(parts) if parts else "nothing to do")]
-    out.append("daily-log merge driver: " + ("configured" if c.merge_driver else "removed from this clone"))
+    out.append("merge drivers (pages, daily logs): " + ("configured" if c.merge_driver else "removed from this clone"))
     out.extend(f"note: {n}" for n in c.notes)
     return "\n".join(out)
 
@@ -360,7 +376,7 @@ def hooks_status(s: Any) -> str:
     for h in s.hooks:
         out.append(f"  {h.name:<14} {h.state}" + (", then the hook that was here before" if h.chained else ""))
     out.append(f"calls:        {s.python or '-'}" + ("" if s.python_ok or not s.python else " (missing!)"))
-    out.append(f"merge driver: {'configured' if s.merge_driver else 'not configured'} (daily logs)")
+    out.append(f"merge drivers: {'configured' if s.merge_driver else 'not configured'} (pages, daily logs)")
     out.extend(f"note: {n}" for n in s.notes)
     return "\n".join(out)
 
@@ -454,3 +470,25 @@ def tags(found: Any) -> str:
         if found.tag:
             lines.extend(f"  {shown(u.path)}{f':{u.line}' if u.line else ''}  {u.text}" for u in tag.uses)
     return "\n".join(lines)
+
+
+def synced(r: Any) -> str:
+    """git mem sync: what came in, what went out, how many rounds it took."""
+    came = {"up to date": "already had everything on the remote", "fast-forward": "fast-forwarded to the remote",
+            "merged": "merged the remote's changes", "rebased": "rebased onto the remote",
+            "nothing on the remote yet": "the remote had no such branch yet"}.get(r.integrated, r.integrated)
+    went = f"pushed {', '.join(shown(p) for p in r.pushed)}" if r.pushed else "nothing to push"
+    rounds = f" ({r.attempts} attempts: the remote moved meanwhile)" if r.attempts > 1 else ""
+    lines = [f"synced {shown(r.branch)} with {shown(r.remote)}: {came}; {went}{rounds}"]
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def resolved(r: Any) -> str:
+    """git mem resolve: how many conflicts, which side, and what was concluded."""
+    line = f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})"
+    if r.concluded:
+        line += f"; the {r.concluded} is concluded" + (f" (commit {r.commit[:7]})" if r.commit else "")
+    elif r.commit:
+        line += f" (commit {r.commit[:7]})"
+    return "\n".join([line, *(f"note: {n}" for n in r.notes)])

@@ -34,6 +34,8 @@ from ..notebook import Notebook
 
 HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 SCRIPT = "post-hook.sh"  # in hooks/ (the package gitmem.hookscripts): the same script for all four
+PUSH_HOOK = "pre-push"  # refuses a push that would carry a private page (prepush.py)
+PUSH_SCRIPT = "pre-push.sh"
 MARKER = b"# gitmem-hook v1"
 CHAINED = ".gitmem-chained"
 PYTHON_LINE = re.compile(rb"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
@@ -85,11 +87,12 @@ class HooksChange:
     notes: list[str] = field(default_factory=list)
 
 
-def script() -> bytes:
-    """The hook script, naming the interpreter gitmem runs under now and the folder it is imported from."""
+def script(name: str = SCRIPT) -> bytes:
+    """A hook script (the post-* hooks' by default), naming the interpreter gitmem runs under now and
+    the folder it is imported from."""
     from importlib.resources import files
 
-    template = files("gitmem.hookscripts").joinpath(SCRIPT).read_text(encoding="utf-8")
+    template = files("gitmem.hookscripts").joinpath(name).read_text(encoding="utf-8")
     return (template.replace("@PYTHON@", shlex.quote(sys.executable)).replace("@HOME@", shlex.quote(launch.home()))
             .replace("@BOOT@", shlex.quote(launch.BOOT)).encode())
 
@@ -115,7 +118,7 @@ def _inside(path: Path, top: Path) -> bool:
 
 
 def install(nb: Notebook, force: bool = False) -> HooksChange:
-    """Install the four hooks (chaining any already there) and the daily-log merge driver."""
+    """Install the four hooks (chaining any already there) and the merge drivers (pages fact by fact, daily logs entry by entry)."""
     git = nb.git
     where = place(git)
     if where.shared and not force:
@@ -128,6 +131,7 @@ def install(nb: Notebook, force: bool = False) -> HooksChange:
     text = script()
     for name in HOOKS:
         _install_one(where.dir, name, text, change)
+    _install_one(where.dir, PUSH_HOOK, script(PUSH_SCRIPT), change)
     change.merge_driver = True
     if merge.configure(git):
         change.notes.append(f"configured the {merge.DRIVER} merge driver for daily logs in this clone")
@@ -165,7 +169,7 @@ def uninstall(nb: Notebook) -> HooksChange:
     git = nb.git
     folder = git.git_path("hooks")
     change = HooksChange(str(folder))
-    for name in HOOKS:
+    for name in (*HOOKS, PUSH_HOOK):
         path, kept = folder / name, folder / (name + CHAINED)
         current = _read(path)
         if current is None or MARKER not in current:
@@ -188,7 +192,7 @@ def status(nb: Notebook) -> HooksStatus:
     where = place(git)
     text = script()
     states, pythons = [], set()
-    for name in HOOKS:
+    for name in (*HOOKS, PUSH_HOOK):
         path = where.dir / name
         current = _read(path)
         if current is None:
@@ -196,7 +200,8 @@ def status(nb: Notebook) -> HooksStatus:
         elif MARKER not in current:
             state = "other"
         else:
-            state = "installed" if _same_but_python(current, text) else "outdated"
+            wanted = script(PUSH_SCRIPT) if name == PUSH_HOOK else text
+            state = "installed" if _same_but_python(current, wanted) else "outdated"
             found = PYTHON_LINE.search(current)
             if found:
                 pythons.add(os.fsdecode(found.group(1)))
@@ -227,8 +232,8 @@ def _advise(result: HooksStatus, where: Place) -> None:
     if result.python and not result.python_ok:
         result.notes.append(f"the hooks call {result.python}, which is gone; run 'git mem hooks install' again")
     if not result.merge_driver:
-        result.notes.append(f"the {merge.DRIVER} merge driver is not set up in this clone, so concurrent daily-log "
-                            "appends will conflict; run 'git mem hooks install'")
+        result.notes.append(f"the {merge.DRIVER} and {merge.FACTS_DRIVER} merge drivers are not set up in this clone, "
+                            "so concurrent facts and daily-log appends will conflict; run 'git mem hooks install'")
     if result.switched_off:
         result.notes.append(f"hooks do nothing here: {result.switched_off}")
 

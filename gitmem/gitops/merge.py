@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..launch import shell_command
 from ..markdown import body_offset, headings_of
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from .git import Git
 
 DRIVER = "gitmem-daily"
-ATTRIBUTES_NOTE = "# gitmem: daily logs merge entry by entry (driver set up by 'git mem init' / 'git mem hooks install')"
+ATTRIBUTES_NOTE = ("# gitmem: pages merge fact by fact, daily logs entry by entry "
+                   "(drivers set up by 'git mem init' / 'git mem hooks install')")
 TIME = re.compile(r"^## (\d{2}:\d{2})\b")
 MARKER_SIZE = 7
 
@@ -71,11 +72,18 @@ def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ou
     return (out.replace("\n", "\r\n") if crlf else out), clean
 
 
+Interleave = Callable[[list[str], list[str]], list[str]]
+Conflict = Callable[[list[str], list[str], tuple[str, str]], str]
+
+
 def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
-                 labels: tuple[str, str] = ("ours", "theirs")) -> tuple[list[str], bool]:
-    """Three-way merge of block lists (see the module docstring)."""
-    changes = sorted([(lo, hi, 0, new) for lo, hi, new in _changes(base, ours)]
-                     + [(lo, hi, 1, new) for lo, hi, new in _changes(base, theirs)],
+                 labels: tuple[str, str] = ("ours", "theirs"), mix: Interleave | None = None,
+                 conflict: Conflict | None = None, fine: bool = False) -> tuple[list[str], bool]:
+    """Three-way merge of block lists (see the module docstring). The fact merge (factmerge.py)
+    runs the same merge over lines, with its own `mix` of both sides' insertions and `conflict`,
+    and `fine`: a side's change of several items is taken item by item (see _changes)."""
+    changes = sorted([(lo, hi, 0, new) for lo, hi, new in _changes(base, ours, fine)]
+                     + [(lo, hi, 1, new) for lo, hi, new in _changes(base, theirs, fine)],
                      key=lambda c: (c[0], c[1], c[2]))
     out: list[str] = []
     clean = True
@@ -89,7 +97,7 @@ def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
             hi = max(hi, changes[i][1])
             i += 1
         out += base[pos:lo]
-        merged, ok = _resolve(base, lo, hi, group, labels)
+        merged, ok = _resolve(base, lo, hi, group, labels, mix or interleave, conflict or _conflict)
         out += merged
         clean = clean and ok
         pos = hi
@@ -97,10 +105,25 @@ def merge_blocks(base: list[str], ours: list[str], theirs: list[str],
     return out, clean
 
 
-def _changes(base: list[str], side: list[str]) -> list[tuple[int, int, list[str]]]:
-    """(start, end, replacement) in base coordinates for each change on one side."""
+def _changes(base: list[str], side: list[str], fine: bool = False) -> list[tuple[int, int, list[str]]]:
+    """(start, end, replacement) in base coordinates for each change on one side. `fine`: a
+    replacement of k items by m is k one-item replacements and then the insertion or deletion
+    of the rest, so that a fact added right after one changed is not part of that change."""
     matcher = SequenceMatcher(None, base, side, autojunk=False)
-    return [(i1, i2, side[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    out: list[tuple[int, int, list[str]]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if not fine or tag != "replace":
+            out.append((i1, i2, side[j1:j2]))
+            continue
+        pairs = min(i2 - i1, j2 - j1)
+        out += [(i1 + t, i1 + t + 1, [side[j1 + t]]) for t in range(pairs)]
+        if j2 - j1 > pairs:
+            out.append((i1 + pairs, i1 + pairs, side[j1 + pairs:j2]))
+        elif i2 - i1 > pairs:
+            out.append((i1 + pairs, i2, []))
+    return out
 
 
 def _overlap(lo: int, hi: int, lo2: int, hi2: int) -> bool:
@@ -120,7 +143,7 @@ def _view(base: list[str], lo: int, hi: int, group: list[tuple[int, int, int, li
 
 
 def _resolve(base: list[str], lo: int, hi: int, group: list[tuple[int, int, int, list[str]]],
-             labels: tuple[str, str]) -> tuple[list[str], bool]:
+             labels: tuple[str, str], mix: Interleave, conflict: Conflict) -> tuple[list[str], bool]:
     was = base[lo:hi]
     ours, theirs = _view(base, lo, hi, group, 0), _view(base, lo, hi, group, 1)
     if ours == theirs or theirs == was:
@@ -128,8 +151,8 @@ def _resolve(base: list[str], lo: int, hi: int, group: list[tuple[int, int, int,
     if ours == was:
         return theirs, True
     if not was:
-        return interleave(ours, theirs), True
-    return [_conflict(ours, theirs, labels)], False
+        return mix(ours, theirs), True
+    return [conflict(ours, theirs, labels)], False
 
 
 def interleave(ours: list[str], theirs: list[str]) -> list[str]:
@@ -173,67 +196,86 @@ def _conflict(ours: list[str], theirs: list[str], labels: tuple[str, str]) -> st
     return f"{lt} {labels[0]}\n{join(ours)}{eq}\n{join(theirs)}{gt} {labels[1]}"
 
 
-def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> bool:
-    """What git runs (%O %A %B %P): the merge goes into `ours`; False on a conflict."""
+def merge_files(base: Path, ours: Path, theirs: Path, path: str = "",
+                how: Callable[[str, str, str, tuple[str, str]], tuple[str, bool]] | None = None) -> bool:
+    """What git runs (%O %A %B %P): the merge goes into `ours`; False on a conflict. `how`: another
+    merge of the texts (the fact merge, factmerge.merge_text), else entry by entry as a daily log."""
     def read(p: Path) -> str:
         return p.read_bytes().decode("utf-8", errors="surrogateescape")
 
-    name = path or "daily log"
-    text, clean = merge_text(read(base), read(ours), read(theirs), (f"ours: {name}", f"theirs: {name}"))
+    name = path or ("page" if how else "daily log")
+    text, clean = (how or merge_text)(read(base), read(ours), read(theirs), (f"ours: {name}", f"theirs: {name}"))
     atomic_write(ours, text.encode("utf-8", errors="surrogateescape"))
     return clean
 
 
 # -- setting it up ----------------------------------------------------------
+FACTS_DRIVER = "gitmem-facts"
+NOTE_PREFIX = "# gitmem:"
+
+
 def attribute_lines(settings: Settings) -> list[str]:
-    """The .gitattributes lines that send daily logs to the driver (relative to the notebook)."""
-    return [f"{pattern} merge={DRIVER}" for pattern in settings.daily if not any(c.isspace() for c in pattern)]
+    """The .gitattributes lines (relative to the notebook) that send pages to the fact driver and,
+    after them (the last matching line wins), daily logs to the daily-log driver."""
+    pages = [f"*{pattern[2:]} merge={FACTS_DRIVER}" for pattern in settings.include
+             if pattern.startswith("**.") and "/" not in pattern and not any(c.isspace() for c in pattern)]
+    daily = [f"{pattern} merge={DRIVER}" for pattern in settings.daily if not any(c.isspace() for c in pattern)]
+    return pages + daily
 
 
 def attributes_missing(root: Path, settings: Settings) -> list[str]:
-    """The lines the notebook's .gitattributes lacks."""
+    """The lines the notebook's .gitattributes lacks, or all of them when they are out of order."""
     file = root / ".gitattributes"
     current = file.read_text(encoding="utf-8") if file.is_file() else ""
-    have = {line.strip() for line in current.splitlines()}
-    return [line for line in attribute_lines(settings) if line not in have]
+    wanted = attribute_lines(settings)
+    have = [line.strip() for line in current.splitlines() if line.strip() in wanted]
+    missing = [line for line in wanted if line not in have]
+    return missing or ([] if have == wanted else wanted)
 
 
 def write_attributes(root: Path, settings: Settings) -> bool:
-    """Add the missing lines to the notebook's .gitattributes; True if the file changed."""
-    missing = attributes_missing(root, settings)
-    if not missing:
+    """Write gitmem's lines into the notebook's .gitattributes, as one block in their order after
+    the lines a person wrote; True if the file changed."""
+    if not attributes_missing(root, settings):
         return False
     file = root / ".gitattributes"
     current = file.read_text(encoding="utf-8") if file.is_file() else ""
-    have = {line.strip() for line in current.splitlines()}
-    head = current if not current or current.endswith("\n") else current + "\n"
-    block = ([ATTRIBUTES_NOTE] if ATTRIBUTES_NOTE not in have else []) + missing
-    atomic_write(file, (head + "\n".join(block) + "\n").encode("utf-8"))
+    wanted = attribute_lines(settings)
+    kept = [line for line in current.splitlines()
+            if line.strip() not in wanted and not line.startswith(NOTE_PREFIX)]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    atomic_write(file, ("\n".join([*kept, ATTRIBUTES_NOTE, *wanted]) + "\n").encode("utf-8"))
     return True
 
 
-def driver_command() -> str:
+def driver_command(facts: bool = False) -> str:
     """The command git runs for a merge, with the interpreter gitmem runs under now, isolated (launch.py)."""
-    return shell_command("gitmem", "merge-driver") + " %O %A %B %P"
+    return shell_command("gitmem", "merge-driver", *(["--facts"] if facts else [])) + " %O %A %B %P"
 
 
 def configured(git: Git) -> str | None:
-    """The driver command this clone has, or None."""
+    """The daily-log driver command this clone has, or None (both drivers are set up together)."""
+    if git.config_get(f"merge.{FACTS_DRIVER}.driver") is None:
+        return None
     return git.config_get(f"merge.{DRIVER}.driver")
 
 
 def configure(git: Git) -> bool:
-    """Set up the driver in this clone's config; True if anything changed."""
-    if configured(git) == driver_command():
+    """Set up both drivers in this clone's config; True if anything changed."""
+    if configured(git) == driver_command() and git.config_get(f"merge.{FACTS_DRIVER}.driver") == driver_command(True):
         return False
     git.config_set(f"merge.{DRIVER}.name", "gitmem: daily logs merge entry by entry")
     git.config_set(f"merge.{DRIVER}.driver", driver_command())
+    git.config_set(f"merge.{FACTS_DRIVER}.name", "gitmem: pages merge fact by fact")
+    git.config_set(f"merge.{FACTS_DRIVER}.driver", driver_command(True))
     return True
 
 
 def unconfigure(git: Git) -> bool:
-    if configured(git) is None:
+    if git.config_get(f"merge.{DRIVER}.driver") is None and git.config_get(f"merge.{FACTS_DRIVER}.driver") is None:
         return False
-    git.config_unset(f"merge.{DRIVER}.name")
-    git.config_unset(f"merge.{DRIVER}.driver")
+    for name in (DRIVER, FACTS_DRIVER):
+        git.config_unset(f"merge.{name}.name")
+        git.config_unset(f"merge.{name}.driver")
     return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import config
-from ..errors import NoNotebook
+from ..errors import GitmemError, NoNotebook
 from ..notebook import Notebook
 from .git import Git
 
@@ -18,3 +18,37 @@ def open_notebook(start: Path | str = ".") -> Notebook:
     nb = Notebook(git, config.load(git.top))
     nb.check_root()  # a pulled .gitmem.toml must not move the notebook through a symlink or into .git
     return nb
+
+
+PERSONAL_ENV = "GITMEM_PERSONAL"
+PERSONAL_KEY = "mem.personal"
+
+
+def personal_path(nb: Notebook | None = None) -> Path | None:
+    """Where the personal notebook is (GITMEM_PERSONAL, else git config mem.personal), or None."""
+    import os
+
+    raw = os.environ.get(PERSONAL_ENV)
+    if raw is None and nb is not None:
+        raw = nb.git.config_get(PERSONAL_KEY)
+    if raw is None:
+        try:
+            raw = Git.find(".").config_get(PERSONAL_KEY)
+        except GitmemError:
+            raw = None
+    return Path(raw).expanduser() if raw and raw.strip() else None
+
+
+def personal_notebook(nb: Notebook | None = None) -> Notebook | None:
+    """The personal notebook (its own repository, its own remote) beside the project's, or None when
+    none is configured or it is the project itself. NoNotebook if the configured path holds none."""
+    where = personal_path(nb)
+    if where is None:
+        return None
+    if not where.is_dir():
+        raise NoNotebook(f"the personal notebook {where} (GITMEM_PERSONAL / git config mem.personal) does not exist",
+                         f"make it: git mem init {where}")
+    personal = open_notebook(where)
+    if nb is not None and personal.top.resolve() == nb.top.resolve():
+        return None
+    return personal

@@ -107,6 +107,14 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, """
     CREATE TABLE blames(key TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;
     """),
+    # 12: pages with conflict markers are chunked without their conflicts (neither side is a fact
+    # until resolved): chunk them again, and re-derive the history and work tree that held them
+    (12, """
+    DELETE FROM worktree WHERE EXISTS (SELECT 1 FROM blobs WHERE flags LIKE '%conflict%');
+    DELETE FROM meta WHERE key = 'commit' AND EXISTS (SELECT 1 FROM blobs WHERE flags LIKE '%conflict%');
+    DELETE FROM chunks WHERE blob IN (SELECT id FROM blobs WHERE flags LIKE '%conflict%');
+    UPDATE blobs SET chunked = 0 WHERE flags LIKE '%conflict%';
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [

@@ -26,6 +26,7 @@ from . import chunker, db, extracts, forgotten, provenance
 from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
+from ..gitops import factmerge
 from ..gitops.git import blob_id
 from ..gitops.log import Commit
 from ..gitops.lock import FileLock
@@ -376,13 +377,16 @@ class Index:
 
     def pieces(self, parsed: Parsed) -> Iterator[tuple[int, chunker.Chunk, str]]:
         """(seq, chunk, stored text) of each chunk of a blob the index keeps: none of a private
-        or binary one, forgotten lines blanked (even in history), blank chunks left out."""
+        or binary one, forgotten lines and conflicts (markers and both sides) blanked (even in
+        history), blank chunks left out."""
         if parsed.private or "binary" in parsed.flags:
             return
         s = self.nb.settings
         # blanked in the whole text before it is cut: a forgotten line is whole here, wherever
         # a chunk border would fall (mid-list, or inside a line longer than a chunk)
         text = self.forgotten.redact(parsed.text)
+        if "conflict" in parsed.flags:  # an unresolved merge: neither side of a conflict is a fact yet
+            text = factmerge.blank_conflicts(text)
         body = parsed.body if text is parsed.text else body_offset(text)
         for seq, piece in enumerate(chunker.chunk(text, s.max_chars, s.overlap_chars, body)):
             if piece.text.strip():

@@ -8,7 +8,8 @@ from typing import Any, Callable
 
 from . import db, embed, embeddings, extracts
 from .blobs import BAD_FRONTMATTER
-from ..gitops import hookrun, hooks
+from ..errors import GitmemError
+from ..gitops import factmerge, hookrun, hooks, sync
 from .db import LIVE_VIEW
 from .indexer import Index, SyncReport, recovering
 from ..gitops.lock import FileLock
@@ -90,6 +91,7 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
             "hooks": hooks.summary(nb),
             "unparsed_frontmatter": _unparsed(index),
+            "conflicts": _conflicts(index),
         }
     finally:
         index.close()
@@ -145,6 +147,26 @@ def _counts(index: Index) -> dict[str, int]:
         "conflicted_files": one(f"""SELECT count(*) FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
                                     WHERE b.flags LIKE '%conflict%'"""),
     }
+
+
+def _conflicts(index: Index) -> dict[str, Any]:
+    """Pages with conflict markers (their conflicts are not indexed), as the index last saw them and
+    as git has them unmerged now, with how many facts conflict in each; and the merge or rebase git
+    is in the middle of, if any."""
+    nb = index.nb
+    rows = index.conn.execute(f"""SELECT v.path FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
+                                  WHERE b.flags LIKE '%conflict%'""").fetchall()
+    paths = {path for (path,) in rows} | {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
+    pages = []
+    for path in sorted(paths):
+        rel = nb.rel(path)
+        try:
+            facts = len(factmerge.hunks(nb.read(rel if rel is not None else path)))
+        except GitmemError:
+            facts = 0
+        if facts:
+            pages.append({"path": path, "facts": facts})
+    return {"pages": pages, "in_progress": nb.git.in_progress()}
 
 
 def _unparsed(index: Index) -> list[str]:

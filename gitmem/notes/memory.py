@@ -52,6 +52,7 @@ class Written:
     category: str | None = None
     section: str | None = None
     replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
+    scope: str = "project"  # remember: the project's notebook or the personal one (notes/scopes.py)
 
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,

@@ -38,6 +38,7 @@ class Hit:
     fact: "Fact | None" = None  # the list item, line or paragraph of the chunk that best answers
     confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
     page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
+    scope: str = "project"  # the project's notebook, or the person's own (search/scopes.py)
 
     @property
     def where(self) -> str:

@@ -1,0 +1,64 @@
+"""`git mem` commands that share memory through a git server: sync, resolve."""
+
+from __future__ import annotations
+
+import click
+
+from .common import json_option, notebook, page_path, show
+
+
+@click.command()
+@click.option("--remote", metavar="NAME", help="The remote to sync with [the branch's upstream, else origin].")
+@click.option("--allow-rewritten", is_flag=True,
+              help="Merge a remote branch that was force-pushed to another history (every fact here is kept).")
+@json_option
+def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
+    """Fetch, merge and push the notebook, retrying while others push.
+
+    Syncs the checked-out branch, the proposals branch (gitmem/proposed) and
+    gitmem's refs (refs/gitmem/*). Pages merge fact by fact and daily logs
+    entry by entry, so writers adding facts never conflict; a push the remote
+    rejects because someone pushed first is fetched, merged and pushed again
+    (a few times, with a growing pause). The same fact changed differently on
+    both sides stops the merge as git would: resolve it with 'git mem resolve'.
+    Rebases instead of merging where branch.NAME.rebase or pull.rebase say so.
+    Uncommitted changes are never committed by a sync.
+
+    \b
+    Examples:
+      git mem sync
+      git mem sync --remote backup
+      git mem sync --json
+    """
+    from ..gitops import sync as syncing
+    from . import output
+
+    show(syncing.sync(notebook().git, remote, allow_rewritten), as_json, output.synced)
+
+
+@click.command()
+@click.argument("path")
+@click.option("--take", type=click.Choice(["ours", "theirs", "both"]), required=True,
+              help="Which side of each conflict to keep; both: ours, then the lines of theirs that differ.")
+@json_option
+def resolve(path: str, take: str, as_json: bool) -> None:
+    """Settle a page's conflicting facts: keep ours, theirs, or both.
+
+    In a merge or rebase that stopped (git mem sync, git pull), the page is
+    marked merged and, once no file is left unmerged, the merge is committed
+    (or the rebase continued). A page committed with markers gets one commit.
+
+    \b
+    Examples:
+      git mem resolve knowledge/facts.md --take both
+      git mem resolve reference/people.md --take theirs
+    """
+    from ..notes import resolve as resolving
+    from . import output
+
+    nb = notebook()
+    rel = nb.page(page_path(nb, path), must_exist=True)
+    show(resolving.resolve(nb, rel, take), as_json, output.resolved)
+
+
+COMMANDS = [sync, resolve]

@@ -1,0 +1,71 @@
+"""`git mem resolve PATH --take ours|theirs|both`: a page's conflicts settled in one command.
+
+In the middle of a merge or rebase (a `git mem sync` or `git pull` that stopped), the page is
+written with every conflict replaced by the side taken, marked merged (`git add`), and once no
+file is left unmerged the merge is committed (or the rebase continued), as `git commit` /
+`git rebase --continue` would. Outside one (a page committed with markers in it), the page is
+rewritten and committed like any gitmem write: one commit holding that change alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import GitFailed, GitmemError, UsageError
+from ..gitops import factmerge, sync
+from ..gitops.git import Git
+from ..gitops.lock import atomic_write
+from ..notebook import Notebook
+from . import change
+from .pages import Edit
+
+
+@dataclass
+class Resolved:
+    path: str
+    take: str
+    conflicts: int  # how many conflicts (facts) the page had
+    concluded: str | None  # the merge or rebase this finished, if it did
+    commit: str | None
+    unmerged: list[str] = field(default_factory=list)  # files still left for the person
+    notes: list[str] = field(default_factory=list)
+
+
+def resolve(nb: Notebook, rel: str, take: str) -> Resolved:
+    """Replace every conflict of the page with our side, theirs or both (see the module docstring)."""
+    if take not in factmerge.TAKES:
+        raise UsageError(f"--take {take!r} is not one of {', '.join(factmerge.TAKES)}",
+                         "e.g. git mem resolve knowledge/facts.md --take both")
+    git = nb.git
+    path = nb.repo_path(rel)
+    text = nb.read(rel)
+    resolved, count = factmerge.resolve_text(text, take)
+    if not count:
+        raise GitmemError(f"{rel} has no conflict markers; nothing to resolve",
+                          "'git mem status' lists the pages with conflicts")
+    busy = git.in_progress()
+    if busy and path in sync.unmerged(git):
+        with change.write_lock(nb):
+            atomic_write(nb.file(rel), resolved.encode("utf-8"))
+            sync.stage(git, path)
+            return _conclude(git, rel, take, count, busy)
+    with change.write_lock(nb):
+        applied = change.apply(nb, {rel: lambda now: Edit(factmerge.resolve_text(now, take)[0], 1, 1)},
+                               f"mem: resolve {count} conflict(s) in {rel} (--take {take})")
+    return Resolved(rel, take, count, None, applied.commit if applied else None)
+
+
+def _conclude(git: Git, rel: str, take: str, count: int, busy: str) -> Resolved:
+    left = sync.unmerged(git)
+    if left:
+        return Resolved(rel, take, count, None, None, left,
+                        [f"still unmerged: {', '.join(left)}; resolve them, then the {busy} is concluded"])
+    try:
+        head = sync.commit_merge(git)
+    except GitFailed as exc:
+        left = sync.unmerged(git)
+        if not left:
+            raise
+        return Resolved(rel, take, count, None, None, left,
+                        [f"the {busy} went on and stopped again: {exc.message}"])
+    return Resolved(rel, take, count, busy, head, [], ["run 'git mem sync' to push it"])

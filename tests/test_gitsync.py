@@ -1,0 +1,294 @@
+"""`git mem sync` and `git mem resolve` against real git servers started here: `git daemon`
+(git://) and smart HTTP (nginx + fcgiwrap + git http-backend, basic auth). Many writers converge
+with every fact; a rejected push is retried; a rewritten remote is refused; conflicts stop as git
+would and are resolved in one command."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.conftest import Mem, git
+from tests.gitservers import GitDaemon, HttpServer, bare, gitmem, http_missing
+
+FACTS = "knowledge/facts.md"
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[GitDaemon]:
+    base = tmp_path / "server"
+    base.mkdir()
+    bare(base)
+    server = GitDaemon(base)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, count: int) -> list[Mem]:
+    """`count` clones of one remote: the first made the notebook and pushed it, each ran init."""
+    made = []
+    for i in range(count):
+        git(tmp_path, "clone", "-q", url, f"c{i}")
+        m = Mem(tmp_path / f"c{i}", monkeypatch)
+        m("init", "--no-index")
+        if i == 0:
+            m("sync")
+        made.append(m)
+    return made
+
+
+@pytest.fixture
+def pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, daemon: GitDaemon) -> list[Mem]:
+    return _clones(tmp_path, monkeypatch, daemon.url(), 2)
+
+
+def _remote_text(m: Mem, path: str) -> str:
+    return m.git("show", f"origin/main:{path}")
+
+
+def test_a_first_sync_pushes_and_sets_the_upstream(pair: list[Mem]) -> None:
+    a, b = pair
+    assert a.git("config", "branch.main.merge").strip() == "refs/heads/main"
+    a("remember", "The boiler is serviced by Hendricks")
+    out = a.json("sync")
+    assert (out["integrated"], out["pushed"], out["attempts"]) == ("up to date", ["refs/heads/main"], 1)
+    assert b("sync").stdout == "synced main with origin: fast-forwarded to the remote; nothing to push\n"
+    assert "Hendricks" in (b.path / FACTS).read_text()
+
+
+def test_facts_from_both_sides_merge_without_a_conflict(pair: list[Mem]) -> None:
+    a, b = pair
+    a("remember", "The boiler is serviced by Hendricks")
+    b("remember", "The piano tuner comes in March")
+    a("sync")
+    out = b.json("sync")
+    assert out["integrated"] == "merged" and out["pushed"] == ["refs/heads/main"]
+    a("sync")
+    for m in (a, b):
+        text = (m.path / FACTS).read_text()
+        assert "Hendricks" in text and "piano tuner" in text and "<<<<<<<" not in text
+    assert (a.path / FACTS).read_text() == (b.path / FACTS).read_text()
+
+
+def test_pull_rebase_makes_sync_rebase(pair: list[Mem]) -> None:
+    a, b = pair
+    b.git("config", "pull.rebase", "true")
+    a("remember", "The boiler is serviced by Hendricks")
+    b("remember", "The piano tuner comes in March")
+    a("sync")
+    assert b.json("sync")["integrated"] == "rebased"
+    assert b.git("log", "--format=%P").count(" ") == 0  # linear: no merge commit
+    assert "Hendricks" in _remote_text(b, FACTS) and "piano tuner" in _remote_text(b, FACTS)
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_dirty_work_tree_is_never_swept_into_the_sync(pair: list[Mem]) -> None:
+    a, b = pair
+    a("remember", "The boiler is serviced by Hendricks")
+    a("sync")
+    b("remember", "The piano tuner comes in March")
+    b.write("knowledge/draft.md", "- not ready to share\n")  # untracked
+    b.write(FACTS, (b.path / FACTS).read_text() + "- an edit not committed\n")
+    b("sync")
+    assert "an edit not committed" in (b.path / FACTS).read_text()
+    assert "an edit not committed" not in _remote_text(b, FACTS) and "Hendricks" in _remote_text(b, FACTS)
+    assert b.git("status", "--porcelain") == " M knowledge/facts.md\n?? knowledge/draft.md\n"
+    assert "draft" not in b.git("ls-tree", "-r", "--name-only", "origin/main")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_one_command(pair: list[Mem]) -> None:
+    a, b = pair
+    a("remember", "The gate code is 1234")
+    a("sync")
+    b("sync")
+    for m, code in ((a, "5678"), (b, "9999")):
+        m.write(FACTS, (m.path / FACTS).read_text().replace("1234", code))
+        m.commit("new code")
+    a("remember", "The plumber is Ivo")
+    a("sync")
+    stopped = b("sync", code=1)
+    assert stopped.stderr.startswith(f"error: the merge stopped on a conflict in {FACTS}: the same fact was changed ")
+    assert stopped.stderr.count("\n") == 1 and f"git mem resolve {FACTS} --take" in stopped.stderr
+    assert (b.path / ".git/MERGE_HEAD").exists()
+    text = (b.path / FACTS).read_text()
+    assert text.count("<<<<<<<") == 1 and "Ivo" in text.split("<<<<<<<")[1].split(">>>>>>>")[1]
+    status = b.json("status", "--no-model")
+    assert status["conflicts"] == {"pages": [{"path": FACTS, "facts": 1}], "in_progress": "merge"}
+    assert b.json("recall", "--mode", "keyword", "gate code")["results"] == []  # neither side is a fact yet
+    out = b.json("resolve", FACTS, "--take", "both")
+    assert (out["conflicts"], out["concluded"]) == (1, "merge")
+    assert not (b.path / ".git/MERGE_HEAD").exists() and b.git("status", "--porcelain") == ""
+    assert b.git("log", "-1", "--format=%P").count(" ") == 1  # the merge commit
+    b("sync")
+    a("sync")
+    final = (a.path / FACTS).read_text()
+    assert "5678" in final and "9999" in final and "Ivo" in final and "<<<<<<<" not in final
+    assert b.json("status", "--no-model")["conflicts"] == {"pages": [], "in_progress": None}
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_rejected_push_is_fetched_merged_and_pushed_again(pair: list[Mem], tmp_path: Path) -> None:
+    """Another writer pushes while this push is under way (from this clone's pre-push hook): the
+    server refuses this push, and the next round merges that writer's fact and pushes both."""
+    a, b = pair
+    b("remember", "The piano tuner comes in March")  # committed, not pushed yet
+    a("remember", "The boiler is serviced by Hendricks")
+    hook = a.path / ".git/hooks/pre-push"
+    hook.write_text(f"#!/bin/sh\nrm -f -- \"$0\"\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n"
+                    f"git -C '{b.path}' push -q origin main >/dev/null 2>&1\ncat >/dev/null\nexit 0\n")
+    hook.chmod(0o755)
+    out = a.json("sync")
+    assert out["attempts"] == 2 and out["integrated"] == "merged" and out["pushed"] == ["refs/heads/main"]
+    remote = _remote_text(a, FACTS)
+    assert "Hendricks" in remote and "piano tuner" in remote
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_remote_rewritten_to_an_older_history_is_refused(pair: list[Mem]) -> None:
+    a, b = pair
+    old = a.git("rev-parse", "HEAD").strip()
+    a("remember", "The boiler is serviced by Hendricks")
+    a("sync")
+    b("sync")
+    b("remember", "The piano tuner comes in March")
+    a.git("push", "-q", "--force", "origin", f"{old}:refs/heads/main")  # someone force-pushed an older history
+    before = b.git("rev-parse", "HEAD").strip()
+    refused = b("sync", code=1)
+    assert refused.stderr.startswith("error: origin/main was rewritten (force-pushed): it no longer holds ")
+    assert "git mem sync --allow-rewritten" in refused.stderr and refused.stderr.count("\n") == 1
+    assert b.git("rev-parse", "HEAD").strip() == before and b.git("status", "--porcelain") == ""
+    assert "Hendricks" in (b.path / FACTS).read_text() and "piano" in (b.path / FACTS).read_text()
+    b("sync", "--allow-rewritten")
+    remote = _remote_text(b, FACTS)
+    assert "Hendricks" in remote and "piano tuner" in remote
+
+
+def test_gitmem_refs_travel_and_diverged_ones_are_joined(pair: list[Mem]) -> None:
+    a, b = pair
+    for m, name in ((a, "from-a"), (b, "from-b")):
+        commit = git(m.path, "commit-tree", _tree(m, f"{name}.bin", name), "-m", name).strip()
+        m.git("update-ref", "refs/gitmem/store", commit)
+    a("sync")
+    out = b.json("sync")
+    assert "refs/gitmem/store" in out["pushed"]
+    assert b.git("ls-tree", "--name-only", "refs/gitmem/store").split() == ["from-a.bin", "from-b.bin"]
+    a("sync")
+    assert a.git("rev-parse", "refs/gitmem/store") == b.git("rev-parse", "refs/gitmem/store")
+
+
+def test_proposals_of_both_clones_travel_and_stay_pending(pair: list[Mem]) -> None:
+    from gitmem.agent import review
+    from gitmem.gitops.repo import open_notebook
+
+    a, b = pair
+    for m, name in ((a, "alpha"), (b, "beta")):
+        nb = open_notebook(m.path)
+        base = nb.git.head()
+        assert base
+        review.propose(nb, base, {f"knowledge/{name}.md": f"- proposed {name}\n"},
+                       f"mem: proposal {name}\n\nGitmem-Session: sessions/{name}.md\nGitmem-Session-Blob: {name}")
+    a("sync")
+    b("sync")
+    a("sync")
+    for m in (a, b):
+        pending = review.pending(open_notebook(m.path), with_diff=False).proposals
+        assert sorted(p.session for p in pending) == ["sessions/alpha.md", "sessions/beta.md"]
+    assert a.git("rev-parse", "gitmem/proposed") == b.git("rev-parse", "gitmem/proposed")
+
+
+def _tree(m: Mem, name: str, data: str) -> str:
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=m.path, input=data, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    return subprocess.run(["git", "mktree"], cwd=m.path, input=f"100644 blob {blob}\t{name}\n",
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_four_writers_at_once_converge_with_every_fact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      daemon: GitDaemon) -> None:
+    clones = _clones(tmp_path, monkeypatch, daemon.url(), 4)
+    writers = []
+    for i, m in enumerate(clones):
+        script = " && ".join([
+            *(f"{_cmd()} remember 'Writer {i} fact {k}: the code word is w{i}k{k}'" for k in range(3)),
+            f"{_cmd()} daily 'Writer {i} stand-up: w{i}daily'",
+            f"{_cmd()} write knowledge/shared.md 'Writer {i} shared line w{i}shared'",
+            f"{_cmd()} write knowledge/own-{i}.md 'Writer {i} own page w{i}own'",
+            f"{_cmd()} sync"])
+        writers.append(subprocess.Popen(["sh", "-c", script], cwd=m.path, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, env=_env()))
+    for proc in writers:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+    for _ in range(2):  # those that finished first fetch what the others pushed after them
+        for m in clones:
+            gitmem(m.path, "sync")
+    words = [f"w{i}k{k}" for i in range(4) for k in range(3)] + [f"w{i}{kind}" for i in range(4)
+                                                                 for kind in ("daily", "shared", "own")]
+    heads = {m.git("rev-parse", "HEAD").strip() for m in clones}
+    assert len(heads) == 1
+    for m in clones:
+        text = m.git("grep", "-h", "-e", "w[0-9]", "HEAD", "--")
+        assert [w for w in words if w not in text] == []
+        markers = subprocess.run(["git", "grep", "-c", "-e", "^<<<<<<<", "HEAD", "--"], cwd=m.path,
+                                 capture_output=True, text=True)
+        assert markers.returncode == 1 and markers.stdout == ""
+        assert m.json("status", "--no-model")["conflicts"]["pages"] == []
+
+
+def _cmd() -> str:
+    import shlex
+    import sys
+
+    return f"{shlex.quote(sys.executable)} -P -m gitmem"
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "GITMEM_HOOKS": "0"}
+
+
+# -- smart HTTP with basic auth -----------------------------------------------------
+@pytest.fixture
+def http(tmp_path: Path) -> Iterator[HttpServer]:
+    missing = http_missing()
+    if missing:
+        pytest.skip(f"smart HTTP tests need nginx and fcgiwrap: {missing}")
+    base = tmp_path / "http-server"
+    base.mkdir()
+    bare(base)
+    server = HttpServer(base, tmp_path / "http-state", "ada", "s3cret-pass")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_two_clones_sync_over_smart_http_with_basic_auth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         http: HttpServer) -> None:
+    a, b = _clones(tmp_path, monkeypatch, http.url(), 2)
+    a("remember", "The boiler is serviced by Hendricks")
+    b("remember", "The piano tuner comes in March")
+    a("sync")
+    assert b.json("sync")["integrated"] == "merged"
+    a("sync")
+    text = (a.path / FACTS).read_text()
+    assert "Hendricks" in text and "piano tuner" in text
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_wrong_password_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            http: HttpServer) -> None:
+    [a] = _clones(tmp_path, monkeypatch, http.url(), 1)
+    a.git("remote", "set-url", "origin", http.url(password="wrong"))
+    a("remember", "The boiler is serviced by Hendricks")
+    failed = a("sync", code=1)
+    assert failed.stderr.count("\n") == 1 and "wrong" not in failed.stderr
+    assert failed.stderr.startswith("error: git ls-remote failed: fatal: Authentication failed for ")
+    assert "check the user name and password for this remote" in failed.stderr

@@ -1,0 +1,36 @@
+"""git mem resolve outside a merge (notes/resolve.py): a page committed with conflict markers is
+settled in one commit; a page without markers is refused in one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Mem
+
+PAGE = "knowledge/plan.md"
+MARKED = "# Plan\n\n<<<<<<< ours\n- Ship on Friday\n=======\n- Ship on Monday\n>>>>>>> theirs\n- Tell Sarah\n"
+
+
+def test_a_page_committed_with_markers_is_settled_in_one_commit(mem: Mem) -> None:
+    mem.write(PAGE, MARKED)
+    mem.commit("a merge someone committed with its markers")
+    assert mem.json("recall", "--mode", "keyword", "Ship")["results"] == []
+    assert mem.json("status", "--no-model")["conflicts"]["pages"] == [{"path": PAGE, "facts": 1}]
+    before = mem.git("rev-parse", "HEAD").strip()
+    out = mem.json("resolve", PAGE, "--take", "theirs")
+    assert (out["conflicts"], out["concluded"]) == (1, None) and out["commit"]
+    assert (mem.path / PAGE).read_text() == "# Plan\n\n- Ship on Monday\n- Tell Sarah\n"
+    assert mem.git("rev-list", "--count", f"{before}..HEAD").strip() == "1"
+    assert mem.git("show", "--name-only", "--format=", "HEAD").split() == [PAGE]
+    assert mem.git("status", "--porcelain") == ""
+    assert [h["path"] for h in mem.json("recall", "--mode", "keyword", "Monday")["results"]] == [PAGE]
+    assert mem.json("status", "--no-model")["conflicts"]["pages"] == []
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_page_without_markers_is_refused(mem: Mem) -> None:
+    mem.write(PAGE, "# Plan\n\n- Ship on Friday\n")
+    mem.commit("plan")
+    failed = mem("resolve", PAGE, "--take", "ours", code=1)
+    assert failed.stderr == ("error: knowledge/plan.md has no conflict markers; nothing to resolve "
+                             "('git mem status' lists the pages with conflicts)\n")

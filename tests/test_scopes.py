@@ -1,0 +1,66 @@
+"""A personal notebook beside the project's (search/scopes.py, notes/scopes.py): recall reads both and
+labels each result, `remember --scope personal` writes there, preferences go there by default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Mem, git
+
+
+@pytest.fixture
+def personal(mem: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Mem:
+    path = tmp_path / "me"
+    path.mkdir()
+    mine = Mem(path, monkeypatch)
+    mine("init", "--no-index")
+    git(tmp_path, "config", "--global", "mem.personal", str(path))
+    return mine
+
+
+def _heads(*ms: Mem) -> list[str]:
+    return [m.git("rev-parse", "HEAD").strip() for m in ms]
+
+
+def test_remember_scope_personal_writes_one_commit_there_only(mem: Mem, personal: Mem) -> None:
+    before = _heads(mem, personal)
+    out = mem.json("remember", "--scope", "personal", "My dentist is Dr. Okafor")
+    assert out["scope"] == "personal" and out["path"] == "knowledge/facts.md"
+    after = _heads(mem, personal)
+    assert after[0] == before[0] and after[1] != before[1]
+    assert personal.git("rev-list", "--count", f"{before[1]}..HEAD").strip() == "1"
+    assert "Okafor" in (personal.path / "knowledge/facts.md").read_text()
+    assert not (mem.path / "knowledge/facts.md").exists()
+
+
+def test_recall_reads_both_notebooks_and_labels_each_result(mem: Mem, personal: Mem) -> None:
+    mem("remember", "The deploy script is tools/deploy.sh")
+    personal("remember", "My dentist is Dr. Okafor on Elm Street")
+    found = mem.json("recall", "--mode", "keyword", "dentist")["results"]
+    assert [(h["path"], h["scope"]) for h in found] == [("knowledge/facts.md", "personal")]
+    found = mem.json("recall", "--mode", "keyword", "deploy")["results"]
+    assert [(h["path"], h["scope"]) for h in found] == [("knowledge/facts.md", "project")]
+    text = mem("recall", "--mode", "keyword", "dentist").stdout
+    assert "personal notebook)" in text and f"read the personal notebook too ({personal.path})" in text
+    search = mem.json("search", "--mode", "keyword", "dentist OR deploy")["results"]
+    assert sorted(h["scope"] for h in search) == ["personal", "project"]
+
+
+def test_a_preference_goes_to_the_personal_notebook_and_says_so(mem: Mem, personal: Mem) -> None:
+    out = mem.json("remember", "I prefer short answers without emoji")
+    assert out["scope"] == "personal" and out["path"] == "reference/preferences.md"
+    assert "written to your personal notebook" in out["hint"]
+    assert (personal.path / "reference/preferences.md").is_file() and not (mem.path / "reference/preferences.md").exists()
+    kept = mem.json("remember", "--scope", "project", "I prefer tabs over spaces in this repo")
+    assert kept["scope"] == "project" and (mem.path / "reference/preferences.md").is_file()
+    assert mem.json("remember", "The build takes four minutes")["scope"] == "project"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_without_a_personal_notebook_everything_stays_here(mem: Mem) -> None:
+    assert mem.json("remember", "I prefer short answers")["scope"] == "project"
+    failed = mem("remember", "--scope", "personal", "My dentist is Dr. Okafor", code=2)
+    assert failed.stderr.startswith("error: no personal notebook is configured")
+    assert mem.json("recall", "--mode", "keyword", "short answers")["results"][0]["scope"] == "project"
