@@ -128,3 +128,12 @@ def test_category_option_takes_the_new_categories(mem: Mem) -> None:
     assert mem("remember", "--category", "policy", "x", code=2).stderr == (
         "error: Invalid value for '--category': 'policy' is not one of 'fact', 'preference', 'contact', 'todo', "
         "'shopping', 'infrastructure', 'rule', 'decision', 'event'. (see 'git mem remember --help')\n")
+
+
+def test_a_first_person_preference_naming_a_thing_of_infrastructure_is_a_preference() -> None:
+    """'I prefer tabs over spaces in this repo' is how the person works, not a fact about the repo."""
+    from gitmem.notes import routing
+
+    assert routing.explain("I prefer tabs over spaces in this repo") == ("preference", "I or we prefer")
+    assert routing.classify("We really like small pull requests on this branch") == "preference"
+    assert routing.classify("The repo's default branch is main") == "infrastructure"

@@ -41,7 +41,7 @@ def test_recall_reads_both_notebooks_and_labels_each_result(mem: Mem, personal: 
     found = mem.json("recall", "--mode", "keyword", "dentist")["results"]
     assert [(h["path"], h["scope"]) for h in found] == [("knowledge/facts.md", "personal")]
     found = mem.json("recall", "--mode", "keyword", "deploy")["results"]
-    assert [(h["path"], h["scope"]) for h in found] == [("knowledge/facts.md", "project")]
+    assert [(h["path"], h["scope"]) for h in found] == [("knowledge/infrastructure.md", "project")]
     text = mem("recall", "--mode", "keyword", "dentist").stdout
     assert "personal notebook)" in text and f"read the personal notebook too ({personal.path})" in text
     search = mem.json("search", "--mode", "keyword", "dentist OR deploy")["results"]

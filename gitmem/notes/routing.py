@@ -108,6 +108,9 @@ RULES: tuple[Rule, ...] = (
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),
     _rule("contact", "a person's role", r"\b((account|main|point of) contact|contact (for|person)|handles|"
                                         r"account manager|talk to \w+( \w+)? about|relationship with)\b"),
+    # "I prefer tabs over spaces in this repo" is how the person likes to work, whatever it names
+    _rule("preference", "I or we prefer", r"^\s*(I|we)\s+(really\s+|much\s+|usually\s+)?(prefer|like|love|hate|"
+                                          r"dislike|can'?t stand|enjoy)\b"),
     _rule("infrastructure", "servers, databases, hosts", INFRA),
     _rule("contact", "a phone number", PHONE),
     _rule("contact", "an e-mail address or handle", r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w@])@\w{2,}"),

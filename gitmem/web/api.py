@@ -38,7 +38,7 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
 FIELDS: dict[str, tuple[str, ...]] = {
     "recall": ("query", "mode", "tags", "type", "at", "since", "from", "to", "date", "by", "history", "limit",
                "min_score"),
-    "remember": ("text", "to", "section", "category", "force", "keep_both"),
+    "remember": ("text", "to", "section", "category", "force", "keep_both", "scope"),
     "daily": ("text",),
     "write": ("page", "content", "section", "replace", "expected"),
     "forget": ("target", "every", "yes"),
@@ -189,12 +189,12 @@ async def session_rm(request: Request) -> Response:
 
 async def remember(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import scopes
 
     d = await body(request, "remember")
-    return answer(await web.call(memory.remember, field(d, "text", default=""), field(d, "to"),
+    return answer(await web.call(scopes.remember, field(d, "text", default=""), field(d, "to"),
                                  field(d, "section"), field(d, "category"), bool(field(d, "force", bool)),
-                                 keep_both=bool(field(d, "keep_both", bool))))
+                                 keep_both=bool(field(d, "keep_both", bool)), scope=field(d, "scope")))
 
 
 async def daily(request: Request) -> Response:
