@@ -145,7 +145,8 @@ def test_accept_does_not_undo_what_the_person_edited(mem: Mem) -> None:
     mem.write("knowledge/facts.md", "# Facts\n\n- one\n- Bob drives a Volvo now\n")
     mem.commit()
     mem("review", "accept", oid[:7])
-    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- one\n- Bob drives a Volvo now\n- Bob likes jazz\n"
+    assert (mem.path / "knowledge/facts.md").read_text() == \
+        "# Facts\n\n- one\n- Bob drives a Volvo now\n- Bob likes jazz\n"
 
 
 @pytest.mark.tally("bad-input/fault matrix")

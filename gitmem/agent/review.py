@@ -255,8 +255,9 @@ def _changes(nb: Notebook, p: Proposal, withheld: forgotten.Matcher) -> tuple[di
         before = decode(base) if base is not None else ""
         kept, left_out = without_forgotten(before, decode(theirs), withheld)
         if left_out:
+            were, are = ("were", "are") if left_out != 1 else ("was", "is")
             notes.append(f"proposal {p.id[:7]}: {left_out} line{'s' if left_out != 1 else ''} it adds to {rel} "
-                         f"{'were' if left_out != 1 else 'was'} forgotten (git mem forget) and {'are' if left_out != 1 else 'is'} left out")
+                         f"{were} forgotten (git mem forget) and {are} left out")
         out[rel] = _merging(nb, p, rel, before, kept)
     return out, notes
 

@@ -5,9 +5,9 @@ forgot lines next to the ones a proposal adds) this applies the proposal's
 change hunk by hunk, as `patch` would, and never more than that: lines the
 proposal adds are inserted where their neighbours from the proposal's base
 still are (lines added at the end of the page at its end), lines it changes or
-removes are changed only where they still read as they did. A hunk whose lines are gone, or whose neighbours both are, does
-not apply, and then nothing does (None): a union of the versions would bring
-back what the person removed.
+removes are changed only where they still read as they did. A hunk whose lines
+are gone, or whose neighbours both are, does not apply, and then nothing does
+(None): a union of the versions would bring back what the person removed.
 
 Lines are matched to the page as it is now through the longest common
 subsequence of the base and the page (difflib's SequenceMatcher, without its

@@ -21,7 +21,8 @@ import re
 # also people and things ("my assistant Maria", "the travel agent", "the model must be
 # retrained"), so with them the request itself must be a hostile one.
 _AI = r"(?:ai|llm|chatbot|chat ?gpt|gpt(?:-?\d[\w.]*)?|claude|gemini|copilot|language model)s?"
-_AI_ANY = r"(?:ai|llm|chatbot|chat ?gpt|gpt(?:-?\d[\w.]*)?|claude|gemini|copilot|(?:language )?models?|assistants?|agents?|bots?)"
+_AI_ANY = (r"(?:ai|llm|chatbot|chat ?gpt|gpt(?:-?\d[\w.]*)?|claude|gemini|copilot|(?:language )?models?|"
+           r"assistants?|agents?|bots?)")
 _SENSITIVE = (r"(?:every|all|the user'?s|this notebook|the notebook|the conversation|conversation history|private|"
               r"stored|credentials|passwords?|api keys?|secrets?|tokens?|home address|addresses|contents of|"
               r"~/|/etc/|memory|notes|instructions|soul\.md|user\.md)")
@@ -76,7 +77,8 @@ REQUEST_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:then|and)\s+(?:bash|sh|source|exec)\s+it\b"  # "then run it" is how-to prose
         r"|\b(?:download|fetch|grab|curl|wget)\b[^\n]{0,100}?https?://[^\n]{0,100}?\b(?:and|then)\s+"
         r"(?:run|execute|exec|bash|sh|source|pipe)\b"
-        r"|\b(?:run|execute|exec|invoke|type)\b[^\n]{0,40}?\b(?:in|with|using|through|via|on)\s+(?:your|its|the agent'?s)\s+"
+        r"|\b(?:run|execute|exec|invoke|type)\b[^\n]{0,40}?\b(?:in|with|using|through|via|on)\s+"
+        r"(?:your|its|the agent'?s)\s+"
         r"(?:shell|terminal|bash|console|command line|bash tool|tools?)\b"
         r"|\byour\s+(?:bash|shell|terminal|exec|code[- ]execution)\s+tool\b"
         r"|\bsudo\s+(?:rm|dd|mkfs|chmod|chown)\b|\bchmod\s+(?:-R\s+)?0?777\s+/|\bnc\s+(?:-\w+\s+)*-\w*e\b"
