@@ -428,3 +428,15 @@ def pruned(p: Any) -> str:
     out.extend(f"  {shown(f['path'])}:{f['line']} ({f['effective']:.2f}) {f['text']}" for f in p.facts)
     out.extend(f"  {shown(s['path'])}:{s['line']} {s['text']}" for s in p.summaries)
     return "\n".join(out)
+
+
+def daemon_state(d: dict[str, Any]) -> str:
+    """`git mem daemon start|stop|status`."""
+    head = f"mem.daemon: {d.get('enabled') or 'unset (off)'}"
+    if not d.get("running"):
+        return "\n".join(filter(None, [f"gitmem daemon: not running{' (' + d['note'] + ')' if d.get('note') else ''}",
+                                       head]))
+    models = ", ".join(d.get("models") or []) or "none loaded yet"
+    return "\n".join([f"gitmem daemon: running, pid {d['pid']}, {d['served']} requests served",
+                      f"socket: {d['socket']}", f"stops after {d['idle_seconds']:.0f}s without a request",
+                      f"models: {models}", head])
