@@ -283,7 +283,11 @@ class Daemon:
 
 def run_cli(argv: list[str], cwd: str) -> dict[str, Any]:
     """`git mem ARGV` in `cwd`, in this process, its output captured: what the caller prints."""
+    from . import common
     from .main import cli
+
+    if common.KEPT is None:
+        common.KEPT = {}
 
     out, err = io.StringIO(), io.StringIO()
     here = os.getcwd()
