@@ -84,6 +84,20 @@ def wall(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -
     return time.perf_counter() - started
 
 
+def rotating(kinds: dict[str, Callable[[str], Sequence[str]]], queries: list[str], rounds: int, cwd: Path,
+             env: dict[str, str] | None = None) -> dict[str, list[float]]:
+    """Wall seconds of fresh processes of each kind, interleaved query by query in rotating order
+    (no kind always runs first, after another or on a cold page cache)."""
+    out: dict[str, list[float]] = {k: [] for k in kinds}
+    names = list(kinds)
+    for r in range(rounds):
+        for i, q in enumerate(queries):
+            shift = (i + r) % len(names)
+            for name in names[shift:] + names[:shift]:
+                out[name].append(wall(kinds[name](q), cwd, env))
+    return out
+
+
 def gitmem_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "gitmem", *args]
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["coldstart.py", "speed.py", "hook_cost.py", "indexing.py", "history_cost.py", "agent_calls.py",
+SCRIPTS = ["coldstart.py", "speed.py", "hook_cost.py", "indexing.py", "history_cost.py", "agent_calls.py", "agent_loop.py",
            "scifact.py", "locomo.py"]
 
 

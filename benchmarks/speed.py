@@ -47,14 +47,7 @@ def cold(path: Path, queries: list[str], rounds: int, env: dict[str, str]) -> di
         "hybrid": lambda q: ["git", "mem", "recall", q],
         "git grep": lambda q: ["git", "grep", "-i", "-F", *(a for w in grep_words(q) for a in ("-e", w))],
     }
-    out: dict[str, list[float]] = {k: [] for k in kinds}
-    names = list(kinds)
-    for r in range(rounds):
-        for i, q in enumerate(queries):
-            shift = (i + r) % len(names)
-            for name in names[shift:] + names[:shift]:
-                out[name].append(common.wall(kinds[name](q), path, env))
-    return out
+    return common.rotating(kinds, queries, rounds, path, env)
 
 
 def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:

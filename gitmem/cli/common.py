@@ -28,10 +28,33 @@ def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False
     click.echo(out, err=err, color=coloured or None)  # click strips escapes off a non-terminal unless told
 
 
+# The warm daemon keeps each folder's notebook open between requests (its Git keeps its `git
+# cat-file` running), until .gitmem.toml changes; None in every other process.
+KEPT: dict[str, tuple[tuple[int, int], Any]] | None = None
+
+
 def notebook() -> Any:
     from ..gitops.repo import open_notebook
 
-    return open_notebook(".")
+    if KEPT is None:
+        return open_notebook(".")
+    here = os.getcwd()
+    kept = KEPT.get(here)
+    if kept is not None and kept[0] == _stamp(kept[1].top):
+        return kept[1]
+    nb = open_notebook(".")
+    if len(KEPT) >= 64:  # folders of one work tree: a bound all the same
+        KEPT.clear()
+    KEPT[here] = (_stamp(nb.top), nb)
+    return nb
+
+
+def _stamp(top: Any) -> tuple[int, int]:
+    try:
+        st = os.stat(os.path.join(top, ".gitmem.toml"))
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
 
 
 RANGE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import agent, consolidation, find, indexing, notes, structure, sync, web
+from . import agent, consolidation, find, indexing, notes, structure, sync, warm, web
 from .output import terminal_safe
 from .terminal import error_line
 from ..errors import GitmemError, log_bug, new_bug_id
@@ -158,7 +158,7 @@ def cli(color: str, no_pager: bool) -> None:
     MANNERS.color, MANNERS.pager = color, not no_pager
 
 
-for _module in (notes, find, indexing, agent, structure, web, consolidation, sync):
+for _module in (notes, find, indexing, agent, structure, web, consolidation, sync, warm):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

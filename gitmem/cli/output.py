@@ -495,3 +495,15 @@ def resolved(r: Any) -> str:
     elif r.commit:
         line += f" (commit {r.commit[:7]})"
     return "\n".join([line, *(f"note: {n}" for n in r.notes)])
+
+
+def daemon_state(d: dict[str, Any]) -> str:
+    """`git mem daemon start|stop|status`."""
+    head = f"mem.daemon: {d.get('enabled') or 'unset (off)'}"
+    if not d.get("running"):
+        return "\n".join(filter(None, [f"gitmem daemon: not running{' (' + d['note'] + ')' if d.get('note') else ''}",
+                                       head]))
+    models = ", ".join(d.get("models") or []) or "none loaded yet"
+    return "\n".join([f"gitmem daemon: running, pid {d['pid']}, {d['served']} requests served",
+                      f"socket: {d['socket']}", f"stops after {d['idle_seconds']:.0f}s without a request",
+                      f"models: {models}", head])

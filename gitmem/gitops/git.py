@@ -1,6 +1,12 @@
-"""The gateway to git (GitPython): `Git`, a repository and the commands that read it. Only
-gitops/ runs git, and always through a `Git` (its other modules, such as commits.py and
-plumbing.py, take one and call `Git.run`).
+"""The gateway to git: `Git`, a repository and the commands that read it. Only gitops/ runs git,
+and always through a `Git` (its other modules, such as commits.py and plumbing.py, take one and
+call `Git.run`).
+
+Plain `git` processes (subprocess), no library: importing GitPython cost a cold read 0.57 s of
+its start, and a read needs nothing git's own commands do not give. Blobs come from one
+long-lived `git cat-file --batch` per repository (what GitPython ran too); HEAD is read from the
+ref files. `Git.repo` still hands out a GitPython Repo, imported on first use, for code that
+wants one.
 
 Every call passes paths after `--`, reads NUL-separated output as bytes and
 decodes names with the filesystem encoding, and runs with literal pathspecs,
@@ -14,13 +20,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
-
-import git as gitpython
-from git.refs.symbolic import SymbolicReference
+from typing import IO, Any, Iterator
 
 from ..errors import GitFailed, NotARepo
 from .blame import Blamed, parse as _parse_blame
@@ -67,57 +73,83 @@ def _dec(raw: bytes) -> str:
     return os.fsdecode(raw)
 
 
+# git's messages in English whatever the locale, as GitPython ran it: errors are matched and shown
+C_LOCALE = {"LANGUAGE": "C", "LC_ALL": "C"}
+
+
 class Git:
     """A repository and the git operations gitmem needs."""
 
-    def __init__(self, repo: gitpython.Repo) -> None:
-        self.repo = repo
-        self._git = repo.git
-        self.top = Path(repo.working_tree_dir) if repo.working_tree_dir else None
-        self.git_dir = Path(repo.git_dir)
-        self.common_dir = Path(repo.common_dir)
+    def __init__(self, top: Path | None, git_dir: Path, common_dir: Path) -> None:
+        self.top = top
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        self._batch = _CatFile(self, "--batch")
+        self._check = _CatFile(self, "--batch-check")
+        self._repo: Any = None
 
     @classmethod
     def find(cls, start: Path | str = ".") -> "Git":
         """The repository containing `start`; NotARepo if there is none."""
         strip_leaky_env()
-        try:
-            repo = gitpython.Repo(str(start), search_parent_directories=True)
-        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
-            raise NotARepo(f"not a git repository: {Path(start).resolve()}",
-                           "run 'git mem init' here, or cd into a repository") from exc
-        if repo.bare:
-            raise NotARepo(f"{repo.git_dir} is a bare repository; a notebook needs a work tree",
+        where = Path(start)
+        hint = "run 'git mem init' here, or cd into a repository"
+        if not where.is_dir():
+            raise NotARepo(f"not a git repository: {where.resolve()}", hint)
+        proc = subprocess.run(["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir",
+                               "--git-common-dir", "--show-toplevel"], cwd=where, env={**os.environ, **C_LOCALE},
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        lines = os.fsdecode(proc.stdout).split("\n")
+        if lines[0] == "true":
+            raise NotARepo(f"{lines[1]} is a bare repository; a notebook needs a work tree",
                            "clone it ('git clone') and run git mem there")
-        return cls(repo)
+        if proc.returncode != 0 or len(lines) < 4 or not lines[3]:
+            raise NotARepo(f"not a git repository: {where.resolve()}", hint)
+        common = Path(lines[2])
+        common = common if common.is_absolute() else (where.resolve() / common)
+        return cls(Path(lines[3]), Path(lines[1]), Path(os.path.normpath(common)))
 
     @classmethod
     def init(cls, path: Path) -> "Git":
         """Create a repository at `path` (git init)."""
         strip_leaky_env()
-        return cls(gitpython.Repo.init(str(path)))
+        path.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(path)], env={**os.environ, **C_LOCALE}, check=True,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return cls.find(path)
 
-    def run(self, *args: str, env: dict[str, str] | None = None) -> bytes:
+    @property
+    def repo(self) -> Any:
+        """A GitPython Repo of this repository, for code that wants one (imported on first use:
+        no read pays for it)."""
+        if self._repo is None:
+            import git as gitpython
+
+            self._repo = gitpython.Repo(str(self.top or self.git_dir))
+        return self._repo
+
+    def call(self, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> tuple[int, bytes, bytes]:
+        """Run git with these arguments: (exit status, stdout, stderr), whatever the status."""
+        full = {**os.environ, **(env or {}), **C_LOCALE}
+        proc = subprocess.run(["git", *args], cwd=self.top or self.git_dir, env=full, input=input,
+                              stdin=None if input is not None else subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def run(self, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> bytes:
         """Run git with these arguments; raw stdout. GitFailed on error."""
-        try:
-            out = self._git.execute(["git", *args], stdout_as_string=False,
-                                    strip_newline_in_stdout=False, env=env)
-        except gitpython.GitCommandError as exc:
-            # GitPython wraps output as "stderr: '...'"; keep git's own words, on one line
-            detail = words(exc.stderr) or words(exc.stdout)  # some failures speak on stdout
+        code, out, err = self.call(*args, env=env, input=input)
+        if code != 0:
+            detail = words(err) or words(out)  # some failures speak on stdout
             verb = next((a for a in args if not a.startswith("-")), args[0])
-            raise GitFailed(f"git {verb} failed: {detail or exc}") from exc
-        return out if isinstance(out, bytes) else out.encode()
+            raise GitFailed(f"git {verb} failed: {detail or f'exit status {code}'}")
+        return out
 
     # -- reading ---------------------------------------------------------
     def head(self) -> str | None:
         """The commit HEAD points at, or None on an unborn branch."""
-        # the ref files alone: `repo.head.commit` also asks git for the object's type, a round
-        # trip to `cat-file` that a search paid once per result page
-        try:
-            return SymbolicReference.dereference_recursive(self.repo, "HEAD")
-        except ValueError:
-            return None
+        # the ref files alone, no `git` process: a search asks once per result page
+        return _dereference(self.git_dir, self.common_dir, "HEAD")
 
     def resolve(self, rev: str) -> str | None:
         """The commit `rev` names, or None (also for an option, or a NUL that no argument can carry)."""
@@ -157,18 +189,18 @@ class Git:
         return paths
 
     def read_blob(self, oid: str) -> bytes:
-        """A blob's bytes (through one long-lived `git cat-file --batch`)."""
-        return self.repo.odb.stream(bytes.fromhex(oid)).read()
+        """A blob's bytes (through one long-lived `git cat-file --batch`); ValueError if missing."""
+        return self._batch.ask(oid, body=True)[1]
 
     def blob_size(self, oid: str) -> int:
         """A blob's size in bytes, without reading it."""
-        return int(self.repo.odb.info(bytes.fromhex(oid)).size)
+        return self._check.ask(oid, body=False)[0]
 
     def blob_or_none(self, oid: str) -> bytes | None:
         """A blob's bytes, or None if the object store lacks it (a file only the work tree had)."""
         try:
             return self.read_blob(oid)
-        except ValueError:  # gitdb's answer for a missing object
+        except ValueError:  # a missing object
             return None
 
     def show(self, rev: str, path: str) -> bytes | None:
@@ -323,7 +355,10 @@ class Git:
 
     def detached(self) -> bool:
         """Whether HEAD points at a commit rather than a branch (a bisect, a checked-out tag)."""
-        return self.repo.head.is_detached
+        try:
+            return not (self.git_dir / "HEAD").read_bytes().startswith(b"ref:")
+        except OSError:
+            return False
 
     def bisecting(self) -> bool:
         return (self.git_dir / "BISECT_LOG").exists()
@@ -366,3 +401,104 @@ def words(output: object) -> str:
     text = re.sub(r"^(stderr|stdout): '(.*)'$", r"\2", text, flags=re.S)
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
+
+
+def _dereference(git_dir: Path, common_dir: Path, name: str, depth: int = 0) -> str | None:
+    """The commit a ref names, read from the ref files as git keeps them: HEAD and per-worktree refs
+    in the worktree's git dir, the rest in the common dir, loose before packed. None if unborn."""
+    if depth > 5:
+        return None
+    per_worktree = name == "HEAD" or name.startswith(("refs/bisect/", "refs/worktree/", "refs/rewritten/"))
+    try:
+        raw = ((git_dir if per_worktree else common_dir) / name).read_bytes().strip()
+    except OSError:
+        raw = _packed(common_dir, name)
+    if raw.startswith(b"ref:"):
+        return _dereference(git_dir, common_dir, raw[4:].strip().decode("utf-8", "replace"), depth + 1)
+    text = raw.decode("ascii", "replace")
+    return text if len(text) in (40, 64) else None
+
+
+def _packed(common_dir: Path, name: str) -> bytes:
+    try:
+        data = (common_dir / "packed-refs").read_bytes()
+    except OSError:
+        return b""
+    wanted = name.encode()
+    for line in data.splitlines():
+        if line.endswith(wanted) and not line.startswith((b"#", b"^")):
+            oid, _, ref = line.partition(b" ")
+            if ref == wanted:
+                return oid
+    return b""
+
+
+class _CatFile:
+    """One long-lived `git cat-file --batch` (or --batch-check) for a repository, started on first
+    use, asked under a lock (a server's threads share it), ended with the Git that owns it."""
+
+    def __init__(self, git: Git, mode: str) -> None:
+        self._where = str(git.top or git.git_dir)
+        self._mode = mode
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._finalizer: Any = None
+
+    def ask(self, oid: str, body: bool) -> tuple[int, bytes]:
+        """(size, bytes) of a blob (bytes empty for --batch-check); ValueError if it is missing."""
+        if not oid or any(c not in "0123456789abcdef" for c in oid.lower()):
+            raise ValueError(f"not an object id: {oid!r}")
+        with self._lock:
+            for attempt in (0, 1):
+                proc = self._start()
+                try:
+                    assert proc.stdin is not None and proc.stdout is not None
+                    proc.stdin.write(oid.encode() + b"\n")
+                    proc.stdin.flush()
+                    return self._read(proc.stdout, oid, body)
+                except (BrokenPipeError, EOFError):
+                    self._stop()  # git died (killed, or the repository moved): start again once
+                    if attempt:
+                        raise GitFailed(f"git cat-file failed on {oid}") from None
+        raise AssertionError("unreachable")
+
+    def _read(self, out: IO[bytes], oid: str, body: bool) -> tuple[int, bytes]:
+        header = out.readline()
+        if not header:
+            raise EOFError
+        parts = header.split()
+        if len(parts) < 2 or parts[1] == b"missing":
+            raise ValueError(f"object {oid} is missing")
+        size = int(parts[2])
+        if not body:
+            return size, b""
+        data = out.read(size + 1)  # the content and its newline
+        if len(data) < size + 1:
+            raise EOFError
+        return size, data[:size]
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(["git", "cat-file", self._mode], cwd=self._where,
+                                          env={**os.environ, **C_LOCALE}, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._finalizer = weakref.finalize(self, _end, self._proc)
+        return self._proc
+
+    def _stop(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+        self._proc = None
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Close git's input: it exits on its own (no signal, nothing to wait for long)."""
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=5)
+    except Exception:  # noqa: BLE001 - at exit or after git died: nothing more to do
+        try:
+            proc.kill()
+        except OSError:
+            pass

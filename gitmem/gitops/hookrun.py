@@ -167,7 +167,7 @@ def start(name: str | None, args: list[str], catch_up: CatchUp) -> None:
         return
     try:
         os.nice(NICENESS)
-        _work(name, args, catch_up)
+        work(name, args, catch_up)
     except BaseException:  # noqa: BLE001 - a hook never fails; the log says why
         _log_anywhere(f"{name}: failed\n{traceback.format_exc()}")
     finally:
@@ -207,15 +207,18 @@ def _detach() -> bool:
     return True
 
 
-def _work(name: str, args: list[str], catch_up: CatchUp) -> None:
+def work(name: str, args: list[str], catch_up: CatchUp, where: str = ".", who: str = "") -> None:
+    """What a worker does once detached (and what the warm daemon does when a hook asks it,
+    `who` naming it in the log): skip, settle, queue, catch up, log one line."""
     from ..errors import NoNotebook, PathOutside
     from .git import Git
     from ..gitops.repo import open_notebook
 
     started = time.monotonic()
-    git = Git.find(".")
+    name = who + name
+    git = Git.find(where)
     log = HookLog(state_dir(git))
-    reason = skip_reason(git, name, args)
+    reason = skip_reason(git, name[len(who):], args)
     if reason:
         log.write(f"{name}: skipped, {reason}")
         return

@@ -5,7 +5,6 @@ and the three-way merge of one file's text."""
 from __future__ import annotations
 
 import os
-from io import BytesIO
 from pathlib import Path
 
 from ..errors import GitFailed
@@ -18,10 +17,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 def store_blob(git: Git, data: bytes) -> str:
     """Write a blob into the object store; its id."""
-    from gitdb.base import IStream
-
-    hexsha = git.repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
-    return hexsha.decode() if isinstance(hexsha, bytes) else str(hexsha)
+    return git.run("hash-object", "-w", "--no-filters", "--stdin", input=data).decode().strip()
 
 
 def build_tree(git: Git, base: str | None, files: dict[str, bytes]) -> str:
@@ -118,13 +114,11 @@ def merge_text(git: Git, base: bytes, ours: bytes, theirs: bytes, scratch: Path,
         path.write_bytes(data)
         names.append(str(path))
     try:
-        out = git.repo.git.execute(["git", "merge-file", "-p", *(["--union"] if union else []), "-L", "current",
-                                    "-L", "base", "-L", "proposed", *names], stdout_as_string=False,
-                                   strip_newline_in_stdout=False, with_exceptions=False, with_extended_output=True)
-        status, merged, _err = out
-        if status < 0:
-            raise GitFailed(f"git merge-file failed: {words(_err)}")
-        return (merged if isinstance(merged, bytes) else merged.encode()), status == 0
+        status, merged, err = git.call("merge-file", "-p", *(["--union"] if union else []), "-L", "current",
+                                       "-L", "base", "-L", "proposed", *names)
+        if status < 0 or status > 127:  # killed, or git's own failure; 1-127: that many conflicts
+            raise GitFailed(f"git merge-file failed: {words(err)}")
+        return merged, status == 0
     finally:
         for name in names:
             Path(name).unlink(missing_ok=True)

@@ -1,9 +1,10 @@
-"""Embeddings through fastembed (ONNX on the CPU), loaded lazily.
+"""Embeddings (ONNX on the CPU), loaded lazily.
 
 The model is named by GITMEM_MODEL_DIR / git config mem.modelDir (a local
-sentence-transformers directory: ONNX file, tokenizer, 1_Pooling/config.json)
-or by GITMEM_MODEL / mem.model (a fastembed model name, default
-BAAI/bge-small-en-v1.5). A query never downloads: only `git mem init`,
+sentence-transformers directory: ONNX file, tokenizer, 1_Pooling/config.json,
+run by encoder.py with onnxruntime and tokenizers directly) or by GITMEM_MODEL
+/ mem.model (a fastembed model name, default BAAI/bge-small-en-v1.5, run by
+fastembed, which also downloads it). A query never downloads: only `git mem init`,
 `rebuild` and `git mem model download` may fetch a named model.
 """
 
@@ -128,36 +129,22 @@ def _load_local(spec: ModelSpec) -> Embedder:
     if model_file is None or not (spec.path / "tokenizer.json").is_file():
         raise ModelUnavailable(f"{spec.path} has no model.onnx and tokenizer.json", HOW_TO_ENABLE)
     pooling, normalize, dim, max_tokens = _read_layout(spec.path)
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
+    from . import encoder
 
-    name = f"gitmem-local/{spec.path}"
-    if not any(m["model"] == name for m in TextEmbedding.list_supported_models()):
-        TextEmbedding.add_custom_model(
-            model=name, pooling=PoolingType.CLS if pooling == "cls" else PoolingType.MEAN,
-            normalization=normalize, sources=ModelSource(hf=name), dim=dim, model_file=model_file)
     try:
-        model = TextEmbedding(model_name=name, specific_model_path=str(spec.path))
+        model = encoder.Encoder(spec.path, model_file, pooling, normalize, max_tokens)
+    except encoder.Unloadable as exc:
+        raise ModelUnavailable(str(exc), HOW_TO_ENABLE) from exc
     except Exception as exc:  # onnxruntime and tokenizers raise many kinds
         raise ModelUnavailable(f"cannot load the model in {spec.path}: {exc}", HOW_TO_ENABLE) from exc
-    return Embedder(spec, model, dim, _cut_inputs(model, max_tokens))
-
-
-def _cut_inputs(model: object, max_tokens: int | None) -> int | None:
-    """Cut inputs at the length the model was trained for (sentence-transformers' max_seq_length),
-    as sentence-transformers does. fastembed cuts at the tokenizer's limit instead (512 for
-    all-MiniLM-L6-v2, trained on 256): on LoCoMo's 1,600-character chunks of dialogue the
-    first 256 tokens alone gave a better ranking (evidence recall@5 of semantic search 50.7% ->
-    60.0%; SciFact nDCG@10 0.658 -> 0.660), and shorter inputs embed faster. Returns the
-    length if inputs are now cut shorter than before, else None."""
-    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
-    if not max_tokens or tokenizer is None or not hasattr(tokenizer, "enable_truncation"):
-        return None
-    current = tokenizer.truncation or {}
-    if current.get("max_length") and current["max_length"] <= max_tokens:
-        return None
-    tokenizer.enable_truncation(max_length=max_tokens, direction=current.get("direction", "right"))
-    return max_tokens
+    # Inputs are cut at the length the model was trained for (sentence-transformers'
+    # max_seq_length), as sentence-transformers does, where the tokenizer's own limit is longer
+    # (512 for all-MiniLM-L6-v2, trained on 256): on LoCoMo's 1,600-character chunks of dialogue
+    # the first 256 tokens alone gave a better ranking (evidence recall@5 of semantic search
+    # 50.7% -> 60.0%; SciFact nDCG@10 0.658 -> 0.660), and shorter inputs embed faster. The
+    # cut is part of the embeddings' key.
+    cut = max_tokens if max_tokens and max_tokens < model.limit else None
+    return Embedder(spec, model, dim, cut)
 
 
 def _read_layout(path: Path) -> tuple[str, bool, int, int | None]:

@@ -1,0 +1,130 @@
+"""`git mem hooks prompt`: Claude Code's UserPromptSubmit hook. It reads the JSON Claude Code sends
+on stdin, recalls the facts that bear on the prompt and prints them as the hook's additional
+context, within a time budget: the prompt is never held longer than BUDGET seconds.
+
+With the warm daemon up, the recall is hybrid (the daemon answers in milliseconds); without it, a
+keyword recall in this process, on a thread: if it has not answered when the budget is spent, the
+hook prints nothing and exits. It always exits 0 (exit 2 would block the prompt), and prints
+nothing for no match, an empty prompt or input that is not Claude Code's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from typing import Any
+
+BUDGET = 0.3  # seconds from this process's start to its answer, Python's own start excluded
+MARGIN = 0.03  # kept for printing and exiting
+LIMIT = 5  # facts injected
+MAX_INPUT = 1024 * 1024  # bytes of stdin read
+MAX_QUERY = 2000  # characters of the prompt used as the query
+MAX_FACT = 400  # characters of a fact shown
+BUDGET_ENV = "GITMEM_PROMPT_BUDGET"  # seconds, for a slower machine (and the tests)
+LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a list item's marker (and checkbox)
+HEADER = "Memories from the notebook (git mem) that may bear on this prompt; check before relying on them:"
+
+
+def budget() -> float:
+    try:
+        value = float(os.environ.get(BUDGET_ENV, BUDGET))
+    except ValueError:
+        return BUDGET
+    return value if value >= 0 else BUDGET
+
+
+def main(argv: list[str]) -> int:
+    """The hook: stdin JSON in, Claude Code's hook JSON out (or nothing)."""
+    from . import client
+
+    deadline = time.monotonic() + budget() - MARGIN
+    query = read_prompt(sys.stdin.buffer.read(MAX_INPUT + 1))
+    if not query:
+        return 0
+    text: str | None = None
+    found = client.find_git_dir()
+    why = client.refused(client.socket_path(found[1])) if found is not None else None
+    if found is not None and why == "no socket" and not client.switched_off() and client.config_on(found[0]):
+        client.spawn(found[0])  # for the next prompt
+    if found is not None and not client.switched_off() and why is None:
+        left = deadline - time.monotonic()
+        if left > 0:
+            answer = client.ask(client.socket_path(found[1]), {"op": "prompt", "query": query, "wait": left,
+                                                               "env": client.env_snapshot()}, wait=left)
+            if answer is not None and isinstance(answer.get("text"), str):
+                text = answer["text"]
+    if text is None:
+        text = _in_process(query, deadline)
+    if text:
+        sys.stdout.write(hook_output(text))
+        sys.stdout.flush()
+    if text is None:  # the budget ran out: leave the search thread behind
+        sys.stdout.flush()
+        os._exit(0)
+    return 0
+
+
+def read_prompt(raw: bytes) -> str | None:
+    """The prompt from Claude Code's UserPromptSubmit input, cut to MAX_QUERY; None if there is none."""
+    if len(raw) > MAX_INPUT:
+        return None
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return None
+    prompt = payload.get("prompt") if isinstance(payload, dict) else None
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None
+    return prompt.strip()[:MAX_QUERY]
+
+
+def hook_output(text: str) -> str:
+    """Claude Code's JSON for a hook that adds context to the prompt."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}},
+                      ensure_ascii=False) + "\n"
+
+
+def _in_process(query: str, deadline: float) -> str | None:
+    """A keyword recall here, on a thread; None if it has not answered by the deadline."""
+    box: dict[str, str] = {}
+
+    def work() -> None:
+        try:
+            box["text"] = context(".", query, "keyword")
+        except Exception:  # noqa: BLE001 - no notebook, an index being rebuilt: the prompt goes on
+            box["text"] = ""
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(max(0.0, deadline - time.monotonic()))
+    return box.get("text")
+
+
+def context(where: str, query: str, mode: str) -> str:
+    """The facts that bear on `query`, as the hook injects them ('' for no good match)."""
+    from ..gitops.repo import open_notebook
+    from ..search import engine
+
+    results = engine.run(open_notebook(where), engine.Query(query, mode=mode, limit=LIMIT, served=True))
+    return render(results.results)
+
+
+def render(hits: list[Any]) -> str:
+    """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
+    from .output import terminal_safe
+
+    lines = []
+    for hit in hits:
+        fact = getattr(hit, "fact", None)
+        text = LIST_MARK.sub("", " ".join((fact.text if fact else hit.snippet).split()))
+        if len(text) > MAX_FACT:
+            text = text[:MAX_FACT - 1] + "…"
+        span = fact.lines if fact else hit.lines
+        where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
+        date = (fact.date if fact and fact.date else hit.date) or ""
+        lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''})"))
+    return "\n".join([HEADER, *lines]) if lines else ""

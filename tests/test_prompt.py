@@ -1,0 +1,64 @@
+"""`git mem hooks prompt`, Claude Code's UserPromptSubmit hook: Claude Code's JSON on stdin, the
+exact hook output on stdout, with and without the daemon, and nothing past its time budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.test_daemon import gm, make_notebook
+
+PAYLOAD = {"session_id": "8f2c6e1a-3b7d-4c9e-a1f0-5d4b2e7c9a13", "transcript_path": "/home/u/.claude/projects/x.jsonl",
+           "cwd": "/home/u/project", "hook_event_name": "UserPromptSubmit", "prompt": "what is Sarah's phone number?"}
+HEADER = "Memories from the notebook (git mem) that may bear on this prompt; check before relying on them:"
+
+
+def expected(*lines: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                              "additionalContext": "\n".join([HEADER, *lines])}}) + "\n"
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Iterator[Path]:
+    path = make_notebook(tmp_path / "nb")
+    yield path
+    gm(path, "daemon", "stop")
+
+
+def prompt(nb: Path, payload: object, **env: str) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    out = gm(nb, "hooks", "prompt", input=text, env=env)
+    return out.returncode, out.stdout, out.stderr
+
+
+def test_keyword_in_process_when_no_daemon_runs(nb: Path) -> None:
+    date = gm(nb, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="600") == (
+        0, expected(f"- Sarah's phone is 555-1234 (people/sarah.md:3, {date})"), "")
+
+
+def test_nothing_once_the_budget_is_spent(nb: Path) -> None:
+    """The prompt is never held: past the budget the hook prints nothing and exits 0."""
+    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (0, "", "")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("payload", ["not json", "[1, 2]", {**PAYLOAD, "prompt": "   "}, {**PAYLOAD, "prompt": 7},
+                                     {k: v for k, v in PAYLOAD.items() if k != "prompt"}, "x" * (1024 * 1024 + 1)])
+def test_input_that_is_not_a_prompt_gives_nothing(nb: Path, payload: object) -> None:
+    assert prompt(nb, payload, GITMEM_PROMPT_BUDGET="600") == (0, "", "")
+
+
+def test_hybrid_through_the_daemon(nb: Path) -> None:
+    assert gm(nb, "daemon", "start").returncode == 0
+    date = gm(nb, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    served = json.loads(gm(nb, "daemon", "status", "--json").stdout)["served"]
+    assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_PROMPT_BUDGET="600") == (
+        0, expected(f"- The boiler needs a service every October (home/boiler.md:3, {date})"), "")
+    assert json.loads(gm(nb, "daemon", "status", "--json").stdout)["served"] == served + 1
+    # by meaning: no word of the prompt is in the notebook, so keyword alone finds nothing
+    assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_DAEMON="0",
+                  GITMEM_PROMPT_BUDGET="600") == (0, "", "")
