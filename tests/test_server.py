@@ -11,10 +11,15 @@ from gitmem.cli.main import cli
 from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
-TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget"]
+TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget",
+              "goal_add", "goal_update", "goals", "watch", "watch_list", "unwatch", "plan", "plan_update",
+              "session_changes"]
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
 RENAMED = {"spec": "path", "kind": "type", "groups": "in", "day": "date", "query": "query", "start": "from",
-           "end": "to"}
+           "end": "to", "goal_id": "id", "session_id": "id"}
+# tool -> the CLI command it mirrors, where the names differ (watch_list is `git mem watch list`: no options)
+COMMAND_OF = {"goal_add": ("goal", "add"), "goal_update": ("goal", "update"), "goals": ("goal", "list"),
+              "plan_update": ("plan", "update"), "session_changes": ("session", "changes")}
 CLI_ONLY = {"as_json", "allow", "yes", "everything"}  # --json is implied; --no-guard, --yes and --everything
 # are for people, never for agents (an agent cannot forget everything)
 
@@ -26,11 +31,16 @@ def handler(m: Mem) -> server.Handler:
 
 def test_tool_parameters_mirror_the_cli_options() -> None:
     for tool in server.TOOLS:
-        command = cli.commands[tool.name]
+        if tool.name == "watch_list":
+            assert tool.params == {}
+            continue
+        group, *sub = COMMAND_OF.get(tool.name, (tool.name,))
+        command = cli.commands[group].commands[sub[0]] if sub else cli.commands[group]
         expected = {RENAMED.get(p.name, p.name) for p in command.params if p.name not in CLI_ONLY}
         assert set(tool.params) == expected, tool.name
         for param in command.params:
-            if getattr(param, "required", False) or param.name in ("text", "query", "content"):
+            if (getattr(param, "required", False) or param.name in ("text", "query", "content")) \
+                    and tool.name != "watch":  # the CLI's watch with no NAME lists: the tool is watch_list
                 assert RENAMED.get(param.name, param.name) in tool.required, (tool.name, param.name)
 
 
@@ -57,7 +67,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
     ok, out = h.call("remember", {"text": "Prefers window seats", "category": "preference"})
     assert ok and out["path"] == "reference/preferences.md"
     assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
-    assert set(out) == set(mem.json("remember", "Bob's email is bob@example.com"))
+    assert set(out) - {"session"} == set(mem.json("remember", "Bob's email is bob@example.com"))
     ok, out = h.call("write", {"page": "projects/apollo", "content": "On track", "section": "Status"})
     assert ok and (mem.path / "projects/apollo.md").read_text() == "# Apollo\n\n## Status\n\nOn track\n"
     ok, out = h.call("daily", {"text": "Booked the train"})
@@ -78,7 +88,8 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
                                         "e.g. date=2026-02-20)"),
-    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, log, recall, remember, search, why, write)"),
+    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, goal_add, goal_update, goals, log, plan, "
+         "plan_update, recall, remember, search, session_changes, unwatch, watch, watch_list, why, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
     assert handler(mem).call(name, args) == (False, error)
@@ -219,9 +230,9 @@ def test_forget_through_mcp(mem: Mem) -> None:
 def test_every_tool_says_whether_it_reads_or_destroys(tool: server.Tool) -> None:
     """Paper cut 5: MCP tool annotations. Reads are read-only; forget (and write, which can
     replace a page) are destructive; nothing reaches outside the notebook."""
-    reads = {"context", "get", "recall", "search", "log", "why"}
+    reads = {"context", "get", "recall", "search", "log", "why", "goals", "watch_list", "plan", "session_changes"}
     assert tool.hints["readOnlyHint"] is (tool.name in reads)
-    assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write"})
+    assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write", "unwatch", "plan_update"})
     assert tool.hints["openWorldHint"] is False
 
 

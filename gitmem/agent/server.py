@@ -18,12 +18,13 @@ import json
 import re
 import sys
 import threading
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import context
+from . import context, tracker
 from .. import dates, records
-from ..notes import forget, memory, trailers
+from ..notes import forget, goals, memory, plan, trailers, watch
 from ..search import engine as search, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, log_bug
@@ -169,6 +170,44 @@ TOOLS: list[Tool] = [
          {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
           "every": boolean("Remove every line that holds it (needed when more than one does).")},
          ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False), agent=True), REMOVES),
+    Tool("goal_add", "Add an active goal (a page under goals/, progress 0), as one commit; the result's id names "
+         "it. Link the notebook facts it concerns with facts=['PATH:LINE'].",
+         {"title": string("The goal, in a few words."), "description": string("What it is about."),
+          "facts": {"type": "array", "items": {"type": "string"},
+                    "description": "Facts it concerns, as PATH:LINE (e.g. reference/contacts.md:3)."}},
+         ("title",), lambda nb, a: goals.add(nb, a["title"], a.get("description", ""), tuple(a.get("facts") or ())),
+         ADDS),
+    Tool("goal_update", "Change a goal's progress or status, add a dated note or linked facts: one commit.",
+         {"id": string("The goal's id (from goal_add or goals)."),
+          "progress": {"type": "integer", "minimum": 0, "maximum": 100, "description": "How far along, 0-100."},
+          "status": choice("completed sets progress 100.", goals.STATUSES),
+          "note": string("A dated note for the goal page's Notes section."),
+          "facts": {"type": "array", "items": {"type": "string"}, "description": "More facts, as PATH:LINE."}},
+         ("id",), lambda nb, a: goals.update(nb, a["id"], a.get("progress"), a.get("status"), a.get("note"),
+                                             tuple(a.get("facts") or ())), ADDS),
+    Tool("goals", "The active goals (every=true: all of them), with progress, linked facts and notes. " + DATA_NOTE,
+         {"every": boolean("Completed and abandoned goals too.")},
+         (), lambda nb, a: goals.listing(nb, a.get("every", False)), READ_ONLY),
+    Tool("watch", "Watch an entity (a person, project, thing): a later remember that disagrees with what the "
+         "notebook holds about it is reported with the older fact. Watching it again changes its priority.",
+         {"name": string("The entity's name, e.g. Sarah."), "priority": choice("[medium]", watch.PRIORITIES),
+          "reason": string("Why it is watched.")},
+         ("name",), lambda nb, a: watch.watch(nb, a["name"], a.get("priority", "medium"), a.get("reason", "")),
+         ADDS),
+    Tool("watch_list", "The watched entities, with priority and reason.", {}, (),
+         lambda nb, a: watch.listing(nb), READ_ONLY),
+    Tool("unwatch", "Stop watching an entity: one commit.", {"name": string("The entity's name.")},
+         ("name",), lambda nb, a: watch.unwatch(nb, a["name"]), REMOVES),
+    Tool("plan", "The plan (PLAN.md, your bedside note): what you are doing and what is next. With history=true, "
+         "every version with its date and reason. " + DATA_NOTE,
+         {"history": boolean("Every version, newest first, instead of the plan.")},
+         (), lambda nb, a: plan.history(nb) if a.get("history") else plan.show(nb), READ_ONLY),
+    Tool("plan_update", "Replace the plan with new text, as one commit that records why (reason).",
+         {"text": string("The whole new plan, in markdown."), "reason": string("Why it changed, in a line.")},
+         ("text", "reason"), lambda nb, a: plan.update(nb, a["text"], a["reason"]), REWRITES),
+    Tool("session_changes", "What a session created, updated and removed, from the commits it made "
+         "[this server's session].", {"id": string("The session id (GITMEM_SESSION) [this session].")},
+         (), lambda nb, a: tracker.changes(nb, a.get("id") or trailers.session() or ""), READ_ONLY),
 ]
 
 
@@ -180,6 +219,8 @@ class Handler:
         self.tools = {t.name: t for t in (tools or TOOLS)}
         self._lock = threading.Lock()
         self.client: str | None = None  # the MCP client's name and version, from its initialize request
+        # every commit this server makes carries it (Gitmem-Session); GITMEM_SESSION names it if set
+        self.session = trailers.session() or f"mcp-{uuid.uuid4().hex[:12]}"
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[bool, Any]:
         """(ok, data): data is the --json value, or the error text for a failed call."""
@@ -189,8 +230,12 @@ class Handler:
         args = lenient(tool, dict(arguments or {}))
         try:
             check(tool, args)
-            with self._lock, trailers.client(self.client):
-                return True, records.jsonable(tool.run(self.nb, args))
+            with self._lock, trailers.client(self.client), trailers.in_session(self.session):
+                data = records.jsonable(tool.run(self.nb, args))
+                if not tool.hints.get("readOnlyHint") and isinstance(data, dict):
+                    # as QuillAI's enrichToolResponse: the agent sees what its session has written so far
+                    data["session"] = tracker.changes(self.nb, self.session).summary
+                return True, data
         except GitmemError as exc:
             return False, f"error: {for_agents(exc.line())}"
         except Exception:  # a bug: one line for the agent, the traceback in the log

@@ -126,6 +126,30 @@ def session_rm(chat: str, as_json: bool) -> None:
     show(sessions.remove(notebook(), chat), as_json, output.session_removed)
 
 
+@session.command("changes")
+@click.argument("session_id", metavar="[ID]", required=False)
+@json_option
+def session_changes(session_id: str | None, as_json: bool) -> None:
+    """What one agent session created, updated and removed, read from commit trailers.
+
+    Every commit made with GITMEM_SESSION=ID in the environment (or by an MCP
+    server, which names its session) carries a Gitmem-Session: ID trailer.
+    ID defaults to GITMEM_SESSION.
+
+    \b
+    Examples:
+      GITMEM_SESSION=chat-42 git mem remember "Sarah's phone is 555-1234"
+      git mem session changes chat-42          this session: 1 remembered
+      git mem session changes chat-42 --json
+    """
+    from ..agent import tracker
+    from .output_structure import session_changes as text
+
+    from ..notes import trailers
+
+    show(tracker.changes(notebook(), session_id or trailers.session() or ""), as_json, text)
+
+
 @click.command("mcp")
 def mcp_server() -> None:
     """Serve the notebook as MCP tools on stdio, for agents.

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import agent, consolidation, find, indexing, notes, web
+from . import agent, consolidation, find, indexing, notes, structure, web
 from .output import terminal_safe
 from ..errors import GitmemError, log_bug
 
@@ -145,7 +145,7 @@ def cli() -> None:
     """
 
 
-for _module in (notes, find, indexing, agent, web, consolidation):
+for _module in (notes, find, indexing, agent, structure, web, consolidation):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -187,6 +187,9 @@ def written(w: Any) -> str:
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
     if getattr(w, "replaced", None):
         out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
+    for c in getattr(w, "watched", None) or []:
+        out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
+                f"{shown(c.path)}:{c.lines['start']}: {c.text}")
     if w.hint:
         out += f"\nhint: {w.hint}"
     return out

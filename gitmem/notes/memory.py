@@ -47,6 +47,7 @@ class Written:
     category: str | None = None
     section: str | None = None
     replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
+    watched: list[Any] | None = None  # remember: older facts about a watched entity that disagree (watch.py)
 
 
 def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
@@ -141,11 +142,15 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
         old = None if keep_both else supersede.find(current, text)
+        from . import watch  # watch reads pages through this module
+
+        disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
         message = f"mem: remember {_subject(text)}"
         if old is not None:
             message += f" (replaces: {_subject(old[1].strip())})"
         written = commit_change(nb, rel, add, message, "remember")
     written.category, written.section = cat, section
+    written.watched = disagreeing or None
     if old is not None and written.commit:
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written

@@ -20,6 +20,7 @@ PREFIX = "Gitmem-"
 MAX_VALUE = 80
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CLIENT: ContextVar[str | None] = ContextVar("gitmem_client", default=None)
+_SESSION: ContextVar[str | None] = ContextVar("gitmem_session", default=None)
 
 
 def clean(value: str) -> str:
@@ -27,11 +28,28 @@ def clean(value: str) -> str:
     return " ".join(CONTROL.sub(" ", value).split())[:MAX_VALUE]
 
 
-def for_verb(verb: str) -> list[tuple[str, str]]:
-    """The trailers of a commit made by `verb` now."""
+def for_verb(verb: str, **extra: str) -> list[tuple[str, str]]:
+    """The trailers of a commit made by `verb` now; `extra` adds more (Reason="..." gives
+    Gitmem-Reason), e.g. for_verb("plan", Reason="moved the launch")."""
     found = [("Verb", verb), ("Agent", os.environ.get("GITMEM_AGENT") or ""),
-             ("Session", os.environ.get("GITMEM_SESSION") or ""), ("Client", _CLIENT.get() or "")]
+             ("Session", session() or ""), ("Client", _CLIENT.get() or ""), *extra.items()]
     return [(PREFIX + key, clean(value)) for key, value in found if clean(value)]
+
+
+def session() -> str | None:
+    """The session this process writes for: an MCP server's own (see `in_session`), else
+    GITMEM_SESSION from the environment (an agent running the CLI)."""
+    return _SESSION.get() or clean(os.environ.get("GITMEM_SESSION") or "") or None
+
+
+@contextmanager
+def in_session(session_id: str | None) -> Iterator[None]:
+    """Commits made inside carry Gitmem-Session: session_id (an MCP server's session)."""
+    token = _SESSION.set(clean(session_id) if session_id else None)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
 
 
 @contextmanager
