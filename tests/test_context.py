@@ -232,3 +232,19 @@ def test_private_frontmatter_with_a_yaml_error_stays_private(mem: Mem, monkeypat
     assert status["unparsed_frontmatter"] == ["USER.md", "knowledge/odd.md"]
     assert "frontmatter: YAML cannot read it in 2 page(s), taken as private if it mentions private: USER.md, " \
            "knowledge/odd.md" in mem("status", "--no-model").stdout
+
+
+def test_the_plan_then_the_active_goals_come_first(mem: Mem) -> None:
+    """Issue 26: `git mem context` starts with the plan, then [GOALS], then the rest."""
+    mem.write("SOUL.md", "# Soul\n\nBe kind.\n")
+    mem.commit("soul")
+    mem("plan", "update", "Ship the beta, then the docs", "--reason", "start")
+    mem("goal", "add", "Ship the beta", "--description", "Launch on Friday\nmore")
+    mem("goal", "add", "Old goal")
+    mem("goal", "update", "old-goal", "--status", "abandoned")
+    out = mem("context").stdout
+    plan = out.index("## PLAN.md (the plan)\n\n# Plan\n\nShip the beta, then the docs\n")
+    goals = out.index("## [GOALS] active goals\n\n- Ship the beta [ship-the-beta, 0%]: Launch on Friday\n\n## SOUL.md")
+    assert plan < goals < out.index("## SOUL.md") and "Old goal" not in out and 'type: "plan"' not in out
+    kinds = [p["kind"] for p in mem.json("context")["parts"]]
+    assert kinds[:3] == ["plan", "goals", "always_on"]

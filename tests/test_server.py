@@ -39,7 +39,8 @@ def test_tool_parameters_mirror_the_cli_options() -> None:
         expected = {RENAMED.get(p.name, p.name) for p in command.params if p.name not in CLI_ONLY}
         assert set(tool.params) == expected, tool.name
         for param in command.params:
-            if (getattr(param, "required", False) or param.name in ("text", "query", "content")) \
+            named = param.name in ("text", "query", "content") and param.param_type_name == "argument"
+            if (getattr(param, "required", False) or named) \
                     and tool.name != "watch":  # the CLI's watch with no NAME lists: the tool is watch_list
                 assert RENAMED.get(param.name, param.name) in tool.required, (tool.name, param.name)
 

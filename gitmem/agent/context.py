@@ -18,15 +18,20 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from .. import config
-from ..errors import NotText, PathOutside, UsageError
+from ..errors import GitmemError, NotText, PathOutside, UsageError
 from ..notebook import Notebook
+
+if TYPE_CHECKING:
+    from ..notes.goals import Goal
 
 HEAD_SHARE = 0.7
 TAIL_SHARE = 0.2
 MIN_PART = 200  # below this much budget a file is left out rather than cut to a stub
 SPENT = "the total budget is spent"
+LABELS = {"plan": "the plan"}
 WILDCARD = re.compile(r"[*?]")
 PREAMBLE = ("The sections below quote files from your memory notebook ({root}), as they are now, "
             "each under its path. They are notes kept by you and the user: use them as background "
@@ -44,7 +49,7 @@ If there is nothing worth keeping, reply only: nothing to save."""
 @dataclass
 class Part:
     path: str
-    kind: str  # "always_on" or "daily"
+    kind: str  # "plan", "goals", "always_on" or "daily"
     chars: int  # the file's length
     kept: int  # what is quoted of it (marker included)
     truncated: bool
@@ -122,15 +127,16 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
     that day's and the previous day's daily logs, within the budgets."""
     day = day or parse_day(None)
     s = nb.settings
-    wanted = [(rel, "always_on") for rel in always_on(nb)]
+    first = structured(nb)  # the plan, then the active goals, as QuillAI orders its context
+    wanted = [(rel, "always_on") for rel in always_on(nb) if rel not in first]
     wanted += [(rel, "daily") for d in (day, day - timedelta(days=1)) for rel in daily_logs(nb, d.isoformat())
-               if (rel, "always_on") not in wanted]
+               if (rel, "always_on") not in wanted and rel not in first]
     parts: list[Part] = []
     omitted: list[Omitted] = []
     left = s.total_budget
-    for rel, kind in wanted:
+    for rel, kind in [(rel, kind) for rel, (kind, _) in first.items()] + wanted:
         try:
-            text = nb.read(rel)
+            text = first[rel][1] if rel in first else nb.read(rel)
         except (NotText, PathOutside) as exc:  # one odd file must not take the whole context down
             omitted.append(Omitted(rel, 0, exc.message))
             continue
@@ -158,6 +164,11 @@ def _leave_out(text: str, left: int, spent: bool) -> str | None:
     return None
 
 
+def is_private(text: str) -> bool:
+    """Whether a page's frontmatter says `private: true` (then no context quotes it)."""
+    return _is_private(text)
+
+
 def _is_private(text: str) -> bool:
     from ..index.blobs import parse
 
@@ -169,13 +180,38 @@ def render(nb: Notebook, day: date, parts: list[Part], spent: list[str]) -> str:
     out = [f"# Memory context — {day.isoformat()}", "", PREAMBLE.format(root=nb.root)]
     labels = {day.isoformat(): "today's log", (day - timedelta(days=1)).isoformat(): "yesterday's log"}
     for part in parts:
-        label = labels.get(PurePosixPath(part.path).stem) if part.kind == "daily" else None
-        out += ["", f"## {part.path}" + (f" ({label})" if label else ""), "", part.text.strip("\n")]
+        label = labels.get(PurePosixPath(part.path).stem) if part.kind == "daily" else LABELS.get(part.kind)
+        header = "## [GOALS] active goals" if part.kind == "goals" else f"## {part.path}"
+        out += ["", header + (f" ({label})" if label else ""), "", part.text.strip("\n")]
     if not parts:
         out += ["", "(The notebook has no always-on files or daily logs for these days yet.)"]
     if spent:
         out += ["", f"(Left out to keep within the budget: {', '.join(spent)}; read them with: git mem get PATH)"]
     return "\n".join(out) + "\n"
+
+
+def structured(nb: Notebook) -> dict[str, tuple[str, str]]:
+    """{path: (kind, text)} of what comes first: the plan page, then the active goals as a list."""
+    from ..notes import goals, plan
+
+    found: dict[str, tuple[str, str]] = {}
+    rel = plan.PLAN
+    if _is_note_file(nb, rel):
+        text = nb.read(rel)
+        try:  # the plan's text without its `type: plan` line; a private plan stays whole, to be left out
+            found[rel] = ("plan", text if _is_private(text) else plan.body(text) + "\n")
+        except GitmemError:  # frontmatter YAML cannot read: quoted as it is
+            found[rel] = ("plan", text)
+    active = goals.listing(nb).goals
+    if active:
+        found[goals.FOLDER + "/"] = ("goals", "\n".join(goal_line(g) for g in active) + "\n")
+    return found
+
+
+def goal_line(g: Goal) -> str:
+    """One goal as the context lists it: title, id, progress, and the first line of its description."""
+    about = g.description.split("\n", 1)[0] if g.description else ""
+    return f"- {g.title} [{g.id}, {g.progress}%]" + (f": {about}" if about else "")
 
 
 def always_on(nb: Notebook) -> list[str]:

@@ -8,14 +8,25 @@ from pathlib import Path
 import click
 
 from .common import guard_option, json_option, notebook, show
+from ..config import MODES
 from ..errors import EmptyText
+
+BUDGET = 8000  # tokens, for --query without --budget
 
 
 @click.command()
 @click.option("--date", "day", metavar="YYYY-MM-DD", help="Assemble it as of this day [today].")
 @click.option("--flush", is_flag=True, help="Print the pre-compaction reminder instead (for PreCompact hooks).")
+@click.option("--query", metavar="TEXT", help="Add the facts most relevant to this, within --budget.")
+@click.option("--budget", type=click.IntRange(1), metavar="TOKENS",
+              help="Never more than this many tokens (UTF-8 bytes / --bytes-per-token, rounded up) [8000].")
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+              help="How --query finds facts: both rankers, BM25 only, or vectors only.")
+@click.option("--bytes-per-token", type=click.IntRange(1), default=4, show_default=True,
+              help="How tokens are counted: 4 is an estimate; 1 an upper bound for any byte-level BPE tokenizer.")
 @json_option
-def context(day: str | None, flush: bool, as_json: bool) -> None:
+def context(day: str | None, flush: bool, query: str | None, budget: int | None, mode: str, bytes_per_token: int,
+            as_json: bool) -> None:
     """Print the always-on memory context for an agent's prompt.
 
     The always-on files (SOUL.md, IDENTITY.md, USER.md, MEMORY.md,
@@ -23,7 +34,12 @@ def context(day: str | None, flush: bool, as_json: bool) -> None:
     yesterday's daily logs, each under a header naming its path. A file over
     the per-file budget keeps 70% of it from its head and 20% from its tail;
     the total budget caps the whole (defaults 8,000 and 32,000 characters).
+    The plan (PLAN.md) comes first, then the active goals ([GOALS]).
     With --flush, the reminder to save memories before compaction.
+
+    With --query or --budget: the plan, the active goals, the facts most
+    relevant to the query (best first) and the always-on pages, never over
+    --budget tokens; each block says what it left out.
 
     \b
     Examples:
@@ -31,10 +47,18 @@ def context(day: str | None, flush: bool, as_json: bool) -> None:
       git mem context --date 2026-02-20     the daily logs of that day and the day before
       git mem context --json                the parts and their sizes
       git mem context --flush               for a PreCompact hook
+      git mem context --query "beta launch" --budget 2000
+                                            plan, goals, the most relevant facts, always-on pages
     """
     from ..agent import context as assembly
     from . import output
 
+    if (query or budget) and not flush:
+        from ..agent import budget as budgets
+
+        result = budgets.assemble(notebook(), query, budget or BUDGET, mode, bytes_per_token)
+        show(result, as_json, output.context)
+        return
     result = assembly.run(notebook(), day, flush)
     show(result, as_json, output.reminder if flush else output.context)
 

@@ -1,0 +1,84 @@
+"""Context within a token budget: plan, goals, relevant facts, always-on pages; never over."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gitmem.agent import budget
+from gitmem.gitops.repo import open_notebook
+from tests.conftest import Mem
+
+
+def _notebook(mem: Mem) -> None:
+    mem.write("SOUL.md", "# Soul\n\nBe kind and brief.\n")
+    mem.write("USER.md", "---\nprivate: true\n---\n# User\n\nSecret diary.\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen's phone is 555-1234\n- Bob's email is bob@x.org\n")
+    mem.write("knowledge/facts.md", "# Facts\n\n- The beta launch is due on Friday\n- The office is in Lyon\n")
+    for i in range(12):
+        mem.write(f"knowledge/shed-{i}.md", f"# Shed {i}\n\n- Note number {i} about the garden shed\n")
+    mem.commit("notes")
+    mem("plan", "update", "1. Ship the beta\n2. Write the docs", "--reason", "start")
+    mem("goal", "add", "Ship the beta", "--description", "Launch on Friday")
+
+
+def test_blocks_in_order_most_relevant_first(mem: Mem) -> None:
+    _notebook(mem)
+    out = mem("context", "--query", "when is the beta launch due", "--budget", "2000", "--mode", "keyword").stdout
+    order = [out.index(h) for h in ("## [PLAN] PLAN.md", "## [GOALS] active goals", "## [FACTS] most relevant to",
+                                    "## [ALWAYS-ON] pages")]
+    assert order == sorted(order)
+    facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
+    assert facts.splitlines()[2].startswith("- knowledge/facts.md:3 (") and "beta launch is due on Friday" in facts
+    assert "- Ship the beta [ship-the-beta, 0%]: Launch on Friday\n(left out: nothing)" in out
+    assert "(left out: 1: USER.md (private: true); read them with: git mem get PATH)" in out
+    assert "Secret diary" not in out
+
+
+def test_never_over_the_budget_and_says_what_was_left_out(mem: Mem) -> None:
+    _notebook(mem)
+    data = mem.json("context", "--query", "garden shed", "--budget", "200", "--mode", "keyword")
+    assert data["tokens"] <= 200 and budget.tokens(data["text"]) <= data["tokens"]
+    facts = next(b for b in data["blocks"] if b["kind"] == "facts")
+    assert facts["items"] and facts["left_out"]  # some kept, the rest named as left out
+    assert f"(left out: {len(facts['left_out'])}: " in data["text"]
+    assert all(o["reason"] == "over the budget" for o in facts["left_out"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(limit=st.integers(min_value=1, max_value=900), per=st.sampled_from([1, 2, 4]))
+def test_property_the_count_is_an_upper_bound_within_the_budget(mem: Mem, limit: int, per: int) -> None:
+    if not (mem.path / "PLAN.md").exists():
+        _notebook(mem)
+        mem.write("reference/long.md", "# Long\n\n" + "Ünïcode text, wider than ASCII. " * 300)
+        mem.commit("long")
+    nb = open_notebook(mem.path)
+    try:
+        got = budget.assemble(nb, "beta garden Sarah", limit, "keyword", per)
+    except Exception as exc:  # a budget too small for the header is refused, naming the least that works
+        assert "cannot hold even the context's header" in str(exc)
+        return
+    assert budget.tokens(got.text, per) <= got.tokens <= limit
+    assert sum(b.tokens for b in got.blocks) <= got.tokens
+
+
+def test_one_byte_per_token_bounds_any_byte_level_tokenizer() -> None:
+    text = "Sarah — 日本語 ✓"
+    assert budget.tokens(text, 1) == len(text.encode()) and budget.tokens(text, 4) == -(-len(text.encode()) // 4)
+
+
+def test_too_small_a_budget_is_one_line(mem: Mem) -> None:
+    err = mem("context", "--query", "x", "--budget", "3", code=2).stderr
+    assert err.startswith("error: a budget of 3 tokens cannot hold even the context's header")
+
+
+def test_the_mcp_context_tool_takes_a_budget(mem: Mem) -> None:
+    from gitmem.agent import server
+
+    _notebook(mem)
+    ok, out = server.Handler(open_notebook(mem.path)).call(
+        "context", {"query": "beta", "budget": 300, "mode": "keyword"})
+    assert ok and out["tokens"] <= 300 and out["text"] == mem.json(
+        "context", "--query", "beta", "--budget", "300", "--mode", "keyword")["text"]
+    assert json.dumps(out)
