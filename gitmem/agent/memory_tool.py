@@ -108,7 +108,7 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
 
     def _listing(self, path: str, rel: str) -> str:
         base = self.nb.file(rel)
-        lines = [f"{_size(base)}\t{path}"]
+        lines = [f"{_size(base) if base.is_dir() else '0B'}\t{path}"]  # /memories before its first file
         for folder, dirs, files in os.walk(base) if base.is_dir() else ():
             depth = len(Path(folder).relative_to(base).parts)
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not Path(folder, d).is_symlink()) \
