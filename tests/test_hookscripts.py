@@ -70,7 +70,7 @@ def recipe_commands(name: str, commented: bool = False) -> list[list[str]]:
 def test_every_recipe_runs_commands_that_exist() -> None:
     claude = recipe_commands("claude-code-settings.json")
     assert claude == [["context"], ["session", "save", "--hook"], ["context", "--flush"],
-                      ["session", "save", "--hook"]]
+                      ["session", "save", "--hook", "--consolidate"]]
     assert recipe_commands("gitmem-nightly.cron") == [["index"]]
     assert recipe_commands("gitmem-nightly.service") == [["index"]]
     for args in claude + recipe_commands("gitmem-nightly.cron"):
@@ -89,15 +89,17 @@ def test_the_cron_line_is_five_times_and_a_command() -> None:
 
 
 def test_the_claude_code_session_end_hook_saves_the_transcript(mem: Mem, tmp_path: Path) -> None:
-    """The SessionEnd command as Claude Code runs it: its JSON payload on stdin."""
+    """The SessionEnd command as Claude Code runs it: its JSON payload on stdin (then consolidation,
+    which needs an LLM: tests/test_claude_hooks.py runs it against a scripted one)."""
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "the launch is on Friday"}})
                           + "\n")
     settings = json.loads((HOOKS / "claude-code-settings.json").read_text())["hooks"]
     command = settings["SessionEnd"][0]["hooks"][0]["command"].replace("~/notes", shlex.quote(str(mem.path)))
     payload = json.dumps({"session_id": "demo-1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"})
-    run = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True, env=_env_with_git_mem())
-    assert run.returncode == 0, run.stderr
+    env = {k: v for k, v in _env_with_git_mem().items() if not k.startswith("GITMEM_LLM")}
+    run = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True, env=env)
+    assert run.returncode == 1 and "GITMEM_LLM_URL" in run.stderr, run.stderr  # saved, then no LLM to consolidate
     assert "the launch is on Friday" in "".join(p.read_text() for p in (mem.path / "sessions").glob("*.md"))
 
 
