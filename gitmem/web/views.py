@@ -37,9 +37,19 @@ async def home(request: Request) -> Response:
         if listing.latest_daily:
             daily = {"path": listing.latest_daily, "html": render(nb.read(listing.latest_daily),
                                                                   listing.latest_daily, web.remote_images).html}
-        return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False)}
+        return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False),
+                **structured(nb, web.remote_images)}
 
     return web.page(request, "home.html", nav="home", **await web.call(work))
+
+
+def structured(nb: Notebook, remote_images: bool) -> dict[str, Any]:
+    """The plan (as HTML) and the active goals, for the home page."""
+    from ..notes import goals, plan
+
+    shown = plan.show(nb)
+    html = render(shown.text, shown.path, remote_images).html if shown.exists else None
+    return {"plan": shown, "plan_html": html, "goals": goals.listing(nb)}
 
 
 async def browse(request: Request) -> Response:
