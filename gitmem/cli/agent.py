@@ -178,9 +178,12 @@ def session_changes(session_id: str | None, as_json: bool) -> None:
 def mcp_server() -> None:
     """Serve the notebook as MCP tools on stdio, for agents.
 
-    Tools: context, remember, daily, write, get, recall, search, log, forget.
-    Each returns the JSON its command prints with --json; errors come back as
-    tool errors that name the fix. The model stays loaded between calls.
+    Tools: context, remember, daily, write, get, recall, search, log, why,
+    forget, goal_add, goal_update, goals, watch, watch_list, unwatch, plan,
+    plan_update, session_changes. Each returns the JSON its command prints
+    with --json (a write adds its session's summary: "this session: 2
+    remembered, 1 updated"); errors come back as tool errors that name the
+    fix. The model stays loaded between calls.
     Needs the optional 'mcp' packages: pip install '.[mcp]' in a clone of
     gitmem, or pip install 'gitmem-notebook[mcp]' from the package index.
 
