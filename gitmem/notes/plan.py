@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import dates
-from ..notebook import Notebook
+from ..errors import GitmemError
+from ..notebook import Notebook, decode
 from . import change, fields, guard, trailers
 from .memory import given_text
 
@@ -70,7 +71,10 @@ def show(nb: Notebook) -> Plan:
     text = nb.read(rel)
     if not text.strip():
         return Plan(rel, False, "", hint="no plan yet; write one with: git mem plan update TEXT --reason WHY")
-    plan = Plan(rel, True, body(text))
+    try:
+        plan = Plan(rel, True, body(text))
+    except fields.BadFields:  # a hand edit YAML cannot read: the page as it is, rather than no plan
+        plan = Plan(rel, True, text.strip("\n"))
     latest = history(nb, limit=1).versions
     if latest:
         plan.commit, plan.date, plan.reason = latest[0].commit, latest[0].date, latest[0].reason
@@ -102,7 +106,15 @@ def update(nb: Notebook, text: str, reason: str, allow: bool = False) -> Updated
         return change.Edit(new, 1, new.count("\n"))
 
     with change.write_lock(nb):
-        existed = bool(change.current(nb, rel).strip())
+        now = change.current(nb, rel)
+        head = nb.git.head()
+        committed = nb.git.show(head, nb.repo_path(rel)) if head else None
+        same = committed is not None and decode(committed).replace("\r\n", "\n") == now.replace("\r\n", "\n")
+        if now.strip() and not same:  # (core.autocrlf: CRLF in the work tree, LF in git, is no edit)
+            # the update replaces the whole page: an edit of a person's that git does not hold would be lost
+            raise GitmemError(f"{rel} has changes not committed yet; nothing was written",
+                              f"commit them first (git commit -- {nb.repo_path(rel)}), then update the plan")
+        existed = bool(now.strip())
         done = change.apply(nb, {rel: edit}, f"mem: plan — {_short(reason)}",
                             trailers=trailers.for_verb("plan", Reason=reason))
     if done is None:
