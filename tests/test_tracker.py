@@ -72,3 +72,17 @@ def test_mcp_writes_carry_the_servers_session_and_append_the_summary(mem: Mem, m
     ok, out = h.call("goals", {})
     assert ok and "session" not in out  # reads are not enriched
     assert trailers.session() is None  # the server's session does not leak out of its calls
+
+
+def test_structured_memory_hints_name_tools(mem: Mem) -> None:
+    os.chdir(mem.path)
+    h = server.Handler(open_notebook(mem.path))
+    assert h.call("goal_update", {"id": "nope", "progress": 3}) == (
+        False, "error: no goal nope (goals/nope.md is missing) (see the goals: the goals tool with every=true)")
+    assert h.call("unwatch", {"name": "Sarah"}) == (False, "error: Sarah is not watched (see what is: the watch_list "
+                                                           "tool)")
+    assert h.call("plan", {}) == (True, {"path": "PLAN.md", "exists": False, "text": "", "commit": None,
+                                         "date": None, "reason": None,
+                                         "hint": "no plan yet; write one with: git mem plan update TEXT --reason WHY"})
+    assert server.compact({"hint": "no plan yet; write one with: git mem plan update TEXT --reason WHY"}) == {
+        "hint": "no plan yet; write one with: the plan_update tool"}

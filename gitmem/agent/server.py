@@ -285,6 +285,13 @@ PAGE_PARAMS = {"write": "page", "get": "path"}
 PAGE_COMMAND = re.compile(r"\bgit mem (write|get) ([^\s;,)]+)(?: TEXT\b)?")
 
 
+# verbs of two words, and the structured-memory verbs, as their tools (before COMMAND and FLAG see them)
+TOOL_OF = {"goal add": "goal_add", "goal update": "goal_update", "goal list": "goals", "watch list": "watch_list",
+           "plan update": "plan_update", "session changes": "session_changes", "watch": "watch",
+           "unwatch": "unwatch", "plan": "plan"}
+TOOL_COMMAND = re.compile(r"\bgit mem (" + "|".join(sorted(TOOL_OF, key=len, reverse=True)) + r")\b(?: --all\b| TEXT --reason WHY\b| TITLE\b)?")
+
+
 def for_agents(text: str) -> str:
     """A hint worded for the command line, worded for a tool caller: 'pass --all' becomes
     'pass every=true', '--date 2026-02-20' becomes 'date=2026-02-20', 'git mem write' the write tool.
@@ -297,6 +304,8 @@ def for_agents(text: str) -> str:
             return f"{AGENT_VALUES[name]}={value}" if value else AGENT_VALUES[name]
         return match.group(0)
 
+    text = TOOL_COMMAND.sub(lambda m: f"the {TOOL_OF[m.group(1)]} tool" + (" with every=true" if m.group(0).endswith(
+        "--all") else ""), text)  # TEXT, --reason WHY and TITLE are the tool's parameters: dropped
     text = FLAG.sub(flag, text)
     text = PAGE_COMMAND.sub(lambda m: f"the {m.group(1)} tool with {PAGE_PARAMS[m.group(1)]}={m.group(2)}", text)
     return COMMAND.sub(lambda m: f"the {m.group(1)} tool", text)
