@@ -189,3 +189,16 @@ def test_end_to_end_with_the_sdks_tool_runner(mem: Mem) -> None:
     assert (mem.path / "memories/user.md").read_text() == "# User\n\n* Prefers the 08:04 train\n"
     assert mem.git("log", "-2", "--format=%s").splitlines() == [
         "mem: memory str_replace memories/user.md", "mem: memory create memories/user.md"]
+
+
+def test_without_the_sdk_the_import_says_how_to_add_it(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "anthropic").mkdir()
+    (tmp_path / "anthropic" / "__init__.py").write_text("raise ImportError('no anthropic here')\n")
+    code = "import gitmem.agent.memory_tool"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 1
+    assert "pip install 'gitmem-notebook[anthropic]'" in run.stderr

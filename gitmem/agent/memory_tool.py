@@ -30,16 +30,20 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from anthropic.lib.tools import ToolError
-from anthropic.tools import BetaAbstractMemoryTool
-from anthropic.types.beta import (
-    BetaMemoryTool20250818CreateCommand,
-    BetaMemoryTool20250818DeleteCommand,
-    BetaMemoryTool20250818InsertCommand,
-    BetaMemoryTool20250818RenameCommand,
-    BetaMemoryTool20250818StrReplaceCommand,
-    BetaMemoryTool20250818ViewCommand,
-)
+try:
+    from anthropic.lib.tools import ToolError
+    from anthropic.tools import BetaAbstractMemoryTool
+    from anthropic.types.beta import (
+        BetaMemoryTool20250818CreateCommand,
+        BetaMemoryTool20250818DeleteCommand,
+        BetaMemoryTool20250818InsertCommand,
+        BetaMemoryTool20250818RenameCommand,
+        BetaMemoryTool20250818StrReplaceCommand,
+        BetaMemoryTool20250818ViewCommand,
+    )
+except ImportError as exc:  # the optional extra is missing: say how to add it
+    raise ImportError("gitmem's NotebookMemoryTool needs the optional 'anthropic' package (2.14 or later): "
+                      "pip install 'gitmem-notebook[anthropic]' (in a clone: pip install '.[anthropic]')") from exc
 
 from ..errors import GitmemError
 from ..gitops import commits
