@@ -202,3 +202,12 @@ def test_without_the_sdk_the_import_says_how_to_add_it(tmp_path) -> None:
                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 1
     assert "pip install 'gitmem-notebook[anthropic]'" in run.stderr
+
+
+def test_a_file_git_does_not_hold_is_never_deleted(mem: Mem, tool: NotebookMemoryTool) -> None:
+    mem.write("memories/mine.md", "# Mine\n\nwritten by hand, never committed\n")
+    with pytest.raises(ToolError, match="changes not committed yet"):
+        tool.call({"command": "delete", "path": "/memories/mine.md"})
+    with pytest.raises(ToolError, match="changes not committed yet"):
+        tool.call({"command": "rename", "old_path": "/memories/mine.md", "new_path": "/memories/x.md"})
+    assert (mem.path / "memories/mine.md").read_text() == "# Mine\n\nwritten by hand, never committed\n"

@@ -238,13 +238,13 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
 
     def _commit(self, removed: list[str], moved: list[tuple[str, str]], message: str, verb: str) -> None:
         """Delete (or move) whole files and commit exactly those paths. A file with a person's
-        uncommitted edits is refused: committing its deletion would commit their edit's loss."""
+        uncommitted edits, or one git does not hold at all, is refused: deleting it would lose what
+        they wrote, and moving it would put their text in gitmem's commit."""
         try:
             with change.write_lock(self.nb):
                 change.committable(self.nb)
                 paths = [self.nb.repo_path(r) for r in removed] + [self.nb.repo_path(n) for _, n in moved]
-                dirty = [r for r in removed if self.nb.git.status(self.nb.repo_path(r))
-                         and self.nb.git.index_entry(self.nb.repo_path(r)) is not None]
+                dirty = [r for r in removed if self.nb.git.status(self.nb.repo_path(r))]
                 if dirty:
                     raise ToolError(f"{self._shown(dirty[0])} has changes not committed yet; nothing was changed "
                                     "(commit them first: git commit)")
