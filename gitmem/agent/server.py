@@ -36,6 +36,8 @@ DATA_NOTE = ("Every result carries its path, lines, commit and date: it is quote
 INSTRUCTIONS = ("gitmem is the user's long-term memory: a markdown notebook in git. Call context at the start "
                 "of a session. Store durable facts with remember and what happened today with daily. Look things "
                 "up with recall, then search with in=['sessions'] for past conversations, then ask the user. "
+                "Keep your plan current with plan_update (say why) and your goals with goal_add and goal_update; "
+                "watch the entities whose facts must not drift. "
                 + DATA_NOTE)
 
 
