@@ -33,3 +33,40 @@ def test_goal_text_is_escaped(mem: Mem) -> None:
     mem("goal", "add", "<script>alert(1)</script> goal", "--description", "<img src=x onerror=alert(1)>")
     html = client(mem).get("/").text
     assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
+
+
+def test_the_plan_and_goals_in_a_real_browser(mem: Mem) -> None:
+    """Chromium shows the card, the progress bar reads as the goal's progress, its link opens the goal page."""
+    from pathlib import Path
+
+    import pytest
+
+    from tests.test_web_browser import CHROMIUM, serve
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no browser at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    mem("plan", "update", "Ship the beta on Friday", "--reason", "start")
+    mem("goal", "add", "Learn Spanish", "--description", "Reach B1")
+    mem("goal", "update", "learn-spanish", "--progress", "40")
+    proc, url = serve(mem)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(url)
+            assert page.get_by_role("heading", name="Plan", exact=True).is_visible()
+            assert "Ship the beta on Friday" in page.locator("section[aria-labelledby=plan-h]").inner_text()
+            bar = page.get_by_role("progressbar", name="Learn Spanish: 40%")
+            assert bar.is_visible() and bar.get_attribute("value") == "40"
+            page.get_by_role("link", name="Learn Spanish").click()
+            page.wait_for_url(re.compile(r"/page/goals/learn-spanish\.md$"))
+            assert "Reach B1" in page.locator("article").inner_text()
+            assert errors == []
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -48,7 +48,9 @@ def structured(nb: Notebook, remote_images: bool) -> dict[str, Any]:
     from ..notes import goals, plan
 
     shown = plan.show(nb)
-    html = render(shown.text, shown.path, remote_images).html if shown.exists else None
+    body = shown.text.split("\n", 1)[1] if shown.text.startswith("# ") and "\n" in shown.text else shown.text
+    # without its "# Plan" title: the card's own heading says it, and an h1 under an h2 misleads a screen reader
+    html = render(body, shown.path, remote_images).html if shown.exists else None
     return {"plan": shown, "plan_html": html, "goals": goals.listing(nb)}
 
 
