@@ -16,6 +16,7 @@ from click.testing import Result
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gitmem.notes import memory
+from gitmem.text import clean_text
 from gitmem.search import engine as search
 from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem, git
@@ -281,7 +282,7 @@ def test_fuzz_section_editor_write_then_read(mem: Mem, section: str, content: st
     nb = open_notebook(mem.path)
     written = memory.write(nb, "knowledge/fuzz.md", content, section=section, replace=replace, allow=True)
     page = memory.get(nb, f"knowledge/fuzz.md:{written.lines['start']}-{written.lines['end']}")
-    assert page.text.rstrip("\n") == content.strip("\n")
+    assert page.text.rstrip("\n") == clean_text(content).strip("\n")  # controls are taken out (text.py)
     assert memory.get(nb, "knowledge/fuzz.md").text == (mem.path / "knowledge/fuzz.md").read_text()
 
 
@@ -328,7 +329,6 @@ def test_100000_tiny_pages(mem: Mem, no_model: None) -> None:
     assert mem.json("status", "--no-model")["counts"]["files"] == 100_000
 
 
-<<<<<<< HEAD
 # -- transcripts and stdin from outside (issue 21: 9, 11) ---------------------------------
 def _save(mem: Mem, payload: str | bytes, *args: str) -> Result:
     from gitmem.cli.main import cli
@@ -410,6 +410,17 @@ def test_controls_and_undecodable_argv_are_cleaned_before_a_page_is_written(mem:
     page = (mem.path / out["path"]).read_text()
     assert "Caf\ufffd ]52;c;ZXZpbA==opens at nine" in page
     assert not any(ch in page for ch in "\x1b\x07\x08\r")
+
+
+<<<<<<< HEAD
+
+
+def test_a_latin1_transcript_on_stdin_is_saved_with_replacement_characters(mem: Mem) -> None:
+    """A transcript is a record: bytes that are not UTF-8 are replaced (as for a transcript file),
+    never refused and never an internal error (they were, on stdin)."""
+    result = _save(mem, "user: caf\xe9 au lait\nassistant: noted\n".encode("latin-1"), "--chat", "l", "--json")
+    assert result.exit_code == 0, result.output
+    assert "user: caf\ufffd au lait" in (mem.path / json.loads(result.stdout)["path"]).read_text()
 
 
 # -- structured memory: goals, watch, plan, session changes, the budgeted context ------------
