@@ -86,17 +86,12 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
       git mem remember --scope personal "I review code in the morning"
       echo "a longer fact" | git mem remember -
     """
-    from ..notes import memory, scopes
+    from ..notes import scopes
     from . import output
 
     nb = notebook()
-    fact = read_text(text, "fact")
-    where, chosen, note = scopes.target(nb, fact, scope, category, to)
-    result = memory.remember(where, fact, page_path(nb, to) if to else None, section, category, force, allow,
-                             keep_both)
-    result.scope = chosen
-    if note:
-        result.hint = f"{result.hint}; {note}" if result.hint else note
+    result = scopes.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
+                             force, allow, keep_both, scope)
     show(result, as_json, output.written)
 
 

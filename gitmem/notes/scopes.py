@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..gitops.repo import personal_notebook
 from ..notebook import Notebook
-from . import routing
+from . import memory, routing
 
 SCOPES = ("project", "personal")
 
@@ -32,3 +32,16 @@ def target(nb: Notebook, text: str, scope: str | None, category: str | None,
         return personal, "personal", (f"a preference about how you like to work: written to your personal notebook "
                                       f"({personal.root}); --scope project keeps it in this one")
     return nb, "project", None
+
+
+def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
+             category: str | None = None, force: bool = False, allow: bool = False, keep_both: bool = False,
+             scope: str | None = None) -> memory.Written:
+    """memory.remember in the notebook the scope names (see target); the result says which, and why
+    when it was not asked for."""
+    where, chosen, note = target(nb, text, scope, category, to)
+    result = memory.remember(where, text, to, section, category, force, allow, keep_both)
+    result.scope = chosen
+    if note:
+        result.hint = f"{result.hint}; {note}" if result.hint else note
+    return result
