@@ -70,6 +70,9 @@ def shallow(mem: Mem) -> None:
 
 
 def conflicted(mem: Mem) -> None:
+    # the same line changed on both sides (lines both sides add would merge fact by fact)
+    mem.write("knowledge/plan.md", "# Plan\n\nlaunch on earth\n")
+    mem.commit("plan")
     mem.git("checkout", "-q", "-b", "other")
     mem.write("knowledge/plan.md", "# Plan\n\nlaunch on the moon\n")
     mem.commit("other plan")
@@ -96,8 +99,9 @@ def test_odd_repository_states(mem: Mem, state: str) -> None:
     assert [h["path"] for h in hits] == ["knowledge/facts.md"]
     status = mem.json("status", "--no-model")
     if "conflict" in state:
-        assert status["counts"]["conflicted_files"] == 1  # indexed as text, flagged by status
-        assert "launch" in mem.json("recall", "--mode", "keyword", "launch")["results"][0]["text"]
+        assert status["counts"]["conflicted_files"] == 1  # flagged by status, its conflict not indexed:
+        assert mem.json("recall", "--mode", "keyword", "launch")["results"] == []  # neither side is a fact yet
+        assert [p["path"] for p in status["conflicts"]["pages"]] == ["knowledge/plan.md"]
     before = (mem.path / "knowledge/facts.md").read_text()
     result = mem("remember", "Bikes go in the shed", code=None)
     if state == "merge conflict in progress":

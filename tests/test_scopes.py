@@ -64,3 +64,13 @@ def test_without_a_personal_notebook_everything_stays_here(mem: Mem) -> None:
     failed = mem("remember", "--scope", "personal", "My dentist is Dr. Okafor", code=2)
     assert failed.stderr.startswith("error: no personal notebook is configured")
     assert mem.json("recall", "--mode", "keyword", "short answers")["results"][0]["scope"] == "project"
+
+
+def test_the_mcp_tools_read_and_write_both_scopes(mem: Mem, personal: Mem) -> None:
+    from tests.test_server import handler
+
+    h = handler(mem)
+    ok, out = h.call("remember", {"text": "My dentist is Dr. Okafor", "scope": "personal"})
+    assert ok and out["scope"] == "personal" and "Okafor" in (personal.path / "knowledge/facts.md").read_text()
+    ok, found = h.call("recall", {"query": "dentist", "mode": "keyword"})
+    assert ok and [(r["path"], r["scope"]) for r in found["results"]] == [("knowledge/facts.md", "personal")]

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from . import context, tracker
 from .. import dates, records
 from ..notes import forget, goals, memory, plan, trailers, watch
-from ..notes import scopes as scopes_notes
+from ..notes import scopes as note_scopes
 from ..search import engine as search, scopes, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
@@ -140,13 +140,12 @@ TOOLS: list[Tool] = [
           "category": choice("Route by category instead of guessing.", CATEGORIES),
           "force": boolean("Store it even if the notebook already says it."),
           "keep_both": boolean("Add it even if it updates a line of the page (keep the old one)."),
-          "scope": choice("The project's notebook, or the person's own (git config mem.personal); by default a "
-                          "preference about how the person works goes to their own once one is configured.",
-                          ("project", "personal"))},
+          "scope": choice("Write to this notebook or the person's own (personal) notebook [preferences: personal, "
+                          "once one is configured; the rest: project].", ("project", "personal"))},
          ("text",),
-         lambda nb, a: scopes_notes.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
-                                             a.get("force", False), keep_both=a.get("keep_both", False),
-                                             scope=a.get("scope")), ADDS),
+         lambda nb, a: note_scopes.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
+                                            a.get("force", False), keep_both=a.get("keep_both", False),
+                                            scope=a.get("scope")), ADDS),
     Tool("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
          "what happened, progress, open threads.",
          {"text": string("The entry; its first line becomes the heading.")},

@@ -31,7 +31,7 @@ def personal_path(nb: Notebook | None = None) -> Path | None:
     raw = os.environ.get(PERSONAL_ENV)
     if raw is None and nb is not None:
         raw = nb.git.config_get(PERSONAL_KEY)
-    if raw is None:
+    elif raw is None:
         try:
             raw = Git.find(".").config_get(PERSONAL_KEY)
         except GitmemError:

@@ -7,17 +7,12 @@ once one is configured, and the output says so; everything else stays in the pro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import UsageError
 from ..gitops.repo import personal_notebook
 from ..notebook import Notebook
-from . import routing
+from . import memory, routing
 
 SCOPES = ("project", "personal")
-
-if TYPE_CHECKING:
-    from .memory import Written
 
 
 def target(nb: Notebook, text: str, scope: str | None, category: str | None,
@@ -41,14 +36,11 @@ def target(nb: Notebook, text: str, scope: str | None, category: str | None,
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
              category: str | None = None, force: bool = False, allow: bool = False, keep_both: bool = False,
-             scope: str | None = None) -> "Written":
-    """memory.remember in the notebook the scope names (or the personal one, for a preference about
-    how the person works, once one is configured); the result says which scope and why. The CLI,
-    MCP and the web API all remember through this."""
-    from .memory import remember as store
-
+             scope: str | None = None) -> memory.Written:
+    """memory.remember in the notebook the scope names (see target); the result says which, and why
+    when it was not asked for."""
     where, chosen, note = target(nb, text, scope, category, to)
-    result = store(where, text, to, section, category, force, allow, keep_both)
+    result = memory.remember(where, text, to, section, category, force, allow, keep_both)
     result.scope = chosen
     if note:
         result.hint = f"{result.hint}; {note}" if result.hint else note
