@@ -17,6 +17,14 @@ class IndexNotUpdated(GitmemError):
     """gitmem's commit is made, but git's own index still has the page as it was."""
 
 
+class HeadMoved(GitmemError):
+    """HEAD is not the commit gitmem built its commit from (a person's commit, a pull, landed
+    meanwhile); nothing was committed: build it again on the new HEAD."""
+
+
+UNREAD = "unread"  # commit_files' `base` when the caller did not read HEAD itself
+
+
 def with_trailers(message: str, trailers: list[tuple[str, str]] | None) -> str:
     """The message with `Key: value` trailer lines after a blank line (values on one line)."""
     if not trailers:
@@ -40,7 +48,7 @@ def commit(git: Git, paths: list[str], message: str,
 
 
 def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
-                 trailers: list[tuple[str, str]] | None = None) -> tuple[str | None, bool]:
+                 trailers: list[tuple[str, str]] | None = None, base: str | None = UNREAD) -> tuple[str | None, bool]:
     """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
     else: not the work tree, not what is staged. Returns (new commit or None if the tree
     would not change, whether the fallback identity signed it).
@@ -48,10 +56,17 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
     The commit is made through a temporary index (hooks run as for any commit). Then git's
     own index takes the new contents for each path it had at HEAD's version, so `git status`
     shows only what a person changed (if the commit fails, they stay staged there); a path a
-    person staged their own version of gets `staged[path]` (theirs with the same change)."""
+    person staged their own version of gets `staged[path]` (theirs with the same change).
+
+    `base` is the HEAD the caller built `files` from (None: an unborn branch). The commit is made
+    on that HEAD or not at all: `git commit` parents it on HEAD as it is when git starts, so a
+    commit that landed since `base` would be silently undone by `files`. HeadMoved if HEAD is not
+    `base` before the commit; if one lands in the moment before git reads HEAD, gitmem's commit
+    is taken back off the branch with a compare-and-swap of the ref (`update-ref HEAD parent
+    ours`: only while HEAD is still ours) and HeadMoved is raised, so the caller builds again."""
     message = with_trailers(message, trailers)
     env, fallback = identity_env(git)
-    head = git.head()
+    head = git.head() if base == UNREAD else base
     scratch = git.git_dir / "gitmem" / f"commit-index.{os.getpid()}"
     scratch.parent.mkdir(parents=True, exist_ok=True)
     temp = {**(env or os.environ), "GIT_INDEX_FILE": str(scratch)}
@@ -59,6 +74,9 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
     # update of HEAD would fail on ours
     indexlock.retry(git, lambda: indexlock.free(git))
     try:
+        if git.head() != head:
+            raise HeadMoved("HEAD moved while gitmem built its commit; nothing was committed",
+                            "run the command again")
         oids, tree = _stage(git, head, files, temp)
         if head and tree == tree_id(git, head):
             return None, False
@@ -91,6 +109,7 @@ def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged
         except GitFailed:
             pass
         raise
+    _on_base(git, head)
     try:
         _restage(git, head, oids, staged)
     except GitFailed as exc:
@@ -98,6 +117,32 @@ def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged
         raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
                               "so that git status does not show the commit undone, run: git reset -q -- "
                               + " ".join(shlex.quote(p) for p in oids)) from exc
+
+
+def _on_base(git: Git, base: str | None) -> None:
+    """HeadMoved, with gitmem's commit taken back off the branch, if git parented it on a commit
+    other than `base` (one landed between the check and git reading HEAD)."""
+    new = git.head()
+    assert new is not None
+    parents = git.parents(new)
+    if parents == ([base] if base else []):
+        return
+    landed = parents[0] if parents else None
+    if landed is not None and _swap_head(git, landed, new):
+        raise HeadMoved("HEAD moved while gitmem committed; its commit was taken back", "run the command again")
+    raise GitmemError(f"gitmem's commit {new[:7]} was made on {landed[:7] if landed else 'nothing'}, a commit that "
+                      "landed while gitmem committed, and another followed it, so gitmem cannot take it back",
+                      f"see what it changed with: git diff {landed[:7] if landed else new[:7]} {new[:7]} and restore "
+                      "what it undid")
+
+
+def _swap_head(git: Git, new: str, old: str) -> bool:
+    """Point HEAD (its branch) at `new` only if it is still at `old`: whether it did."""
+    try:
+        git.run("update-ref", "-m", "gitmem: take back a commit made on a moved HEAD", "HEAD", new, old)
+        return True
+    except GitFailed:
+        return False
 
 
 def _store(git: Git, data: bytes) -> str:
