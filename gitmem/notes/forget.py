@@ -32,6 +32,8 @@ page asks for them, the CLI passes them for `--yes`, and MCP has no such tool.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -44,7 +46,7 @@ from ..index.indexer import Index, recovering
 from . import change
 from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock
 from ..markdown import body_offset, headings_of
-from ..notebook import Notebook
+from ..notebook import Notebook, decode
 from .pages import DAILY_ENTRY
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
@@ -83,11 +85,16 @@ class TooBroad(GitmemError):
         self.preview = preview
 
 
+class LinesChanged(GitmemError):
+    """The lines a forget would take are not the ones the person saw and confirmed."""
+
+
 @dataclass
 class Spot:
     path: str
     start: int  # 1-based, inclusive
     end: int
+    at_head: bool = False  # found in HEAD's version of a page whose work-tree text lacks it
 
 
 @dataclass
@@ -121,14 +128,20 @@ class Forgot:
         return len({r["path"] for r in self.removed})
 
 
-def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False) -> Forgot:
+def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False,
+           seen: str | None = None) -> Forgot:
     """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index.
     More than BROAD_LINES lines or more than one page needs `broad`; `agent` words the refusal
-    for an agent, which cannot confirm."""
+    for an agent, which cannot confirm. `seen`: the fingerprint of the lines as the person saw
+    them (a browser's confirmation); lines that differ now under the lock are refused, so a
+    line removed above PATH:LINE meanwhile never makes another fact go."""
     target = given_text(target, "fact")
     with write_lock(nb):
         committable(nb)
         spots, phrase = locate(nb, target, every)
+        if seen is not None and fingerprint(nb, spots) != seen:
+            raise LinesChanged("the lines to forget changed since you looked at them; nothing was forgotten",
+                               "look at the list again, then confirm")
         past = [] if spots else _in_history(nb, target, every)
         if not broad:
             _narrow_enough(nb, spots, past, agent)
@@ -188,6 +201,25 @@ def everything(nb: Notebook, typed: str | None) -> Forgot:
     if note:
         forgot.notes.append(FALLBACK_HINT)
     return forgot
+
+
+def fingerprint(nb: Notebook, spots: list[Spot]) -> str:
+    """What a person is shown of a forget: each page, its lines and their text (a digest, so a
+    form carries it without the text)."""
+    shown = [[s.path, s.start, s.end, "\n".join(spot_lines(nb, s))] for s in spots]
+    return hashlib.sha256(json.dumps(shown).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def spot_lines(nb: Notebook, spot: Spot) -> list[str]:
+    """The lines a spot names, from the work tree (or HEAD's version, for a spot found there)."""
+    return _text_of(nb, spot).split("\n")[spot.start - 1:spot.end]
+
+
+def _text_of(nb: Notebook, spot: Spot) -> str:
+    if not spot.at_head:
+        return nb.read(spot.path)
+    data = nb.git.show("HEAD", nb.repo_path(spot.path))
+    return decode(data) if data is not None else ""
 
 
 def _refuse_uncommitted(nb: Notebook, pages_: list[str]) -> None:
@@ -301,7 +333,7 @@ def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool
     if count <= BROAD_LINES and pages_hit <= 1:
         return
     preview = [{"path": s.path, "lines": {"start": s.start, "end": s.end},
-                "text": "\n".join(nb.read(s.path).split("\n")[s.start - 1:s.end])} for s in spots]
+                "text": "\n".join(spot_lines(nb, s))} for s in spots]
     preview += [{"path": None, "lines": None, "text": line} for line in past]
     what = f"{count} line{'s' if count != 1 else ''}" + (f" from {pages_hit} pages" if pages_hit > 1 else "")
     if agent:
@@ -382,18 +414,34 @@ def _notes(nb: Notebook) -> Iterator[tuple[str, str]]:
 
 
 def _matches(nb: Notebook, target: str) -> list[Spot]:
-    """Every line of every note that contains the target (case and spacing ignored)."""
+    """Every line of every note that contains the target (case and spacing ignored); if none
+    does, every such line of HEAD's version of the notes whose work-tree text lacks it (a forget
+    killed before its commit, a line a person deleted and did not commit): HEAD still holds it,
+    and the forget commits it off there."""
     needle = _needle(target)
+    spots = [spot for rel, text in _notes(nb) for spot in _found(rel, text, needle)]
+    if spots:
+        return spots
+    changed = set(nb.git.status(nb.prefix))
+    head = nb.git.head()
+    for entry in nb.git.tree(head, nb.prefix) if head and changed else []:
+        rel = nb.rel(entry.path)
+        if entry.path in changed and rel is not None and nb.settings.is_note(rel):
+            spots += _found(rel, decode(nb.git.read_blob(entry.oid)), needle, at_head=True)
+    return spots
+
+
+def _found(rel: str, text: str, needle: str, at_head: bool = False) -> list[Spot]:
+    """The spots of a page's text that hold the needle (an item with its continuation lines)."""
+    lines = text.split("\n")
     spots: list[Spot] = []
-    for rel, text in _notes(nb):
-        lines = text.split("\n")
-        i = 0
-        while i < len(lines):
-            if _holds(lines[i], needle):
-                end = pages.item_extent(lines, i)
-                spots.append(Spot(rel, i + 1, end + 1))
-                i = end
-            i += 1
+    i = 0
+    while i < len(lines):
+        if _holds(lines[i], needle):
+            end = pages.item_extent(lines, i)
+            spots.append(Spot(rel, i + 1, end + 1, at_head))
+            i = end
+        i += 1
     return spots
 
 
@@ -408,7 +456,7 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
     blocks: dict[str, list[list[str]]] = {}
     starts: dict[str, list[int]] = {}
     for spot in spots:
-        taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        taken = spot_lines(nb, spot)
         blocks.setdefault(spot.path, []).append(taken)
         starts.setdefault(spot.path, []).append(spot.start)
         lines.extend(taken)
