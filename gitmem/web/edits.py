@@ -262,15 +262,15 @@ def _spots(nb: Notebook, target: str, every: bool, fact: Any = None,
     (what the confirmation carries). `fact`: the text a Forget… button was shown beside; the
     lines it names must still hold it (a line removed above them would make another fact go).
     Not `strict`: after a refusal, whatever can be shown of the lines as they are now."""
-    from ..notes import forget as forgetting
+    from ..notes.spots import fingerprint, locate, spot_lines
 
     try:
-        spots, _ = forgetting.locate(nb, target, every)
+        spots, _ = locate(nb, target, every)
     except GitmemError:
         if strict:
             raise
         return [], None
-    out = [{"path": s.path, "start": s.start, "end": s.end, "text": " ".join(forgetting.spot_lines(nb, s))}
+    out = [{"path": s.path, "start": s.start, "end": s.end, "text": " ".join(spot_lines(nb, s))}
            for s in spots]
     wanted = " ".join(str(fact or "").split())
     if strict and wanted and not all(wanted in " ".join(o["text"].split()) for o in out):
@@ -278,4 +278,4 @@ def _spots(nb: Notebook, target: str, every: bool, fact: Any = None,
                         "nothing was forgotten", "find the fact again on the Facts page")
     if not out:  # no page holds it: forget would purge it from the index's history alone
         out.append({"path": "(index history only)", "start": 0, "end": 0, "text": target})
-    return out, forgetting.fingerprint(nb, spots)
+    return out, fingerprint(nb, spots)
