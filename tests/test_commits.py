@@ -90,3 +90,23 @@ def test_a_commit_landing_while_gitmem_commits_is_never_undone(repo: Path, tmp_p
     assert git(repo, "show", "HEAD:pulled.md") == "pulled line\n"
     new, _ = commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head())  # built again on it
     assert git(repo, "show", f"{new}:pulled.md") == "pulled line\n" and git(repo, "show", f"{new}:a.md") == "a\n"
+
+
+def test_a_commit_that_follows_gitmems_at_once_is_never_taken_back(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitmem's commit is found by its tree when a person's commit lands on top of it before gitmem
+    looks: made on its base, it stays, and so does theirs."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    g = Git.find(repo)
+    real = commits._on_base
+
+    def theirs_lands_first(git_: Git, base: str | None, tree: str) -> str:
+        (repo / "theirs.md").write_text("theirs\n")
+        git(repo, "add", "theirs.md")
+        git(repo, "commit", "-q", "-m", "a person's commit")
+        return real(git_, base, tree)
+
+    monkeypatch.setattr(commits, "_on_base", theirs_lands_first)
+    new, _ = commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head())
+    assert git(repo, "log", "--format=%s", "-3").splitlines() == ["a person's commit", "mem: a", "start"]
+    assert git(repo, "rev-parse", "HEAD~1").strip() == new and git(repo, "show", f"{new}:a.md") == "a\n"
+    assert git(repo, "show", "HEAD:theirs.md") == "theirs\n"

@@ -93,6 +93,10 @@ def everywhere(mem: Mem) -> dict[str, bytes]:
             assert not extra, f"{db}: tables forget does not cover: {sorted(extra)}"
     loose = mem.git("status", "--porcelain", "--ignored", "--untracked-files=all").split("\n")
     assert [line for line in loose if line.strip()] == []  # no untracked file in the work tree
+    for path in sorted((mem.path / ".git").rglob("*")):  # git's own files, and what gitmem adds there
+        inside = path.relative_to(mem.path / ".git").parts
+        if path.is_file() and inside[0] not in ("gitmem", "objects", "logs"):  # history: see docs/safety.md
+            found[str(path.relative_to(mem.path))] = path.read_bytes()
     return found
 
 

@@ -23,6 +23,7 @@ class HeadMoved(GitmemError):
 
 
 UNREAD = "unread"  # commit_files' `base` when the caller did not read HEAD itself
+OURS_WITHIN = 20  # how far back gitmem looks for its commit when others followed it at once
 
 
 def with_trailers(message: str, trailers: list[tuple[str, str]] | None) -> str:
@@ -80,12 +81,10 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
         oids, tree = _stage(git, head, files, temp)
         if head and tree == tree_id(git, head):
             return None, False
-        _commit_and_restage(git, head, oids, staged or {}, message, temp)
+        new = _commit_and_restage(git, head, oids, staged or {}, message, temp, tree)
     finally:
         for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
             leftover.unlink(missing_ok=True)
-    new = git.head()
-    assert new is not None
     return new, fallback
 
 
@@ -99,8 +98,8 @@ def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, s
 
 
 def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
-                        message: str, env: dict[str, str]) -> None:
-    """Commit the private index, then bring git's own index along (see commit_files)."""
+                        message: str, env: dict[str, str], tree: str) -> str:
+    """Commit the private index, then bring git's own index along (see commit_files); the commit."""
     try:
         git.run("commit", "-q", "--no-edit", "-m", message, env=env)
     except GitFailed:
@@ -109,31 +108,37 @@ def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged
         except GitFailed:
             pass
         raise
-    _on_base(git, head)
+    new = _on_base(git, head, tree)
     try:
         _restage(git, head, oids, staged)
     except GitFailed as exc:
-        new = git.head() or ""
         raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
                               "so that git status does not show the commit undone, run: git reset -q -- "
                               + " ".join(shlex.quote(p) for p in oids)) from exc
+    return new
 
 
-def _on_base(git: Git, base: str | None) -> None:
-    """HeadMoved, with gitmem's commit taken back off the branch, if git parented it on a commit
-    other than `base` (one landed between the check and git reading HEAD)."""
+def _on_base(git: Git, base: str | None, tree: str) -> str:
+    """gitmem's commit; HeadMoved, with gitmem's commit taken back off the branch, if git parented it on a commit
+    other than `base` (one landed between the check and git reading HEAD). gitmem's commit is
+    HEAD, or (a commit followed it at once) the nearest first parent with its tree."""
+    expected = [base] if base else []
     new = git.head()
     assert new is not None
-    parents = git.parents(new)
-    if parents == ([base] if base else []):
-        return
+    if git.parents(new) == expected:
+        return new
+    chain = git.run("rev-list", "--first-parent", "-n", str(OURS_WITHIN), new).decode().split()
+    ours = next((oid for oid in chain if tree_id(git, oid) == tree), None)
+    parents = git.parents(ours) if ours is not None else []
+    if ours is not None and parents == expected:
+        return ours  # a commit followed gitmem's, which was made on its base
     landed = parents[0] if parents else None
-    if landed is not None and _swap_head(git, landed, new):
+    if ours == new and landed is not None and _swap_head(git, landed, new):
         raise HeadMoved("HEAD moved while gitmem committed; its commit was taken back", "run the command again")
-    raise GitmemError(f"gitmem's commit {new[:7]} was made on {landed[:7] if landed else 'nothing'}, a commit that "
-                      "landed while gitmem committed, and another followed it, so gitmem cannot take it back",
-                      f"see what it changed with: git diff {landed[:7] if landed else new[:7]} {new[:7]} and restore "
-                      "what it undid")
+    where = ours or new
+    raise GitmemError(f"gitmem's commit {where[:7]} may have been made on a commit that landed while gitmem "
+                      "committed, and it cannot take it back now", f"see what it changed with: git show {where[:7]}, "
+                      "and restore anything it undid")
 
 
 def _swap_head(git: Git, new: str, old: str) -> bool:
