@@ -8,8 +8,10 @@ the history, and the only time the index derives its history again: then,
 the blobs the old history held that the new one does not (nor the work tree)
 are looked at, and those whose every commit no ref reaches (`git rev-list
 --all`: reflogs are not refs) go, with the texts no other blob holds: chunks,
-texts, FTS rows, vectors, cached embeddings, kept blames (origins are derived
-again by the same sync). A fast-forward never pays for any of it.
+texts, FTS rows, vectors, kept blames (origins are derived again by the same
+sync). The shared embedding cache keeps their vectors (keyed by hash, no
+text): a reset taken back, or another worktree, chunks the text again and
+embeds nothing. A fast-forward never pays for any of it.
 """
 
 from __future__ import annotations
@@ -51,23 +53,17 @@ def purge(index: "Index", before: dict[int, set[str]]) -> int:
         return 0
     texts = _only_in(conn, gone)
     has_vectors = db.has_table(conn, "vectors")
-    hashes = []
-    for tid, digest, body in texts:
+    for tid, _, body in texts:
         conn.execute("INSERT INTO texts_fts(texts_fts, rowid, body) VALUES('delete', ?, ?)", (tid, body))
         if has_vectors:
             conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
         conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
-        hashes.append(digest)
     for table, column in (("chunks", "blob"), ("documents", "blob"), ("blobs", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(b,) for b in gone])
     conn.execute("DELETE FROM blames")  # kept blames were made at commits that may be among them
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")  # old segments still hold the words
     if texts and has_vectors:
         db.vectors_changed(conn)
-    if hashes:
-        with db.transaction(index.cache):
-            index.cache.executemany("DELETE FROM embeddings WHERE hash = ?", [(h,) for h in hashes])
-        index.cache.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return len(texts)
 
 
