@@ -284,6 +284,7 @@ def test_a_change_planned_on_a_crlf_work_tree_lands_on_heads_lf_text(mem: Mem) -
     assert edit(after) is None and edit(after.replace("\r\n", "\n")) is None
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_person_commit_landing_mid_write_is_kept(mem: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """gitmem builds its commit from HEAD; a commit landing before git reads HEAD is not undone:
     gitmem's commit is taken back and built again on the new HEAD."""

@@ -35,6 +35,7 @@ def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monk
     assert git(repo, "log", "-1", "--format=%s") == "mem: a\n"
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_commit_is_made_on_the_head_it_was_built_from_or_not_at_all(repo: Path) -> None:
     git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     base = git(repo, "rev-parse", "HEAD").strip()
@@ -76,6 +77,7 @@ def racing_git(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> P
     return mark
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_commit_landing_while_gitmem_commits_is_never_undone(repo: Path, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     git(repo, "commit", "-q", "--allow-empty", "-m", "start")
@@ -92,6 +94,7 @@ def test_a_commit_landing_while_gitmem_commits_is_never_undone(repo: Path, tmp_p
     assert git(repo, "show", f"{new}:pulled.md") == "pulled line\n" and git(repo, "show", f"{new}:a.md") == "a\n"
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_commit_that_follows_gitmems_at_once_is_never_taken_back(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """gitmem's commit is found by its tree when a person's commit lands on top of it before gitmem
     looks: made on its base, it stays, and so does theirs."""

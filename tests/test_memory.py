@@ -184,6 +184,7 @@ def test_the_fallback_identity_note_is_printed_once(mem: Mem, monkeypatch, tmp_p
     assert mem.git("log", "-1", "--format=%an <%ae>") == "Ann <ann@example.com>\n"
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_save_racing_a_pull_is_refused_under_the_lock(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
     """A `git pull` takes no lock of gitmem's: one landing after the save's first look at the page
     is caught by the look just before writing, and neither the pulled line nor HEAD is reverted."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from starlette.testclient import TestClient
 
 from gitmem.agent import review
@@ -85,6 +86,7 @@ def seen_of(page: str) -> str:
     return found.group(1)
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_forget_names_the_line_it_saw_and_is_refused_when_it_moved(mem: Mem) -> None:
     """The Forget… button and the confirmation carry what the person saw: a line removed above
     PATH:LINE before the click, or before the confirmation, never makes another fact go."""
