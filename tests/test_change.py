@@ -4,6 +4,7 @@ never takes a missing tracked page for an empty one, and never commits on a deta
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 import threading
 
 import pytest
@@ -281,3 +282,19 @@ def test_a_change_planned_on_a_crlf_work_tree_lands_on_heads_lf_text(mem: Mem) -
     in_tree = edit(before)
     assert in_tree is not None and in_tree.text == after
     assert edit(after) is None and edit(after.replace("\r\n", "\n")) is None
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_person_commit_landing_mid_write_is_kept(mem: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitmem builds its commit from HEAD; a commit landing before git reads HEAD is not undone:
+    gitmem's commit is taken back and built again on the new HEAD."""
+    from tests.test_commits import racing_git
+
+    racing_git(tmp_path, mem.path, monkeypatch).touch()
+    out = mem.json("remember", "The spare key is under the blue pot")
+    assert mem.git("log", "--format=%s", "-2").splitlines() == [
+        "mem: remember The spare key is under the blue pot", "a person's commit"]
+    assert out["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert mem.git("show", "HEAD:pulled.md") == "pulled line\n"
+    assert "blue pot" in mem.git("show", "HEAD:knowledge/facts.md")
+    assert mem.git("status", "--porcelain") == ""

@@ -33,3 +33,83 @@ def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monk
     assert err.value.message.startswith(f"committed {head}, but git's index could not be updated")
     assert err.value.hint.endswith("run: git reset -q -- a.md")
     assert git(repo, "log", "-1", "--format=%s") == "mem: a\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_commit_is_made_on_the_head_it_was_built_from_or_not_at_all(repo: Path) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "theirs.md").write_text("theirs\n")
+    git(repo, "add", "theirs.md")
+    git(repo, "commit", "-q", "-m", "a person's commit")
+    theirs = git(repo, "rev-parse", "HEAD").strip()
+    with pytest.raises(commits.HeadMoved):
+        commits.commit_files(Git.find(repo), {"a.md": b"a\n"}, "mem: a", base=base)
+    assert git(repo, "rev-parse", "HEAD").strip() == theirs  # nothing committed, nothing undone
+
+
+RACING_GIT = """#!/bin/sh
+# git, except that a person's commit lands just before gitmem's `git commit` reads HEAD
+case "$GIT_INDEX_FILE" in *commit-index.*)
+  if [ "$1" = "commit" ] && [ -e "$RACE_MARK" ]; then
+    rm -f "$RACE_MARK"
+    (unset GIT_INDEX_FILE; cd "$RACE_REPO" && echo "pulled line" > pulled.md && {real} add pulled.md &&
+     {real} commit -q -m "a person's commit")
+  fi;;
+esac
+exec {real} "$@"
+"""
+
+
+def racing_git(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `git` first on PATH that lands a person's commit in gitmem's window, once per mark."""
+    import shutil
+
+    bin_dir = tmp_path / "racing-bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "git"
+    wrapper.write_text(RACING_GIT.format(real=shutil.which("git")))
+    wrapper.chmod(0o755)
+    mark = tmp_path / "race.mark"
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("RACE_MARK", str(mark))
+    monkeypatch.setenv("RACE_REPO", str(repo))
+    return mark
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_commit_landing_while_gitmem_commits_is_never_undone(repo: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    mark = racing_git(tmp_path, repo, monkeypatch)
+    mark.touch()
+    g = Git.find(repo)
+    base = g.head()
+    with pytest.raises(commits.HeadMoved):  # git parented it on the person's commit: taken back
+        commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=base)
+    assert not mark.exists()
+    assert git(repo, "log", "-1", "--format=%s").strip() == "a person's commit"
+    assert git(repo, "show", "HEAD:pulled.md") == "pulled line\n"
+    new, _ = commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head())  # built again on it
+    assert git(repo, "show", f"{new}:pulled.md") == "pulled line\n" and git(repo, "show", f"{new}:a.md") == "a\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_commit_that_follows_gitmems_at_once_is_never_taken_back(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitmem's commit is found by its tree when a person's commit lands on top of it before gitmem
+    looks: made on its base, it stays, and so does theirs."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    g = Git.find(repo)
+    real = commits._on_base
+
+    def theirs_lands_first(git_: Git, base: str | None, tree: str) -> str:
+        (repo / "theirs.md").write_text("theirs\n")
+        git(repo, "add", "theirs.md")
+        git(repo, "commit", "-q", "-m", "a person's commit")
+        return real(git_, base, tree)
+
+    monkeypatch.setattr(commits, "_on_base", theirs_lands_first)
+    new, _ = commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head())
+    assert git(repo, "log", "--format=%s", "-3").splitlines() == ["a person's commit", "mem: a", "start"]
+    assert git(repo, "rev-parse", "HEAD~1").strip() == new and git(repo, "show", f"{new}:a.md") == "a\n"
+    assert git(repo, "show", "HEAD:theirs.md") == "theirs\n"

@@ -213,6 +213,31 @@ def test_a_failed_commit_leaves_the_page_written_and_staged(mem: Mem) -> None:
     assert "2580" in mem.git("show", "HEAD:knowledge/facts.md")
 
 
+def test_a_forget_killed_in_its_commit_is_finished_by_the_next_forget(mem: Mem, tmp_path: Path) -> None:
+    """Killed while git commits (after the page and the record are written): HEAD still holds the
+    fact. The next forget finds it there and commits it off, rather than saying it is gone."""
+    mem("remember", "--to", "knowledge/facts.md", "The safe combination is 31-42-77")
+    mem("index")
+    marker = tmp_path / "in-commit"
+    hook = mem.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\nsleep 120\n")
+    hook.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "forget", "safe combination"], cwd=mem.path,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    wait_for(proc, marker.exists)
+    os.killpg(proc.pid, signal.SIGKILL)  # gitmem, its git commit and the hook
+    proc.wait()
+    hook.unlink()
+    assert "31-42-77" in mem.git("show", "HEAD:knowledge/facts.md")  # the kill point: not committed
+    assert "31-42-77" not in (mem.path / "knowledge/facts.md").read_text()
+    out = mem("forget", "safe combination")
+    assert out.stdout.startswith("forgot 1 line: knowledge/facts.md:3 (commit "), out.output
+    assert "31-42-77" not in mem.git("show", "HEAD:knowledge/facts.md")
+    assert mem.git("log", "-1", "--format=%s").strip() == "mem: forget 1 line from knowledge/facts.md"
+    assert mem.git("status", "--porcelain") == ""
+    assert mem.json("recall", "--mode", "keyword", "safe combination")["results"] == []
+
+
 def test_git_index_lock_held_by_someone_else_is_waited_for(mem: Mem) -> None:
     releaser = live_git_holding_index_lock(mem.path, 0.6)
     try:

@@ -1,6 +1,7 @@
 """The index follows git: counts that prove unchanged text is never redone."""
 
 import os
+from pathlib import Path
 
 from gitmem.index.indexer import Index
 from gitmem.index.maintenance import catch_up, status
@@ -157,3 +158,56 @@ def test_pending_texts_are_embedded_shortest_first(mem: Mem, monkeypatch) -> Non
         index.close()
     assert sum(len(b) for b in seen) >= 10 and len(seen) >= 4
     assert all(max(a) <= min(b) for a, b in zip(seen, seen[1:]))
+
+
+def test_a_commit_no_ref_reaches_leaves_no_text_in_the_index(mem: Mem) -> None:
+    """reset + reflog expire + gc: the catch-up that sees HEAD moved back drops the texts only
+    that commit held (texts, FTS, vectors) without a rebuild, and keeps those a branch still
+    reaches."""
+    from gitmem.index.db import CACHE_MIGRATIONS, connect
+
+    mem("remember", "Cats like warm windowsills")
+    mem.write("knowledge/trip.md", "# Trip\n\n- The zanzibarquux vault code is 9911\n")
+    mem.commit("the vault")
+    mem.git("branch", "keep")  # reached by a branch: stays
+    mem.write("knowledge/trip.md", "# Trip\n\n- The quuxbarzanzi alarm code is 4242\n")
+    mem.commit("the alarm")
+    mem("index")
+    db = mem.path / ".git/gitmem/index.db"
+    cache = mem.path / ".git/gitmem/embeddings.db"
+    def ondisk(path: Path) -> bytes:
+        return b"".join(p.read_bytes() for p in (path, path.with_name(path.name + "-wal")) if p.exists())
+
+    assert b"quuxbarzanzi" in ondisk(db)
+    conn = connect(db)
+    hashes = [h for (h,) in conn.execute("SELECT hash FROM texts WHERE body LIKE '%quuxbarzanzi%'")]
+    conn.close()
+    cached = connect(cache, CACHE_MIGRATIONS, vec=False)
+    assert hashes and all(cached.execute("SELECT 1 FROM embeddings WHERE hash = ?", (h,)).fetchone() for h in hashes)
+    cached.close()
+    mem.git("reset", "-q", "--hard", "HEAD~1")
+    mem.git("reflog", "expire", "--expire=now", "--all")
+    mem.git("gc", "-q", "--prune=now")
+    hits = mem.json("recall", "--mode", "keyword", "--history", "quuxbarzanzi alarm")["results"]
+    assert "quuxbarzanzi" not in str(hits)
+    assert b"quuxbarzanzi" not in ondisk(db)
+    cached = connect(cache, CACHE_MIGRATIONS, vec=False)  # a vector, no text: kept for a reset taken back
+    assert all(cached.execute("SELECT 1 FROM embeddings WHERE hash = ?", (h,)).fetchone() for h in hashes)
+    cached.close()
+    conn = connect(db)
+    try:
+        assert conn.execute("SELECT count(*) FROM texts WHERE body LIKE '%quuxbarzanzi%'").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH 'quuxbarzanzi'").fetchone()[0] == 0
+        conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
+        assert conn.execute("SELECT count(*) FROM vectors WHERE rowid NOT IN (SELECT id FROM texts)").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM chunks WHERE text NOT IN (SELECT id FROM texts)").fetchone()[0] == 0
+    finally:
+        conn.close()
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux vault")["results"][0]["path"] == "knowledge/trip.md"
+    mem.git("checkout", "-q", "-b", "elsewhere", "HEAD~1")  # HEAD moves back; `keep` still reaches the vault
+    assert mem.json("recall", "--mode", "keyword", "zanzibarquux vault")["results"] == []
+    conn = connect(db)
+    try:  # kept for when HEAD goes back there: not chunked again
+        assert conn.execute("SELECT count(*) FROM texts WHERE body LIKE '%zanzibarquux%'").fetchone()[0] == 1
+    finally:
+        conn.close()

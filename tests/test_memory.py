@@ -190,6 +190,32 @@ def test_the_fallback_identity_note_is_printed_once(mem: Mem, monkeypatch, tmp_p
     assert mem.git("log", "-1", "--format=%an <%ae>") == "Ann <ann@example.com>\n"
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_save_racing_a_pull_is_refused_under_the_lock(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `git pull` takes no lock of gitmem's: one landing after the save's first look at the page
+    is caught by the look just before writing, and neither the pulled line nor HEAD is reverted."""
+    from gitmem.gitops.repo import open_notebook
+    from gitmem.notes import change
+    from gitmem.notes.memory import PageChanged, write
+
+    mem("write", "plan.md", "Ship Friday")
+    seen = (mem.path / "plan.md").read_text()
+    real = change.committable
+
+    def pull_lands(nb: object) -> None:  # inside the save, after it compared the page with `expected`
+        monkeypatch.setattr(change, "committable", real)
+        (mem.path / "plan.md").write_text(seen + "Pulled: ship Monday\n")
+        mem.commit("pulled")
+        real(nb)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(change, "committable", pull_lands)
+    pulled = (seen + "Pulled: ship Monday\n")
+    with pytest.raises(PageChanged) as caught:
+        write(open_notebook(mem.path), "plan.md", "# Plan\n\nMine\n", replace=True, expected=seen)
+    assert caught.value.current == pulled and (mem.path / "plan.md").read_text() == pulled
+    assert mem.git("show", "HEAD:plan.md") == pulled and mem.git("log", "-1", "--format=%s").strip() == "pulled"
+
+
 def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
     from gitmem.gitops.repo import open_notebook
     from gitmem.notes.memory import PageChanged, write

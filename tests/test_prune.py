@@ -63,3 +63,17 @@ def test_prune_removes_faded_facts_and_old_summaries_in_one_commit(mem: Mem) -> 
     assert "jazz" in (mem.path / "knowledge/facts.md").read_text()
     nb = open_notebook(mem.path)
     assert prune.run(nb, dry_run=True, now=LONG_AGO_TS).facts == []  # fresh: nothing faded yet
+
+
+def test_prune_drops_the_record_of_a_pruned_fact_having_been_served(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes zanzibarquux jazz <!-- gitmem: inferred 0.70 -->\n"
+                                    "- Bob is tall <!-- gitmem: explicit 0.90 -->\n")
+    commit_at(mem, LONG_AGO)
+    nb = open_notebook(mem.path)
+    lines = (mem.path / "knowledge/facts.md").read_text().split("\n")[2:4]
+    assert confidence.reinforce(nb, [("knowledge/facts.md", line) for line in lines]) == 2
+    assert [f["line"] for f in mem.json("prune")["facts"]] == [3]
+    db = mem.path / ".git/gitmem/confidence.db"
+    wal = mem.path / ".git/gitmem/confidence.db-wal"
+    assert b"zanzibarquux" not in db.read_bytes() and (not wal.exists() or wal.stat().st_size == 0)
+    assert set(confidence._served(nb, "knowledge/facts.md")) == {"bob is tall"}

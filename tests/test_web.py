@@ -288,7 +288,9 @@ def test_forget_asks_first_then_forgets(notes: Mem) -> None:
     ask = c.post("/forget", data={"csrf": csrf(c), "target": "555-1234"})
     assert "Forget 1 line?" in ask.text and "reference/contacts.md:3" in ask.text
     assert head(notes) == before and "555-1234" in (notes.path / "reference/contacts.md").read_text()
-    done = c.post("/forget", data={"csrf": csrf(c), "target": "555-1234", "confirm": "yes"})
+    seen = re.search(r'name="seen" value="([0-9a-f]+)"', ask.text)
+    assert seen
+    done = c.post("/forget", data={"csrf": csrf(c), "target": "555-1234", "confirm": "yes", "seen": seen.group(1)})
     assert "Forgot 1 span" in done.text
     assert "555-1234" not in (notes.path / "reference/contacts.md").read_text() and head(notes) != before
     assert client(notes).get("/api/recall?q=555-1234&mode=keyword").json()["results"] == []
@@ -302,7 +304,10 @@ def test_a_broad_forget_is_listed_then_done_on_confirmation(mem: Mem) -> None:
     assert "Forget 5 lines?" in ask.text
     api = c.post("/api/forget", json={"target": "Project Nightingale", "all": True}, headers=API)
     assert api.status_code == 422 and "Nightingale" in (mem.path / "knowledge/nightingale.md").read_text()
-    done = c.post("/forget", data={"csrf": csrf(c), "target": "Project Nightingale", "all": "1", "confirm": "yes"})
+    seen = re.search(r'name="seen" value="([0-9a-f]+)"', ask.text)
+    assert seen
+    done = c.post("/forget", data={"csrf": csrf(c), "target": "Project Nightingale", "all": "1", "confirm": "yes",
+                                   "seen": seen.group(1)})
     assert "Forgot 5 spans" in done.text
     assert "Nightingale" not in (mem.path / "knowledge/nightingale.md").read_text()
 

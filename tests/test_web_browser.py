@@ -137,6 +137,25 @@ def test_forget_with_confirmation(served: Served, page) -> None:
     assert mem.git("log", "-1", "--format=%s").strip().startswith("mem: forget")
 
 
+def test_forget_from_the_facts_page_never_takes_the_line_that_moved_into_place(served: Served, page) -> None:
+    """The Forget… button carries the fact it was shown beside: a line removed above it before the
+    click (another window, a pull) makes the click refused, not another fact forgotten."""
+    mem = served.mem
+    mem.write("knowledge/facts.md", "# Facts\n\n- Bob likes jazz\n- Alice lives in Lisbon\n- Carol bikes\n")
+    mem.commit("facts")
+    page.goto(served.url + "facts")
+    mem.write("knowledge/facts.md", "# Facts\n\n- Alice lives in Lisbon\n- Carol bikes\n")
+    mem.commit("Bob's line goes, elsewhere")
+    page.get_by_role("button", name="Forget knowledge/facts.md:4").click()  # Alice's, as the page showed
+    assert "no longer holds the fact you chose" in page.get_by_role("alert").inner_text()
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- Alice lives in Lisbon\n- Carol bikes\n"
+    page.goto(served.url + "facts")
+    page.get_by_role("button", name="Forget knowledge/facts.md:3").click()
+    page.get_by_role("button", name="Yes, forget it").click()
+    assert "Forgot 1 span" in page.locator(".flash").inner_text()
+    assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- Carol bikes\n"
+
+
 def test_forget_everything_from_the_facts_page_after_typing_the_words(served: Served, page) -> None:
     mem = served.mem
     before = mem.git("rev-parse", "HEAD").strip()

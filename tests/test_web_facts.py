@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from starlette.testclient import TestClient
 
 from gitmem.agent import review
@@ -84,10 +85,50 @@ def test_forget_from_the_facts_page_asks_first(mem: Mem) -> None:
     mem.commit("facts")
     c = client(mem)
     form = re.search(r'action="/forget" class="inline">\s*<input type="hidden" name="csrf" value="[^"]+">'
-                     r'<input type="hidden" name="target" value="knowledge/facts.md:4">', c.get("/facts").text)
+                     r'<input type="hidden" name="target" value="knowledge/facts.md:4">'
+                     r'<input type="hidden" name="fact" value="- Alice lives in Lisbon">', c.get("/facts").text)
     assert form
-    ask = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4"})
+    ask = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4", "fact": "- Alice lives in Lisbon"})
     assert "Forget 1 line?" in ask.text and "Alice lives in Lisbon" in (mem.path / "knowledge/facts.md").read_text()
+
+
+def seen_of(page: str) -> str:
+    found = re.search(r'name="seen" value="([0-9a-f]+)"', page)
+    assert found, page
+    return found.group(1)
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_forget_names_the_line_it_saw_and_is_refused_when_it_moved(mem: Mem) -> None:
+    """The Forget… button and the confirmation carry what the person saw: a line removed above
+    PATH:LINE before the click, or before the confirmation, never makes another fact go."""
+    mem.write("knowledge/facts.md", FACTS)
+    mem.commit("facts")
+    c = client(mem)
+    before = mem.git("rev-parse", "HEAD")
+    mem.write("knowledge/facts.md", FACTS.replace("- Bob likes jazz <!-- gitmem: inferred 0.70 from sessions/s.md -->\n",
+                                                  ""))
+    mem.commit("Bob's line goes, in another window")
+    page = (mem.path / "knowledge/facts.md").read_text()
+    moved = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4", "fact": "- Alice lives in Lisbon"})
+    assert moved.status_code == 409 and "no longer holds the fact you chose" in moved.text
+    assert (mem.path / "knowledge/facts.md").read_text() == page
+    ask = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:3", "fact": "- Alice lives in Lisbon"})
+    assert ask.status_code == 200 and "Forget 1 line?" in ask.text
+    seen = seen_of(ask.text)
+    mem.write("knowledge/facts.md", "# Facts\n\n- Dan is new here\n" + page.split("\n", 2)[2])  # a line above, again
+    mem.commit("Dan's line lands before the confirmation")
+    page = (mem.path / "knowledge/facts.md").read_text()
+    late = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:3", "confirm": "yes", "seen": seen})
+    assert late.status_code == 409 and "changed since you looked" in late.text
+    assert (mem.path / "knowledge/facts.md").read_text() == page and "Lisbon" in page and "Dan is new" in page
+    assert mem.git("log", "-1", "--format=%s").strip() == "Dan's line lands before the confirmation"
+    assert "Dan is new here" in late.text  # what the line holds now is shown, to confirm or not
+    ask = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4", "fact": "- Alice lives in Lisbon"})
+    again = c.post("/forget", data={"csrf": csrf(c), "target": "knowledge/facts.md:4", "confirm": "yes",
+                                    "seen": seen_of(ask.text)})
+    assert "Forgot 1 span" in again.text and "Lisbon" not in (mem.path / "knowledge/facts.md").read_text()
+    assert "Dan is new" in (mem.path / "knowledge/facts.md").read_text() and before != mem.git("rev-parse", "HEAD")
 
 
 def test_review_lists_proposals_with_their_diff_and_accepts_one(mem: Mem) -> None:

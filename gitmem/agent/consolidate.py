@@ -34,6 +34,7 @@ DEFAULT_MAX_CHARS = 200_000
 RELATED_FACTS = 12
 RELATED_CHARS = 3000
 STATE_FILE = "consolidate.json"
+QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")  # a quoted value in a reason
 
 SYSTEM_PROMPT = """You consolidate a conversation into long-term memory. Be conservative: record only what \
 the conversation shows, and leave out anything you are unsure of.
@@ -429,7 +430,9 @@ def _save_state(nb: Notebook, failed: dict[str, Any]) -> None:
     from ..gitops.lock import atomic_write
 
     nb.state_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(nb.state_dir / STATE_FILE, json.dumps({"failed": failed}, indent=2).encode())
+    # a reason may quote the model's answer, so the conversation: the kept copy has quoted values elided
+    kept = {rel: {**entry, "reason": QUOTED.sub("'…'", str(entry.get("reason", "")))} for rel, entry in failed.items()}
+    atomic_write(nb.state_dir / STATE_FILE, json.dumps({"failed": kept}, indent=2).encode())
 
 
 def failed(nb: Notebook) -> dict[str, Any]:

@@ -177,6 +177,8 @@ def forget(target: tuple[str, ...], every: bool, yes: bool, everything: bool, as
     run the command again with --yes. Each clone
     forgets for itself: text that no page holds any more but the index's
     history does (a clone that pulled the forget) leaves the index, no commit.
+    Text that no page in the work tree holds but HEAD still does (a forget
+    killed before its commit) is committed off HEAD.
 
     --everything takes every memory off every page (all lines but headings
     and frontmatter; daily entries and sessions included) in one commit, and

@@ -17,6 +17,15 @@ class IndexNotUpdated(GitmemError):
     """gitmem's commit is made, but git's own index still has the page as it was."""
 
 
+class HeadMoved(GitmemError):
+    """HEAD is not the commit gitmem built its commit from (a person's commit, a pull, landed
+    meanwhile); nothing was committed: build it again on the new HEAD."""
+
+
+UNREAD = "unread"  # commit_files' `base` when the caller did not read HEAD itself
+OURS_WITHIN = 20  # how far back gitmem looks for its commit when others followed it at once
+
+
 def with_trailers(message: str, trailers: list[tuple[str, str]] | None) -> str:
     """The message with `Key: value` trailer lines after a blank line (values on one line)."""
     if not trailers:
@@ -40,7 +49,7 @@ def commit(git: Git, paths: list[str], message: str,
 
 
 def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
-                 trailers: list[tuple[str, str]] | None = None) -> tuple[str | None, bool]:
+                 trailers: list[tuple[str, str]] | None = None, base: str | None = UNREAD) -> tuple[str | None, bool]:
     """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
     else: not the work tree, not what is staged. Returns (new commit or None if the tree
     would not change, whether the fallback identity signed it).
@@ -48,10 +57,17 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
     The commit is made through a temporary index (hooks run as for any commit). Then git's
     own index takes the new contents for each path it had at HEAD's version, so `git status`
     shows only what a person changed (if the commit fails, they stay staged there); a path a
-    person staged their own version of gets `staged[path]` (theirs with the same change)."""
+    person staged their own version of gets `staged[path]` (theirs with the same change).
+
+    `base` is the HEAD the caller built `files` from (None: an unborn branch). The commit is made
+    on that HEAD or not at all: `git commit` parents it on HEAD as it is when git starts, so a
+    commit that landed since `base` would be silently undone by `files`. HeadMoved if HEAD is not
+    `base` before the commit; if one lands in the moment before git reads HEAD, gitmem's commit
+    is taken back off the branch with a compare-and-swap of the ref (`update-ref HEAD parent
+    ours`: only while HEAD is still ours) and HeadMoved is raised, so the caller builds again."""
     message = with_trailers(message, trailers)
     env, fallback = identity_env(git)
-    head = git.head()
+    head = git.head() if base == UNREAD else base
     scratch = git.git_dir / "gitmem" / f"commit-index.{os.getpid()}"
     scratch.parent.mkdir(parents=True, exist_ok=True)
     temp = {**(env or os.environ), "GIT_INDEX_FILE": str(scratch)}
@@ -59,15 +75,16 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
     # update of HEAD would fail on ours
     indexlock.retry(git, lambda: indexlock.free(git))
     try:
+        if git.head() != head:
+            raise HeadMoved("HEAD moved while gitmem built its commit; nothing was committed",
+                            "run the command again")
         oids, tree = _stage(git, head, files, temp)
         if head and tree == tree_id(git, head):
             return None, False
-        _commit_and_restage(git, head, oids, staged or {}, message, temp)
+        new = _commit_and_restage(git, head, oids, staged or {}, message, temp, tree)
     finally:
         for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
             leftover.unlink(missing_ok=True)
-    new = git.head()
-    assert new is not None
     return new, fallback
 
 
@@ -81,8 +98,8 @@ def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, s
 
 
 def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
-                        message: str, env: dict[str, str]) -> None:
-    """Commit the private index, then bring git's own index along (see commit_files)."""
+                        message: str, env: dict[str, str], tree: str) -> str:
+    """Commit the private index, then bring git's own index along (see commit_files); the commit."""
     try:
         git.run("commit", "-q", "--no-edit", "-m", message, env=env)
     except GitFailed:
@@ -91,13 +108,46 @@ def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged
         except GitFailed:
             pass
         raise
+    new = _on_base(git, head, tree)
     try:
         _restage(git, head, oids, staged)
     except GitFailed as exc:
-        new = git.head() or ""
         raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
                               "so that git status does not show the commit undone, run: git reset -q -- "
                               + " ".join(shlex.quote(p) for p in oids)) from exc
+    return new
+
+
+def _on_base(git: Git, base: str | None, tree: str) -> str:
+    """gitmem's commit; HeadMoved, with gitmem's commit taken back off the branch, if git parented it on a commit
+    other than `base` (one landed between the check and git reading HEAD). gitmem's commit is
+    HEAD, or (a commit followed it at once) the nearest first parent with its tree."""
+    expected = [base] if base else []
+    new = git.head()
+    assert new is not None
+    if git.parents(new) == expected:
+        return new
+    chain = git.run("rev-list", "--first-parent", "-n", str(OURS_WITHIN), new).decode().split()
+    ours = next((oid for oid in chain if tree_id(git, oid) == tree), None)
+    parents = git.parents(ours) if ours is not None else []
+    if ours is not None and parents == expected:
+        return ours  # a commit followed gitmem's, which was made on its base
+    landed = parents[0] if parents else None
+    if ours == new and landed is not None and _swap_head(git, landed, new):
+        raise HeadMoved("HEAD moved while gitmem committed; its commit was taken back", "run the command again")
+    where = ours or new
+    raise GitmemError(f"gitmem's commit {where[:7]} may have been made on a commit that landed while gitmem "
+                      "committed, and it cannot take it back now", f"see what it changed with: git show {where[:7]}, "
+                      "and restore anything it undid")
+
+
+def _swap_head(git: Git, new: str, old: str) -> bool:
+    """Point HEAD (its branch) at `new` only if it is still at `old`: whether it did."""
+    try:
+        git.run("update-ref", "-m", "gitmem: take back a commit made on a moved HEAD", "HEAD", new, old)
+        return True
+    except GitFailed:
+        return False
 
 
 def _store(git: Git, data: bytes) -> str:

@@ -21,12 +21,15 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import db
 from .. import config
 from ..markdown import normalize_fact
 from ..notebook import Notebook
+
+if TYPE_CHECKING:
+    from .forgotten import Matcher
 
 # source -> (weekly rate, floor)
 RATES: dict[str, tuple[float, float]] = {"inferred": (0.95, 0.0), "explicit": (0.98, 0.50),
@@ -178,6 +181,37 @@ def reinforce(nb: Notebook, served: Iterable[tuple[str, str]], now: float | None
     finally:
         conn.close()
     return count
+
+
+def forget_served(nb: Notebook, matcher: "Matcher") -> int:
+    """Drop the records of served facts that hold forgotten text (forgotten.py), with the freed
+    pages zeroed (secure_delete) and the WAL emptied; how many went."""
+    if not (nb.state_dir / "confidence.db").exists():
+        return 0
+    conn = _connect(nb)
+    try:
+        gone = [(rel, fact) for rel, fact in conn.execute("SELECT DISTINCT path, fact FROM reinforced")
+                if matcher.holds(fact)]
+        with db.transaction(conn):
+            conn.executemany("DELETE FROM reinforced WHERE path = ? AND fact = ?", gone)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return len(gone)
+
+
+def drop_served(nb: Notebook, lines: Iterable[tuple[str, str]]) -> None:
+    """Drop the records of these (path, fact line) having been served: the lines are gone (pruned)."""
+    keys = {(rel, normalize_fact(parse(line)[0])) for rel, line in lines}
+    if not keys or not (nb.state_dir / "confidence.db").exists():
+        return
+    conn = _connect(nb)
+    try:
+        with db.transaction(conn):
+            conn.executemany("DELETE FROM reinforced WHERE path = ? AND fact = ?", sorted(keys))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
 
 
 def of_lines(nb: Notebook, rel: str, start: int, end: int, text: str | None = None) -> float | None:

@@ -26,13 +26,14 @@ quote of a forgotten fact (`mem: remember FACT`, cut at 60 characters).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from . import db
+from . import confidence, db
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
 
@@ -104,8 +105,12 @@ class Record:
         if not self.salt:
             self.salt = secrets.token_hex(16)
         before = len(self.entries)
+        lines = list(lines)
+        # a learned fact's line also without its annotation: the fact as confidence.db keeps it,
+        # and as another version of the line (confirmed later, say) says it
+        bare = [text for line in lines if (text := confidence.parse(line)[0]) != line]
         self.entries.update((-len(w), _digest(self.salt, w))
-                            for w in [*map(words, lines), *map(quoted, facts)] if w)
+                            for w in [*map(words, lines + bare), *map(quoted, facts)] if w)
         found = words(phrase or "")
         if len(found) >= MIN_PHRASE_WORDS:
             self.entries.add((len(found), _digest(self.salt, found)))
@@ -159,9 +164,13 @@ class Matcher:
         return bool(self.entries)
 
     def holds(self, line: str) -> bool:
-        """Whether a line is a forgotten line (its words exactly) or holds a forgotten phrase."""
+        """Whether a line is a forgotten line (its words exactly, or without a learned fact's
+        annotation) or holds a forgotten phrase."""
         found = words(line)
-        return self._is(found) or self._runs(found, self.phrases, 1)
+        if self._is(found) or self._runs(found, self.phrases, 1):
+            return True
+        bare = confidence.parse(line)[0] if "<!--" in line else line
+        return bare != line and self._is(words(bare))
 
     def quotes(self, line: str) -> bool:
         """Whether a commit subject or message line holds, contains or quotes forgotten text."""
@@ -217,6 +226,9 @@ class Purge:
     vectors: int = 0
     subjects: int = 0
     hashes: list[str] = field(default_factory=list)  # of purged texts and log --grep documents, for the cache
+    extracts: int = 0  # cached document texts with lines blanked
+    served: int = 0  # records of facts served to an agent (confidence.db) dropped
+    states: int = 0  # JSON state files with strings withheld
 
 
 def sync(index: "Index") -> Purge | None:
@@ -285,7 +297,57 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
                 conn.execute(f"UPDATE {table} SET subject = ? WHERE oid = ?", (WITHHELD, oid))
                 done.subjects += 1
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")
+    done.extracts = _redact_extracts(index, fresh)
+    done.served = confidence.forget_served(index.nb, fresh)
+    done.states = withhold_in_states(index.nb, fresh)
     return done
+
+
+def withhold_in_states(nb: "Notebook", fresh: Matcher) -> int:
+    """Withhold each string of gitmem's JSON state files (consolidate.json: a failed run's reason
+    may quote the conversation) and each line of its logs (error.log, hooks.log: an error may
+    quote what it was given) that holds or quotes forgotten text; how many files changed."""
+    changed = 0
+    for path in sorted({*nb.state_dir.glob("*.json"), *nb.state_dir.glob("*.log")}):
+        try:
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            data = json.loads(text) if path.suffix == ".json" else text
+        except (OSError, ValueError):
+            continue
+        kept = _withheld(data, fresh) if path.suffix == ".json" else \
+            "\n".join(LINE_WITHHELD if fresh.quotes(line) else line for line in text.split("\n"))
+        if kept != data:
+            atomic_write(path, json.dumps(kept, indent=2).encode() if path.suffix == ".json"
+                         else str(kept).encode("utf-8", "surrogateescape"))
+            changed += 1
+    return changed
+
+
+def _withheld(value: object, fresh: Matcher) -> object:
+    if isinstance(value, str):
+        return LINE_WITHHELD if any(fresh.quotes(line) for line in value.split("\n")) else value
+    if isinstance(value, list):
+        return [_withheld(item, fresh) for item in value]
+    if isinstance(value, dict):
+        return {key: _withheld(item, fresh) for key, item in value.items()}
+    return value
+
+
+def _redact_extracts(index: "Index", fresh: Matcher) -> int:
+    """Blank the forgotten lines in the cached text of every document (a removed one included:
+    the cache is by blob and outlives the file), in the shared embeddings.db; how many changed."""
+    cache = index.cache
+    changed = []
+    for oid, kind, pages in cache.execute("SELECT oid, kind, pages FROM extracts").fetchall():
+        was = json.loads(pages)
+        now = [fresh.redact(page) for page in was]
+        if now != was:
+            changed.append((json.dumps(now), oid, kind))
+    if changed:
+        with db.transaction(cache):
+            cache.executemany("UPDATE extracts SET pages = ? WHERE oid = ? AND kind = ?", changed)
+        cache.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # secure_delete zeroes the old pages on disk
+    return len(changed)
 
 
 def _split_across_chunks(index: "Index", fresh: Matcher) -> set[int]:
@@ -350,14 +412,22 @@ def _rechunk(index: "Index", blobs: list[int]) -> None:
 
 
 def after_purge(index: "Index", purged: Purge) -> dict[str, int]:
-    """Outside the transaction: drop cached embeddings of purged texts and checkpoint both WALs."""
+    """Outside the transaction: drop cached embeddings of purged texts, and every cached embedding
+    that no text of the index holds (a fact's or a `log --grep` document's, keyed by the hash of a
+    text that may quote what was forgotten: any such is embedded again when next asked for), and
+    checkpoint both WALs."""
     cache_rows = 0
     if purged.hashes:
         cache = index.cache
+        held = {digest for (digest,) in index.conn.execute("SELECT hash FROM texts")}
         with db.transaction(cache):
             for digest in purged.hashes:
                 cache_rows += len(cache.execute("DELETE FROM embeddings WHERE hash = ? RETURNING 1",
                                                 (digest,)).fetchall())
+            unheld = [(model, digest) for model, digest in cache.execute("SELECT model, hash FROM embeddings")
+                      if digest not in held]
+            cache.executemany("DELETE FROM embeddings WHERE model = ? AND hash = ?", unheld)
+            cache_rows += len(unheld)
         cache.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     busy = index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     return {"cached_embeddings": cache_rows, "wal_busy": int(busy)}

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import apsw
 
-from . import chunker, db, extracts, forgotten, provenance
+from . import chunker, db, extracts, forgotten, provenance, unreachable
 from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 from ..errors import GitmemError, PathOutside, from_machine
@@ -48,6 +48,7 @@ class SyncReport:
     stale: bool = False
     notes: list[str] = field(default_factory=list)
     purged: dict[str, int] | None = None  # what forgotten text was purged by this sync
+    unreachable: int = 0  # texts dropped because only revisions no ref reaches held them
 
 
 class Index:
@@ -171,12 +172,15 @@ class Index:
                 self._check_signature()
                 purge = forgotten.sync(self)
                 head = self.nb.git.head()
-                if self.meta("commit") != (head or ""):
-                    self._sync_history(head, report, progress)
+                before = self._sync_history(head, report, progress) if self.meta("commit") != (head or "") else {}
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
+                if before:
+                    report.unreachable = unreachable.purge(self, before)
                 if rechunk:
                     self._drop_unused_texts()
+            if report.unreachable:  # secure_delete zeroed the pages: put them in the file, empty the WAL
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             if purge is not None and purge.texts:
                 report.purged = {"texts": purge.texts, "vectors": purge.vectors, "subjects": purge.subjects,
                                  **forgotten.after_purge(self, purge)}
@@ -227,13 +231,16 @@ class Index:
         db.set_meta(self.conn, "layout", layout)
 
     def _sync_history(self, head: str | None, report: SyncReport,
-                      progress: Callable[[int, int], None] | None = None) -> None:
+                      progress: Callable[[int, int], None] | None = None) -> dict[int, set[str]]:
+        """Bring the history up to HEAD; when HEAD moved other than fast-forward, the blobs the
+        old history held, by the commits that brought them (see unreachable.py)."""
         indexed = self.meta("commit") or None
         git = self.nb.git
         fast_forward = False
         if indexed and head and git.has_object(indexed):
             chain = git.first_parents(indexed, head)
             fast_forward = bool(chain) and git.parents(chain[0])[:1] == [indexed]
+        before = unreachable.history_blobs(self) if not fast_forward and indexed else {}
         if not fast_forward:
             self.conn.execute("DELETE FROM versions")
             self.conn.execute("DELETE FROM commits")
@@ -246,6 +253,7 @@ class Index:
                 if progress and isinstance(commits, list):
                     progress(done, len(commits))
         db.set_meta(self.conn, "commit", head or "")
+        return before
 
     def _apply(self, commit: Commit, report: SyncReport) -> None:
         seq = (self.conn.execute("SELECT max(seq) FROM commits").fetchone()[0] or 0) + 1

@@ -49,6 +49,15 @@ class PageMissing(GitmemError):
     """A page git tracks is not in the work tree."""
 
 
+class PageChanged(GitmemError):
+    """The page is no longer what the writer saw: `current` is what it holds now."""
+
+    def __init__(self, rel: str, seen: str, current: str) -> None:
+        super().__init__(f"{rel} changed since it was opened; nothing was written",
+                         "look at the difference, then edit the page as it is now")
+        self.path, self.seen, self.current = rel, seen, current
+
+
 @dataclass
 class Applied:
     edits: dict[str, Edit]  # the edit made to each page's work-tree text
@@ -107,17 +116,21 @@ def current(nb: Notebook, rel: str) -> str:
 
 
 def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
-          trailers: list[tuple[str, str]] | None = None) -> Applied | None:
+          trailers: list[tuple[str, str]] | None = None, expected: dict[str, str] | None = None) -> Applied | None:
     """Apply each page's change to its current text, write the pages (and `extra` files) all
     together, and commit HEAD's version of the pages with the same changes. The caller holds
-    write_lock(nb). None if nothing changes."""
+    write_lock(nb). None if nothing changes. `expected`: pages as the writer saw them (a
+    browser's form); one that differs when read just before writing is refused with
+    PageChanged (a `git pull` does not take gitmem's lock)."""
     committable(nb)
     changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
     for _ in range(ATTEMPTS):
         before = {rel: current(nb, rel) for rel in changes}
+        _as_seen(expected or {}, before)
         edits = {rel: edit for rel, change in changes.items()
                  if (edit := change(before[rel])) is not None and edit.text != before[rel]}
-        committed = _to_commit(nb, changes)
+        base = nb.git.head()
+        committed = _to_commit(nb, changes, base)
         if not edits and not committed and not extra:
             return None
         if all(current(nb, rel) == before[rel] for rel in changes):  # nobody wrote meanwhile
@@ -134,9 +147,34 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
                           "free some space or make the notebook writable, then run the command again") from exc
     if not committed:
         return Applied(edits, None)
-    staged = _staged(nb, changes)
-    commit, fallback = commits.commit_files(nb.git, committed, message, staged, trailers)
+    commit, fallback = _commit(nb, changes, committed, base, message, trailers)
     return Applied(edits, commit, fallback, fallback and first_note(nb))
+
+
+def _as_seen(expected: dict[str, str], now: dict[str, str]) -> None:
+    """PageChanged for the first page that is not what its writer saw."""
+    for rel, seen in expected.items():
+        if now[rel] != seen:
+            raise PageChanged(rel, seen, now[rel])
+
+
+def _commit(nb: Notebook, changes: dict[str, Change], committed: dict[str, bytes], base: str | None,
+            message: str, trailers: list[tuple[str, str]] | None) -> tuple[str | None, bool]:
+    """Commit the changes on the HEAD they were built from; when a commit lands meanwhile, build
+    them again on it (a few times), so gitmem's commit never undoes one."""
+    for attempt in range(ATTEMPTS):
+        try:
+            return commits.commit_files(nb.git, committed, message, _staged(nb, changes, base), trailers, base)
+        except commits.HeadMoved:
+            if attempt == ATTEMPTS - 1:
+                raise GitFailed("commits kept landing while gitmem committed; the pages are written and "
+                                "nothing was committed", "commit them yourself (git add, git commit), or run the "
+                                "command again once the commits stop") from None
+            base = nb.git.head()
+            committed = _to_commit(nb, changes, base)
+            if not committed:  # the commit that landed made the same change
+                return None, False
+    raise AssertionError("unreachable")
 
 
 def keeping_line_ends(change: Change) -> Change:
@@ -164,10 +202,9 @@ def crlf(text: str) -> bool:
     return ends > 0 and text.count("\r\n") == ends
 
 
-def _to_commit(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
-    """Each page as HEAD has it with its change made (pages the change leaves alone left out)."""
+def _to_commit(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[str, bytes]:
+    """Each page as commit `head` has it with its change made (pages the change leaves alone left out)."""
     out = {}
-    head = nb.git.head()
     for rel, change in changes.items():
         path = nb.repo_path(rel)
         data = nb.git.show(head, path) if head else None
@@ -178,10 +215,9 @@ def _to_commit(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
     return out
 
 
-def _staged(nb: Notebook, changes: dict[str, Change]) -> dict[str, bytes]:
+def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[str, bytes]:
     """The change made to a person's staged version of a page (where it differs from HEAD's)."""
     out = {}
-    head = nb.git.head()
     for rel, change in changes.items():
         path = nb.repo_path(rel)
         entry = nb.git.index_entry(path)

@@ -34,31 +34,28 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from ..index import forgotten
 from . import pages, trailers
-from ..errors import GitFailed, GitmemError, NotText, PageNotFound, PathOutside
+from ..errors import GitFailed, GitmemError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..index.indexer import Index, recovering
 from . import change
-from .memory import RANGE, committable, given_text, line_range, page_lines, write_lock
+from .spots import SHOWN, Ambiguous, Spot, fingerprint, holds, locate, quote, spot_lines
+from .spots import needle as needle_of, notes as notes_of
+from .memory import committable, given_text, write_lock
 from ..markdown import body_offset, headings_of
 from ..notebook import Notebook
 from .pages import DAILY_ENTRY
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
            "to purge it from history see 'Forgetting' in docs/safety.md (git filter-repo, force-push, other clones)")
-SHOWN = 5
 EVERYTHING = "forget everything"  # the words a person types to confirm it
 BROAD_LINES = 3  # more lines than this, or lines on more than one page, is a broad forget
 
 
 class NothingToForget(GitmemError):
-    pass
-
-
-class Ambiguous(GitmemError):
     pass
 
 
@@ -83,11 +80,8 @@ class TooBroad(GitmemError):
         self.preview = preview
 
 
-@dataclass
-class Spot:
-    path: str
-    start: int  # 1-based, inclusive
-    end: int
+class LinesChanged(GitmemError):
+    """The lines a forget would take are not the ones the person saw and confirmed."""
 
 
 @dataclass
@@ -121,14 +115,20 @@ class Forgot:
         return len({r["path"] for r in self.removed})
 
 
-def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False) -> Forgot:
+def forget(nb: Notebook, target: str, every: bool = False, broad: bool = False, agent: bool = False,
+           seen: str | None = None) -> Forgot:
     """Remove the lines that hold `target` (text, or PATH:LINES) in one commit, then purge the index.
     More than BROAD_LINES lines or more than one page needs `broad`; `agent` words the refusal
-    for an agent, which cannot confirm."""
+    for an agent, which cannot confirm. `seen`: the fingerprint of the lines as the person saw
+    them (a browser's confirmation); lines that differ now under the lock are refused, so a
+    line removed above PATH:LINE meanwhile never makes another fact go."""
     target = given_text(target, "fact")
     with write_lock(nb):
         committable(nb)
         spots, phrase = locate(nb, target, every)
+        if seen is not None and fingerprint(nb, spots) != seen:
+            raise LinesChanged("the lines to forget changed since you looked at them; nothing was forgotten",
+                               "look at the list again, then confirm")
         past = [] if spots else _in_history(nb, target, every)
         if not broad:
             _narrow_enough(nb, spots, past, agent)
@@ -225,7 +225,7 @@ def _everything(nb: Notebook) -> tuple[list[Spot], list[str]]:
     """Every run of memory lines on the notes, and the memory lines of history no note holds now."""
     spots: list[Spot] = []
     held: set[tuple[str, ...]] = set()
-    for rel, text in _notes(nb):
+    for rel, text in notes_of(nb):
         spots += [Spot(rel, start, end) for start, end in memory_runs(text)]
         held.update(tuple(forgotten.words(line)) for line in text.split("\n"))
     return spots, _history_memories(nb, held)
@@ -281,19 +281,6 @@ def _history_memories(nb: Notebook, held: set[tuple[str, ...]]) -> list[str]:
     return sorted(found.values())
 
 
-def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | None]:
-    """Where the fact is: the lines to remove, and the searched-for phrase (None for PATH:LINES)."""
-    spot = _range(nb, target)
-    if spot is not None:
-        return [spot], None
-    spots = _matches(nb, target)
-    if len(spots) > 1 and not every:
-        shown = ", ".join(_where(s) for s in spots[:SHOWN]) + (" …" if len(spots) > SHOWN else "")
-        raise Ambiguous(f"{_quote(target)} is on {len(spots)} lines: {shown}",
-                        "pass --all to forget every one, or name one as PATH:LINE")
-    return spots, target
-
-
 def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool) -> None:
     """TooBroad if the forget would take more than BROAD_LINES lines or touch more than one page."""
     count = sum(s.end - s.start + 1 for s in spots) + len(past)
@@ -301,7 +288,7 @@ def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool
     if count <= BROAD_LINES and pages_hit <= 1:
         return
     preview = [{"path": s.path, "lines": {"start": s.start, "end": s.end},
-                "text": "\n".join(nb.read(s.path).split("\n")[s.start - 1:s.end])} for s in spots]
+                "text": "\n".join(spot_lines(nb, s))} for s in spots]
     preview += [{"path": None, "lines": None, "text": line} for line in past]
     what = f"{count} line{'s' if count != 1 else ''}" + (f" from {pages_hit} pages" if pages_hit > 1 else "")
     if agent:
@@ -313,34 +300,22 @@ def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool
                    preview)
 
 
-def _range(nb: Notebook, target: str) -> Spot | None:
-    match = RANGE.match(target.strip())
-    if not match:
-        return None
-    try:
-        rel = nb.page(match.group("path"), must_exist=True)
-    except PageNotFound:
-        return None  # "Meeting at 10:30" is a fact, not a page
-    start, end = line_range(match, rel, len(page_lines(nb.read(rel))))
-    return Spot(rel, start, end)
-
-
 @recovering
 def _in_history(nb: Notebook, target: str, every: bool) -> list[str]:
     """The distinct lines of the index's texts (every indexed revision) that contain the target."""
-    needle = _needle(target)
+    needle = needle_of(target)
     index = Index(nb)
     try:
         index.sync(wait=60)
         lines = {tuple(forgotten.words(line)): line for body in forgotten.bodies(index)
-                 for line in body.split("\n") if _holds(line, needle)}
+                 for line in body.split("\n") if holds(line, needle)}
     finally:
         index.close()
     if not lines:
-        raise NothingToForget(f"nothing in the notebook matches {_quote(target)}",
+        raise NothingToForget(f"nothing in the notebook matches {quote(target)}",
                               "check the wording with: git mem recall --mode keyword TEXT, or name lines as PATH:LINES")
     if len(lines) > 1 and not every:
-        raise Ambiguous(f"no page holds {_quote(target)} now, but {len(lines)} different lines of the notebook's "
+        raise Ambiguous(f"no page holds {quote(target)} now, but {len(lines)} different lines of the notebook's "
                         "history do", "pass --all to forget every one")
     return sorted(lines.values())
 
@@ -356,45 +331,8 @@ def _in_documents(nb: Notebook, target: str | None) -> list[str]:
         index.close()
     if target is None:
         return sorted({path for path, _ in rows})
-    needle = _needle(target)
-    return sorted({path for path, body in rows if any(_holds(line, needle) for line in body.split("\n"))})
-
-
-def _needle(target: str) -> str:
-    return " ".join(target.casefold().split())
-
-
-def _holds(line: str, needle: str) -> bool:
-    """Whether a line contains the target, case and spacing ignored."""
-    return needle in " ".join(line.casefold().split())
-
-
-def _notes(nb: Notebook) -> Iterator[tuple[str, str]]:
-    """(page, text) of every note, tracked or not."""
-    for repo_path in nb.git.files(nb.prefix):
-        rel = nb.rel(repo_path)
-        if rel is None or not nb.settings.is_note(rel):
-            continue
-        try:
-            yield rel, nb.read(rel)
-        except (PathOutside, NotText, OSError):
-            continue  # symlinks are never followed; a vanished file has nothing to forget
-
-
-def _matches(nb: Notebook, target: str) -> list[Spot]:
-    """Every line of every note that contains the target (case and spacing ignored)."""
-    needle = _needle(target)
-    spots: list[Spot] = []
-    for rel, text in _notes(nb):
-        lines = text.split("\n")
-        i = 0
-        while i < len(lines):
-            if _holds(lines[i], needle):
-                end = pages.item_extent(lines, i)
-                spots.append(Spot(rel, i + 1, end + 1))
-                i = end
-            i += 1
-    return spots
+    needle = needle_of(target)
+    return sorted({path for path, body in rows if any(holds(line, needle) for line in body.split("\n"))})
 
 
 def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
@@ -408,7 +346,7 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
     blocks: dict[str, list[list[str]]] = {}
     starts: dict[str, list[int]] = {}
     for spot in spots:
-        taken = nb.read(spot.path).split("\n")[spot.start - 1:spot.end]
+        taken = spot_lines(nb, spot)
         blocks.setdefault(spot.path, []).append(taken)
         starts.setdefault(spot.path, []).append(spot.start)
         lines.extend(taken)
@@ -452,11 +390,3 @@ def purge(nb: Notebook) -> tuple[dict[str, int], list[str]]:
     finally:
         index.close()
 
-
-def _where(spot: Spot) -> str:
-    return f"{spot.path}:{spot.start}" if spot.start == spot.end else f"{spot.path}:{spot.start}-{spot.end}"
-
-
-def _quote(text: str, width: int = 60) -> str:
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= width else flat[:width - 1] + "…")

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .. import config
 from . import change, guard, pages, routing, supersede, trailers
-from .change import committable, write_lock  # noqa: F401  (callers import them from here)
+from .change import PageChanged, committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..markdown import normalize_fact
@@ -64,12 +64,14 @@ def commit_page(nb: Notebook, rel: str, text: str, message: str, action: str,
 
 
 def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | None], message: str,
-                  action: str, extra: list[tuple[str, str]] | None = None) -> Written:
+                  action: str, extra: list[tuple[str, str]] | None = None,
+                  expected: dict[str, str] | None = None) -> Written:
     """Apply `edit` (a function of the page's text) to the page and commit only it, under the
-    lock the caller holds, with the verb's trailers and `extra` ones. If the commit fails the
-    page stays written and the error says so."""
+    lock the caller holds, with the verb's trailers and `extra` ones (`expected`: see
+    change.apply). If the commit fails the page stays written and the error says so."""
     try:
-        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []))
+        done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []),
+                            expected=expected)
     except GitFailed as exc:
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
                         f"your note is safe in {rel}; fix the cause, then commit it: "
@@ -232,15 +234,6 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
                              f"mem: daily {day} {_subject(text)}", "daily")
 
 
-class PageChanged(GitmemError):
-    """The page is no longer what the writer saw: `current` is what it holds now."""
-
-    def __init__(self, rel: str, seen: str, current: str) -> None:
-        super().__init__(f"{rel} changed since it was opened; nothing was written",
-                         "look at the difference, then edit the page as it is now")
-        self.path, self.seen, self.current = rel, seen, current
-
-
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
           allow: bool = False, expected: str | None = None) -> Written:
     """Write or append to a page or one H2 section (one commit). With `expected`
@@ -263,11 +256,17 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     verb = "replace" if replace and expected != "" else "write"  # expected '': a new page, nothing replaced
     where = f"{rel} § {section}" if section else rel
     with write_lock(nb):
-        if expected is not None:
+        if expected is None:
+            written = commit_change(nb, rel, edit, f"mem: {verb} {where}", "write")
+        else:
             current = change.current(nb, rel)
             if current != expected:
                 raise PageChanged(rel, expected, current)
-        written = commit_change(nb, rel, edit, f"mem: {verb} {where}", "write")
+            # checked again by change.apply just before writing (a `git pull` takes no lock of
+            # ours); the commit gets the writer's change merged onto HEAD's version, so a HEAD
+            # that moved meanwhile keeps what it brought
+            made = change.towards(nb, expected, edit(expected).text, rel)
+            written = commit_change(nb, rel, made, f"mem: {verb} {where}", "write", {rel: expected})
     written.section = section
     return written
 

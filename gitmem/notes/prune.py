@@ -81,6 +81,7 @@ def run(nb: Notebook, dry_run: bool = False, now: float | None = None) -> Pruned
         except GitFailed as exc:
             raise GitFailed(f"the pages are pruned but the commit failed: {exc.message}",
                             "fix the cause, then commit them with git commit") from exc
+        confidence.drop_served(nb, [(f["path"], f["text"]) for f in result.facts])  # no line left to reinforce
     return result
 
 

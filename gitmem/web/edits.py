@@ -131,10 +131,14 @@ async def forget(request: Request) -> Response:
     data: dict[str, Any] = {"nav": "forget", "target": target, "every": every, "title": "Forget"}
     try:
         if form.get("confirm") == "yes":
-            # the person saw the list on the confirmation page: that is the CLI's --yes
-            data["done"] = await web.call(forgetting.forget, target, every, broad=True)
+            # the person saw the list on the confirmation page: that is the CLI's --yes, for the
+            # lines they saw (the form carries their fingerprint, checked under the write lock)
+            data["done"] = await web.call(forgetting.forget, target, every, broad=True, seen=_text(form, "seen"))
         else:
-            data["spots"] = await web.call(_spots, target, every)
+            data["spots"], data["seen"] = await web.call(_spots, target, every, form.get("fact"))
+    except (forgetting.LinesChanged, LineMoved) as exc:
+        data["spots"], data["seen"] = await web.call(_spots, target, every, None, False)
+        return web.page(request, "forget.html", 409, error=exc.line(), **data)
     except GitmemError as exc:
         return web.page(request, "forget.html", 422, error=exc.line(), **data)
     return web.page(request, "forget.html", **data)
@@ -255,15 +259,30 @@ def diff_lines(text: str) -> list[dict[str, str]]:
     return out
 
 
-def _spots(nb: Notebook, target: str, every: bool) -> list[dict[str, Any]]:
-    """What forgetting `target` would take off the pages, without taking it."""
-    from ..notes import forget as forgetting
+class LineMoved(GitmemError):
+    """The line a Forget… button named no longer holds the fact it was shown beside."""
 
-    spots, _ = forgetting.locate(nb, target, every)
-    out = []
-    for s in spots:
-        lines = nb.read(s.path).split("\n")
-        out.append({"path": s.path, "start": s.start, "end": s.end, "text": " ".join(lines[s.start - 1:s.end])})
+
+def _spots(nb: Notebook, target: str, every: bool, fact: Any = None,
+           strict: bool = True) -> tuple[list[dict[str, Any]], str | None]:
+    """What forgetting `target` would take off the pages, without taking it, and its fingerprint
+    (what the confirmation carries). `fact`: the text a Forget… button was shown beside; the
+    lines it names must still hold it (a line removed above them would make another fact go).
+    Not `strict`: after a refusal, whatever can be shown of the lines as they are now."""
+    from ..notes.spots import fingerprint, locate, spot_lines
+
+    try:
+        spots, _ = locate(nb, target, every)
+    except GitmemError:
+        if strict:
+            raise
+        return [], None
+    out = [{"path": s.path, "start": s.start, "end": s.end, "text": " ".join(spot_lines(nb, s))}
+           for s in spots]
+    wanted = " ".join(str(fact or "").split())
+    if strict and wanted and not all(wanted in " ".join(o["text"].split()) for o in out):
+        raise LineMoved(f"{target} no longer holds the fact you chose (the page changed since you looked); "
+                        "nothing was forgotten", "find the fact again on the Facts page")
     if not out:  # no page holds it: forget would purge it from the index's history alone
         out.append({"path": "(index history only)", "start": 0, "end": 0, "text": target})
-    return out
+    return out, fingerprint(nb, spots)
