@@ -74,6 +74,19 @@ def build(path: Path, data: dict[str, Any]) -> None:
     b.write(path, notebook=False)
 
 
+def index_all(nb: Any) -> None:
+    """Index and embed the notebook, as `git mem index` does (a notebook in use is embedded)."""
+    from gitmem.index import embed, embeddings
+    from gitmem.index.indexer import Index
+
+    index = Index(nb)
+    try:
+        index.sync()
+        embeddings.embed(index, embed.load(embed.resolve(nb.git)))
+    finally:
+        index.close()
+
+
 def line_of(data: dict[str, Any], pair: dict[str, Any]) -> int:
     return data["pages"][pair["page"]].split("\n").index(pair["fact"]) + 1
 
@@ -152,6 +165,7 @@ def main() -> None:
         path = Path(tmp) / "notebook"
         build(path, data)
         nb = open_notebook(path)
+        index_all(nb)
         parts = ("tuning", "held-out") if args.part == "both" else (args.part,)
         out = {}
         for part in parts:
