@@ -319,3 +319,33 @@ def test_a_changed_phone_is_one_past_fact_with_since_until_and_changed_by(mem: M
         == "- Sarah Chen phone: 555-1234"
     now = [r for r in results if r["current"]]
     assert now[0]["fact"]["text"] == "- Sarah Chen phone: 555-9999" and now[0]["fact"]["commit"] == changed
+
+
+def test_history_embeds_nothing_but_the_query(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fact vectors are computed at index time and read from the embedding cache: a --history
+    query (past facts included) embeds no fact, and names what replaced a superseded one."""
+    from gitmem.index import embed
+    from gitmem.search import engine
+
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob likes jazz\n- Sarah Chen's phone is 555-1234\n"
+                                       "- Dana works at the bakery\n")
+    mem.commit("contacts")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob likes jazz\n- Sarah Chen's phone is 555-9999\n"
+                                       "- Dana works at the bakery\n")
+    mem.commit("Sarah's new number")
+    mem("index")
+    nb = open_notebook(mem.path)
+    embedded: list[str] = []
+    original = embed.Embedder.embed
+
+    def counting(self: embed.Embedder, texts: list[str]) -> list[bytes]:
+        embedded.extend(texts)
+        return original(self, texts)
+
+    monkeypatch.setattr(embed.Embedder, "embed", counting)
+    found = engine.run(nb, engine.Query("how do I call Sarah", history=True, min_score=0))
+    assert embedded == []
+    [old] = [h for h in found.results if not h.current]
+    assert old.fact is not None and old.fact.text == "- Sarah Chen's phone is 555-1234"
+    assert old.successor is not None and old.successor["text"] == "- Sarah Chen's phone is 555-9999"
+    assert old.record()["successor"] == {"text": "- Sarah Chen's phone is 555-9999", "where": "reference/contacts.md:4"}

@@ -305,7 +305,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
         if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
-            wanted.extend((i, j) for j in range(len(fs)))
+            # a heading alone is never chosen (best): not embedded, and never in the index's cache
+            wanted.extend((i, j) for j in range(len(fs)) if fs[j].statement)
     out: list[list[float] | None] = [[0.0] * len(fs) if any(w[0] == i for w in wanted) else None
                                      for i, fs in enumerate(per_hit)]
     if not wanted:
