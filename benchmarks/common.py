@@ -269,8 +269,8 @@ class Engine:
         return _ranked(records.jsonable(search.run(self.nb, query)))
 
     def cli(self, text: str, mode: str, limit: int, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-        out = git_mem(self.path, "search", "--json", "--mode", mode, "--limit", str(limit), "--min-score", "0",
-                      "--", text, env=env)
+        out = git_mem(self.path, "search", "--json", "--full", "--mode", mode, "--limit", str(limit),
+                      "--min-score", "0", "--", text, env=env)
         return _ranked(json.loads(out.stdout))
 
 

@@ -79,9 +79,18 @@ class Mem:
         return result
 
     def json(self, *args: str, input: str | None = None) -> dict:
+        """A command's --json. recall and search print every field of each result (--full): the
+        tests read chunks, provenance and history from them; `compact` reads what agents get."""
         import json
 
-        return json.loads(self(*args, "--json", input=input).stdout)
+        full = ("--full",) if args and args[0] in ("recall", "search") else ()
+        return json.loads(self(*args, *full, "--json", input=input).stdout)
+
+    def compact(self, *args: str) -> dict:
+        """recall's or search's --json as it is printed by default (compact results)."""
+        import json
+
+        return json.loads(self(*args, "--json").stdout)
 
     def git(self, *args: str) -> str:
         return git(self.path, *args)

@@ -237,7 +237,7 @@ def query_notebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_any_text_is_a_valid_query(query_notebook: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
     m = Mem(query_notebook, monkeypatch)
     # --min-score 0: this is about parsing any text; whether a match is good enough is test_scale.py's
-    result = m("recall", "--json", "--mode", "keyword", "--min-score", "0", "--", query, code=None)
+    result = m("recall", "--json", "--full", "--mode", "keyword", "--min-score", "0", "--", query, code=None)
     if not query.strip():
         assert result.exit_code == 1 and result.stderr.startswith("error: empty query")
         return
@@ -251,7 +251,7 @@ def test_a_10000_character_query_in_every_mode(query_notebook: Path, monkeypatch
     m = Mem(query_notebook, monkeypatch)
     query = ("where is the ocelot? " * 500)[:10_000]
     for mode in ("hybrid", "keyword", "semantic"):
-        data = json.loads(m("recall", "--json", "--mode", mode, "--min-score", "0", "--", query).stdout)
+        data = json.loads(m("recall", "--json", "--full", "--mode", mode, "--min-score", "0", "--", query).stdout)
         assert data["results"][0]["path"] == "knowledge/a.md" and data["semantic"] is (mode != "keyword")
 
 

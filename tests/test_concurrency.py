@@ -70,7 +70,7 @@ def test_reads_during_a_rebuild_get_answers(mem: Mem, tmp_path: Path) -> None:
     mem.write("knowledge/target.md", "The cormorant dries its wings on the pier\n")
     mem.commit("notes")
     mem("index")
-    runs = [["rebuild"]] + [["recall", "--mode", "keyword", "--json", "cormorant pier"]] * 5 + \
+    runs = [["rebuild"]] + [["recall", "--mode", "keyword", "--json", "--full", "cormorant pier"]] * 5 + \
         [["recall", "--json", "kestrel hovering over field 3"]]
     results = start_together(mem.path, tmp_path / "gate", runs)
     assert [r.returncode for r in results] == [0] * len(runs), [(r.args, r.stderr) for r in results]

@@ -92,10 +92,11 @@ def test_a_fact_lies_within_its_chunk_and_is_whole_lines(lines: list[str], query
     page_lines = text.split("\n")
     for piece in chunker.chunk(text, size, size // 5, body_offset(text)):
         fact = facts.best(facts.within(text, piece.start_line, piece.end_line), query)
-        if fact is None:  # only a table's rule line (|---|) is text that is no fact
-            assert all(not ln.strip() or facts.TABLE_RULE.match(ln)
+        if fact is None:  # only headings and a table's header and rule lines are text that is no fact
+            assert all(not ln.strip() or ln.lstrip().startswith(("#", "|"))
                        for ln in page_lines[piece.start_line - 1:piece.end_line])
             continue
+        assert fact.statement
         assert piece.start_line <= fact.lines["start"] <= fact.lines["end"] <= piece.end_line
         assert "\n".join(page_lines[fact.lines["start"] - 1:fact.lines["end"]]) == fact.text
 

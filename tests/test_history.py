@@ -41,7 +41,9 @@ def test_a_changed_fact_shows_current_and_superseded(wk) -> None:
     m, ids = wk
     out = m.json("recall", "--history", "Sarah's phone")
     assert out["view"] == {"kind": "history"}
-    [now] = [r for r in out["results"] if r["current"] and r["path"] == "reference/contacts.md"]
+    # one result per fact: Bob's phone on the same page is a result of its own
+    [now] = [r for r in out["results"] if r["current"] and r["path"] == "reference/contacts.md"
+             and "Sarah" in r["fact"]["text"]]
     assert "555-4321" in now["text"] and now["until"] is None and now["changed_by"] is None
     old = [r for r in out["results"] if not r["current"] and "555-1234" in r["text"]]
     assert len(old) == 1, "one result per change, not one per intermediate edit of the section"
@@ -142,13 +144,14 @@ def test_history_filters_apply_before_ranking(wk) -> None:
 
 @pytest.mark.parametrize("args, expected", [
     # auto: daily logs by the date in their name, other pages by the commit date of the text (per chunk:
-    # the commit that gave the chunk its current words)
-    (["--date", "2026-02-03"], {"daily/2026-02-03.md"}),
+    # the commit that gave the chunk its current words; per fact: the one that wrote the fact, so Bob's
+    # phone, added to contacts.md on 02-03, is of 02-03 though the page changed since)
+    (["--date", "2026-02-03"], {"daily/2026-02-03.md", "reference/contacts.md", "reference/plan.md"}),
     (["--date", "2026-02-03", "--by", "file"], {"daily/2026-02-03.md"}),
     (["--date", "2026-02-03", "--history"], {"daily/2026-02-03.md", "reference/contacts.md", "reference/plan.md",
                                              "reference/preferences.md", "lists/todos.md"}),
     (["--date", "2026-02-05", "--by", "commit"], {"daily/2026-02-03.md", "reference/preferences.md"}),
-    (["--from", "2026-02-06", "--to", "2026-02-06"], {"daily/2026-02-06.md"}),
+    (["--from", "2026-02-06", "--to", "2026-02-06"], {"daily/2026-02-06.md", "reference/plan.md"}),
     (["--since", "2026-02-07"], {"knowledge/general.md", "reference/plan.md"}),
 ])
 def test_date_filters(wk, args: list[str], expected: set[str]) -> None:
@@ -179,11 +182,13 @@ def holds(repo: Path, commit: str, lines: list[str]) -> bool:
     return any(all(line in show(repo, commit, n) for line in lines) for n in names if n.endswith(".md"))
 
 
-def check_history(repo: Path, index: Index, token: str, at_head: bool) -> None:
+def check_history(repo: Path, index: Index, token: str, at_head: bool, titled: bool = False) -> None:
+    """`titled`: the token names a section (## Part TOKEN): a heading alone is never a result, so
+    it is found only through the facts under it, while it has some."""
     hits = query(index, token, views.history())
-    assert hits, f"{token} not found in history"
+    assert hits or titled, f"{token} not found in history"
     for hit in hits:
-        assert token in hit.text
+        assert token in hit.text or (titled and hit.fact is not None and token in " ".join(hit.fact.headings))
         # the commit a result comes from is in HEAD's history and held its words
         git(repo, "merge-base", "--is-ancestor", hit.commit, "HEAD")
         lines = hit.changed_by["lines"] if hit.changed_by else [ln for ln in hit.text.split("\n") if ln.strip()]
@@ -200,7 +205,7 @@ def check_history(repo: Path, index: Index, token: str, at_head: bool) -> None:
                                                                                        change["path"])
         assert (change["how"] == "deleted") == (after == "")
         assert any(line not in after for line in change["lines"])
-    assert any(h.current for h in hits) == at_head
+    assert any(h.current for h in hits) == at_head or titled
 
 
 def chain_tokens(repo: Path) -> set[str]:
@@ -223,9 +228,12 @@ def test_history_is_sound_over_generated_histories(data: st.DataObject) -> None:
     with generated(data) as (repo, index, tokens):
         now = "\n".join(p.read_text() for p in repo.rglob("*.md"))
         on_chain = chain_tokens(repo)
+        titled = set(re.findall(r"## Part (tok\d{4}x)", "\n".join(
+            show(repo, rev, path) for rev in git(repo, "rev-list", "--first-parent", "HEAD").split()
+            for path in git(repo, "ls-tree", "-r", "--name-only", rev).splitlines() if path.endswith(".md"))))
         for token in tokens:
             if token in on_chain:
-                check_history(repo, index, token, token in now)
+                check_history(repo, index, token, token in now, token in titled)
             else:
                 assert query(index, token, views.history()) == []
 
@@ -258,7 +266,8 @@ def check_facts(repo: Path, index: Index, token: str) -> int:
     past = 0
     for hit in query(index, token, views.history()):
         fact = hit.fact
-        assert fact is not None and token in fact.text
+        # the fact holds the token, or its heading path does (a heading alone is never the fact)
+        assert fact is not None and (token in fact.text or token in " ".join(fact.headings))
         lines = fact.lines["start"], fact.lines["end"]
         assert hit.lines["start"] <= lines[0] <= lines[1] <= hit.lines["end"]
         if hit.current:
@@ -310,3 +319,33 @@ def test_a_changed_phone_is_one_past_fact_with_since_until_and_changed_by(mem: M
         == "- Sarah Chen phone: 555-1234"
     now = [r for r in results if r["current"]]
     assert now[0]["fact"]["text"] == "- Sarah Chen phone: 555-9999" and now[0]["fact"]["commit"] == changed
+
+
+def test_history_embeds_nothing_but_the_query(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fact vectors are computed at index time and read from the embedding cache: a --history
+    query (past facts included) embeds no fact, and names what replaced a superseded one."""
+    from gitmem.index import embed
+    from gitmem.search import engine
+
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob likes jazz\n- Sarah Chen's phone is 555-1234\n"
+                                       "- Dana works at the bakery\n")
+    mem.commit("contacts")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Bob likes jazz\n- Sarah Chen's phone is 555-9999\n"
+                                       "- Dana works at the bakery\n")
+    mem.commit("Sarah's new number")
+    mem("index")
+    nb = open_notebook(mem.path)
+    embedded: list[str] = []
+    original = embed.Embedder.embed
+
+    def counting(self: embed.Embedder, texts: list[str]) -> list[bytes]:
+        embedded.extend(texts)
+        return original(self, texts)
+
+    monkeypatch.setattr(embed.Embedder, "embed", counting)
+    found = engine.run(nb, engine.Query("how do I call Sarah", history=True, min_score=0))
+    assert embedded == []
+    [old] = [h for h in found.results if not h.current]
+    assert old.fact is not None and old.fact.text == "- Sarah Chen's phone is 555-1234"
+    assert old.successor is not None and old.successor["text"] == "- Sarah Chen's phone is 555-9999"
+    assert old.record()["successor"] == {"text": "- Sarah Chen's phone is 555-9999", "where": "reference/contacts.md:4"}

@@ -56,12 +56,14 @@ def test_tools_return_the_cli_json(mem: Mem) -> None:
     assert h.call("context", {"date": "2026-02-20", "flush": True}) == \
         (True, mem.json("context", "--flush", "--date", "2026-02-20"))
     ok, tool = h.call("recall", {"query": "Sarah phone", "mode": "keyword"})
-    cli_out = mem.json("recall", "--mode", "keyword", "Sarah phone")
-    assert ok and tool["results"] == cli_out["results"] and set(tool) == set(cli_out)
+    cli_out = mem.compact("recall", "--mode", "keyword", "Sarah phone")
+    assert ok and tool["results"] == cli_out["results"] and set(tool) == set(cli_out) - {"timing"}
+    ok, tool = h.call("recall", {"query": "Sarah phone", "mode": "keyword", "full": True})
+    assert ok and tool["results"] == mem.json("recall", "--mode", "keyword", "Sarah phone")["results"]
     ok, tool = h.call("search", {"query": "Sarah", "mode": "keyword", "in": ["daily"]})
-    assert ok and [r["path"] for r in tool["results"]] == ["daily/2026-02-20.md"]
-    for hit in tool["results"]:  # provenance on every snippet
-        assert hit["commit"] == mem.git("rev-parse", "HEAD").strip() and hit["date"] and hit["lines"]["start"] >= 1
+    assert ok and [r["where"] for r in tool["results"]] == ["daily/2026-02-20.md:3"]
+    for hit in tool["results"]:  # provenance on every result, once
+        assert hit["commit"] == mem.git("rev-parse", "--short=7", "HEAD").strip() and hit["date"]
 
 
 def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
@@ -186,14 +188,15 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
     out = json.loads(recall.content[0].text)
     assert out == recall.structured_content and out["semantic"] is True
     top = out["results"][0]
-    assert top["path"] == "reference/contacts.md" and "555-1234" in top["text"]
-    assert {"path", "lines", "commit", "date", "author"} <= set(top) and top["commit"]
+    assert top["where"].startswith("reference/contacts.md:") and "555-1234" in top["text"]
+    assert {"where", "text", "score", "commit", "date"} <= set(top) and top["commit"]
+    assert len(recall.content[0].text) < 1500  # compact: the fact, not its chunk; provenance once
 
     remembered = json.loads(seen["remember"].content[0].text)
     head = mem.git("rev-parse", "HEAD").strip()
     assert remembered["commit"] == head and remembered["path"] == "reference/preferences.md"
     assert mem.git("log", "-1", "--format=%s") == "mem: remember Bob likes green tea\n"
-    assert json.loads(seen["recall2"].content[0].text)["results"][0]["commit"] == head
+    assert json.loads(seen["recall2"].content[0].text)["results"][0]["commit"] == head[:7]
 
     assert seen["bad"].is_error is True
     assert seen["bad"].content[0].text == ("error: '/etc/passwd' is outside the notebook (use a path relative to "
@@ -210,9 +213,10 @@ def test_text_recall_marks_provenance_on_every_snippet(mem: Mem) -> None:
     headers = [ln for ln in out if ln.startswith("  ") and not ln.startswith("    ")]
     head = mem.git("rev-parse", "--short=7", "HEAD").strip()
     today = date.today().isoformat()
-    assert len(headers) == 2 and len(out) == 7  # group line, then header, heading path and fact per hit
+    assert len(headers) == 2 and len(out) == 6  # search is one ranking: header, heading path and fact per hit
     assert {re.sub(r" \.+ \d\.\d\d ", " … ", h) for h in headers} == {
-        f"  knowledge/facts.md:3 …  ({head} {today}, remember)", f"  knowledge/car.md:3 …  (uncommitted, {today})"}
+        f"  knowledge/facts.md:3 …  ({head} {today}, remember)  [notebook]",
+        f"  knowledge/car.md:3 …  (uncommitted, {today})  [notebook]"}
 
 
 def test_history_options_and_log_through_mcp(mem: Mem) -> None:
@@ -221,7 +225,7 @@ def test_history_options_and_log_through_mcp(mem: Mem) -> None:
     mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen's phone is 555-4321\n")
     mem.commit("Sarah changed her number")
     h = handler(mem)
-    ok, found = h.call("recall", {"query": "Sarah phone", "mode": "keyword", "history": True})
+    ok, found = h.call("recall", {"query": "Sarah phone", "mode": "keyword", "history": True, "full": True})
     cli_json = mem.json("recall", "--mode", "keyword", "--history", "Sarah phone")
     assert ok and found["results"] == cli_json["results"]
     assert {r["current"] for r in found["results"]} == {True, False}
@@ -262,9 +266,10 @@ def test_one_group_as_a_string_is_a_list_of_one(mem: Mem) -> None:
     h = handler(mem)
     ok, out = h.call("search", {"query": "Sarah", "mode": "keyword", "in": "daily"})
     assert ok, out
-    assert [r["path"] for r in out["results"]] == ["daily/2026-02-20.md"]
+    assert [r["where"].split(":")[0] for r in out["results"]] == ["daily/2026-02-20.md"]
     ok, out = h.call("search", {"query": "Sarah", "mode": "keyword", "in": "daily, notebook"})
-    assert ok and sorted(r["path"] for r in out["results"]) == ["daily/2026-02-20.md", "knowledge/sarah.md"]
+    assert ok and sorted(r["where"].split(":")[0] for r in out["results"]) == ["daily/2026-02-20.md",
+                                                                                "knowledge/sarah.md"]
     ok, out = h.call("recall", {"query": "Sarah", "mode": "keyword", "tags": "nope"})
     assert ok and out["results"] == []
 
@@ -288,12 +293,52 @@ def test_errors_and_hints_name_tool_parameters_not_cli_flags(mem: Mem) -> None:
 def test_results_on_the_wire_are_compact(mem: Mem) -> None:
     """Paper cut 5: no indentation, no null fields, no snippet repeating the text."""
     mem("remember", "Sarah Chen's phone is 555-1234")
-    ok, out = handler(mem).call("recall", {"query": "Sarah phone", "mode": "keyword"})
+    ok, out = handler(mem).call("recall", {"query": "Sarah phone", "mode": "keyword", "full": True})
     hit = out["results"][0]
-    assert ok and hit["snippet"] and hit["until"] is None  # the full result, as the CLI's --json
+    assert ok and hit["snippet"] and hit["until"] is None  # the full result, as the CLI's --json --full
     wire = server.wire(out)
     assert "\n" not in wire and '": ' not in wire and '", "' not in wire and "null" not in wire
     small = json.loads(wire)["results"][0]
     assert "snippet" not in small and small["text"] == hit["text"] and "until" not in small
     assert small["path"] == "reference/contacts.md" and small["commit"] == hit["commit"]
     assert len(wire) < 0.7 * len(json.dumps(out, indent=2, ensure_ascii=False))  # what the CLI prints
+
+
+FIVE_FACTS = """# Apollo
+
+Apollo is the courier platform we are building for small delivery firms; this page keeps what we decided
+and why, what could go wrong, and who does what. Read it before the weekly sync.
+
+## Decisions
+
+- We picked PostgreSQL over MongoDB because we need transactions across orders and payments.
+- Chose FastAPI instead of Django: the service is API-only and async.
+- Deploys go through GitHub Actions to Fly.io; Heroku was dropped for cost.
+- Authentication uses Auth0; building our own login was rejected as too risky.
+- We settled on Stripe for payments after comparing it with Adyen.
+
+## Risks
+
+- The route optimiser vendor may raise prices 30% next year.
+- Only Priya knows the billing code; bus factor of one.
+"""
+
+
+def test_five_results_for_an_agent_fit_in_a_kilobyte_and_a_half(mem: Mem) -> None:
+    """Compact answers: each result is the fact (not its section), PATH:LINES, score, weak, date and
+    short commit, with provenance once; five of them on the wire stay under 1.5 KB, and `full`
+    brings the chunk back."""
+    mem.write("projects/apollo.md", FIVE_FACTS)
+    mem.commit("apollo")
+    h = handler(mem)
+    ok, out = h.call("recall", {"query": "which database did we pick and why", "limit": 5, "min_score": 0})
+    assert ok and len(out["results"]) == 5
+    assert out["results"][0]["text"] == ("- We picked PostgreSQL over MongoDB because we need transactions "
+                                         "across orders and payments.")
+    assert out["results"][0]["where"] == "projects/apollo.md:8"
+    assert all("## " not in r["text"] and "author" not in r and "subject" not in r for r in out["results"])
+    assert len(server.wire(out).encode()) < 1500
+    ok, full = h.call("recall", {"query": "which database did we pick and why", "limit": 5, "min_score": 0,
+                                 "full": True})
+    assert ok and "## Decisions" in full["results"][0]["text"] and full["results"][0]["fact"]["lines"]["start"] == 8
+    assert len(server.wire(full).encode()) > 2 * len(server.wire(out).encode())

@@ -77,7 +77,11 @@ REMOVES = {**ADDS, "destructiveHint": True, "idempotentHint": True}
 SEARCH_PARAMS: dict[str, Schema] = {
     "query": string("What to look for, in any words."),
     "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "At most this many results [15]."},
-    "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results below this [0.25]."},
+    "min_score": {"type": "number", "minimum": 0, "maximum": 1,
+                  "description": "Results below this are weak: shown marked weak: true, only while fewer than 5 "
+                                 "strong ones are there; 0 shows every result [0.25]."},
+    "full": boolean("Every field of each result: the whole chunk around the fact, the fact's author, commit "
+                    "subject and trailers [false: the fact's text, PATH:LINES, score, weak, date and short commit]."),
     "mode": choice("Rankers: both fused (default), BM25 only, or vectors only.", MODES),
     "tags": {"type": "array", "items": {"type": "string"},
              "description": "Only pages whose frontmatter tags include these (one tag as a string is fine too)."},
@@ -102,8 +106,10 @@ def _search(groups: tuple[str, ...]) -> Callable[[Notebook, dict[str, Any]], Any
         since, until = dates.date_range(a.get("since"), a.get("from"), a.get("to"), a.get("date"))
         query = search.Query(a["query"], a.get("mode", "hybrid"), chosen, a.get("limit"), a.get("min_score"),
                              tuple(a.get("tags") or ()), a.get("type"), a.get("at"), a.get("history", False),
-                             since, until, a.get("by", "auto"), served=True)
-        return scopes.run(nb, query)
+                             since, until, a.get("by", "auto"), served=True, full=bool(a.get("full", False)))
+        found = scopes.run(nb, query).record()
+        found.pop("timing", None)  # an agent has no use for the milliseconds; the CLI's --json keeps them
+        return found
     return run
 
 

@@ -134,7 +134,9 @@ guard_option = click.option("--no-guard", "allow", is_flag=True,
 def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--limit", "-n", type=click.IntRange(1, 1000), help="At most this many results [15]."),
-        click.option("--min-score", type=click.FloatRange(0, 1), help="Drop results scoring below this [0.25]."),
+        click.option("--min-score", type=click.FloatRange(0, 1),
+                     help="Results below this are weak: shown under 'weak matches' only while fewer than 5 "
+                          "strong ones are there; 0 shows every result [0.25]."),
         click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
                      help="Rankers to use: both fused, BM25 only, or vectors only."),
         click.option("--tag", "tags", multiple=True, help="Only pages whose frontmatter tags include this."),
@@ -152,6 +154,9 @@ def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--by", type=click.Choice(DATE_BASES), default="auto", show_default=True,
                      help="The date the filters use: auto = the date in the file name for daily logs and "
                           "sessions, the commit date of the text for other pages; commit; file."),
+        click.option("--full", is_flag=True,
+                     help="With --json: every field of each result (the whole chunk, the fact's author, "
+                          "commit subject and trailers), not just the fact, its lines, score and date."),
         json_option,
     ]
     for option in reversed(options):

@@ -13,16 +13,16 @@ from ..config import GROUPS
 def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int | None, min_score: float | None,
             mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool, at: str | None = None,
             history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
-            day: str | None = None, by: str = "auto") -> None:
+            day: str | None = None, by: str = "auto", full: bool = False, flat: bool = False) -> None:
     from .. import dates
     from . import output
     from ..search import engine as search, scopes
 
     since, until = dates.date_range(since, start, end, day)
     query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
-                         served=True)
+                         served=True, full=full)
     show(scopes.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
-         as_json, output.results)
+         as_json, output.ranked if flat else output.results)
 
 
 @click.command()
@@ -36,10 +36,13 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
     each ranked by score (0-1, one scale in every mode). Each names the fact that
     answers: the list item, line or paragraph, under its heading path, with its
     lines (git mem get PATH:LINES prints it) and the commit git blame names for
-    them. With nothing relevant: no good match, and a note (--min-score 0 shows
-    the closest anyway). Sessions are left out; when they would answer, a note
-    says so; use 'git mem search --in sessions'. search.recall in .gitmem.toml
-    changes which groups recall reads.
+    them. Matches that may not answer are shown last, under WEAK MATCHES (JSON:
+    "weak": true); with nothing above the notebook's background: no good match,
+    and a note (--min-score 0 shows the closest anyway). --json gives each
+    result's fact, PATH:LINES, score, weak, date and short commit; --full adds
+    the whole chunk and the fact's author and commit subject. Sessions are left
+    out; when they would answer, a note says so; use 'git mem search --in
+    sessions'. search.recall in .gitmem.toml changes which groups recall reads.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).
@@ -68,7 +71,10 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
               help="Only these groups (repeatable); default all, sessions included.")
 @search_options
 def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> None:
-    """The same engine as recall, over every group including sessions.
+    """The same engine as recall, over every group including sessions, as one ranking.
+
+    Results are listed best first whatever their group (each names it), weak
+    matches last.
 
     \b
     Examples:
@@ -80,7 +86,7 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
       git mem search --history --in sessions "deadline"        including sessions deleted since
       git mem search --at v1.0 "deployment checklist"
     """
-    _search(query, groups or GROUPS, **options)
+    _search(query, groups or GROUPS, flat=True, **options)
 
 
 @click.command("log")

@@ -20,6 +20,8 @@ LEADER_COLUMN = 46
 
 
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
+    if as_json and callable(getattr(data, "record", None)):
+        data = data.record()  # search results: compact unless --full (search/hits.py)
     return _json_safe(to_json(data)) if as_json else terminal_safe(text(data))
 
 
@@ -55,25 +57,57 @@ def _json_safe(out: str) -> str:
 
 
 def results(res: Any) -> str:
-    """Recall/search results grouped notebook -> daily -> sessions."""
-    lines: list[str] = []
+    """Recall's results grouped notebook -> daily -> documents -> sessions, then the weak ones."""
+    lines = _as_at(res)
+    strong = [h for h in res.results if not getattr(h, "weak", False)]
+    for group in GROUPS:
+        hits = [h for h in strong if h.group == group]
+        if hits:
+            lines.append(f"{group.upper()} ({len(hits)})")
+            for hit in hits:
+                lines.extend(_hit(hit))
+    return "\n".join(lines + _weak_and_notes(res))
+
+
+def ranked(res: Any) -> str:
+    """Search's results as one ranking, best first, then the weak ones."""
+    lines = _as_at(res)
+    for hit in (h for h in res.results if not getattr(h, "weak", False)):
+        lines.extend(_hit(hit, group=True))
+    return "\n".join(lines + _weak_and_notes(res))
+
+
+def _as_at(res: Any) -> list[str]:
     view = getattr(res, "view", None)
     if view and view.get("kind") == "at":
-        lines.append(f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\"")
-    for group in GROUPS:
-        hits = [h for h in res.results if h.group == group]
-        if not hits:
-            continue
-        lines.append(f"{group.upper()} ({len(hits)})")
-        for hit in hits:
-            lines.append(hit_header(hit))
-            lines.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
-            if getattr(hit, "changed_by", None):
-                lines.append(f"    {superseded(hit)}")
+        return [f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\""]
+    return []
+
+
+def _hit(hit: Any, group: bool = False) -> list[str]:
+    out = [hit_header(hit) + (f"  [{hit.group}]" if group else "")]
+    out.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
+    if getattr(hit, "changed_by", None):
+        out.append(f"    {superseded(hit)}")
+        successor = getattr(hit, "successor", None)
+        if successor:
+            out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
+                       f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
+    return out
+
+
+def _weak_and_notes(res: Any) -> list[str]:
+    """The weak results under a line of their own (they may not answer), 'no results', the notes."""
+    lines: list[str] = []
+    weak = [h for h in res.results if getattr(h, "weak", False)]
+    if weak:
+        lines.append(f"WEAK MATCHES ({len(weak)}): the closest, but they may not answer")
+        for hit in weak:
+            lines.extend(_hit(hit, group=True))
     if not res.results:
         lines.append(f"no results for {res.query!r}")
     lines.extend(f"note: {note}" for note in res.notes)
-    return "\n".join(lines)
+    return lines
 
 
 def _span(lines: dict[str, int]) -> str:

@@ -107,6 +107,14 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, """
     CREATE TABLE blames(key TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;
     """),
+    # 8: facts as retrieval units of their own (indexer.py): each list item, line, table row or
+    # short paragraph of a page is a row of `chunks` with fact = 1, its text the fact under its
+    # heading path, with its own keyword entry and vector. Changing the stored chunker signature
+    # makes the next sync chunk every page again, facts included.
+    (8, """
+    ALTER TABLE chunks ADD COLUMN fact INTEGER NOT NULL DEFAULT 0;
+    UPDATE meta SET value = value || ' +facts' WHERE key = 'chunker';
+    """),
     # 12: pages with conflict markers are chunked without their conflicts (neither side is a fact
     # until resolved): chunk them again, and re-derive the history and work tree that held them
     (12, """

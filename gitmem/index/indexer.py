@@ -30,6 +30,7 @@ from ..gitops import factmerge
 from ..gitops.git import blob_id
 from ..gitops.log import Commit
 from ..gitops.lock import FileLock
+from ..blocks import units
 from ..markdown import body_offset
 from ..notebook import Notebook
 
@@ -376,12 +377,35 @@ class Index:
                 "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
                 (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
         report.blobs_chunked += 1
+        spans, seq = set(), -1
         for seq, piece, body in self.pieces(parsed):
             tid = self.text_row(body, report)
             self.conn.execute(
                 "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text) VALUES(?,?,?,?,?,?)",
                 (bid, seq, piece.start_line, piece.end_line, piece.heading, tid))
+            spans.add((piece.start_line, piece.end_line))
+        for n, (start, end, heading, body) in enumerate(self.facts(parsed, spans), start=seq + 1):
+            self.conn.execute(
+                "INSERT INTO chunks(blob, seq, start_line, end_line, heading, text, fact) VALUES(?,?,?,?,?,?,1)",
+                (bid, n, start, end, heading, self.text_row(body, report)))
         return bid
+
+    def facts(self, parsed: Parsed, chunks: set[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+        """(start, end, heading, text) of each fact of a page kept as a retrieval unit of its own
+        (blocks.units: a list item, line, table row or short paragraph under its heading path),
+        so that a one-line fact on a long page is found by a question in other words; none of a
+        private or binary page, forgotten lines blanked, none that is all a chunk holds."""
+        if parsed.private or "binary" in parsed.flags:
+            return []
+        text = self.forgotten.redact(parsed.text)
+        found = units(text)
+        alone = set()  # a fact that is all a chunk says: the chunk is its unit already
+        for lo, hi in chunks:
+            inside = [(start, end) for start, end, _, _ in found if lo <= start and end <= hi]
+            if len(inside) == 1:
+                alone.add(inside[0])
+        return [(start, end, heading, body) for start, end, heading, body in found
+                if (start, end) not in chunks and (start, end) not in alone]
 
     def pieces(self, parsed: Parsed) -> Iterator[tuple[int, chunker.Chunk, str]]:
         """(seq, chunk, stored text) of each chunk of a blob the index keeps: none of a private

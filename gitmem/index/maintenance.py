@@ -133,11 +133,14 @@ def _counts(index: Index) -> dict[str, int]:
     one = lambda sql: int(index.conn.execute(sql).fetchone()[0] or 0)  # noqa: E731
     return {
         "files": one(f"SELECT count(*) FROM ({LIVE_VIEW})"),
-        "chunks": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob"),
+        "chunks": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob WHERE c.fact = 0"),
+        # facts kept as retrieval units of their own (migration 8), beside the chunks
+        "facts": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob WHERE c.fact = 1"),
         "revisions": one("SELECT count(*) FROM commits"),
         "versions": one("SELECT count(*) FROM versions"),
         # chunks summed over every page version: what indexing each revision separately would cost
-        "chunks_over_history": one("SELECT count(*) FROM versions v JOIN chunks c ON c.blob = v.blob"),
+        "chunks_over_history": one("SELECT count(*) FROM versions v JOIN chunks c ON c.blob = v.blob "
+                                   "WHERE c.fact = 0"),
         "blobs": one("SELECT count(*) FROM blobs"),
         "distinct_chunks": one("SELECT count(*) FROM texts"),
         "embedded": one("SELECT count(*) FROM texts WHERE embedded = 1"),

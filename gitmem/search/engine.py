@@ -46,6 +46,7 @@ class Query:
     by: str = "auto"
     detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
     served: bool = False  # the hits go to a person or an agent: their facts are reinforced
+    full: bool = False  # JSON with every field of each result (the chunk, the fact's provenance)
 
 
 Progress = Callable[[int, int], None]
@@ -105,7 +106,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
         return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
-                       evidence=found.evidence)
+                       evidence=found.evidence, full=query.full)
     finally:
         index.close()
 
@@ -164,14 +165,65 @@ def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: view
 
 def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
             view: views.View | None = None) -> Ranking:
-    """Ranked hits on one score scale (see scale.py); none when nothing is a good match
-    (unless min_score is 0: then the closest, whatever they are)."""
+    """Ranked hits on one score scale (see scale.py). None when no candidate stands above the
+    notebook's background (no good match; min_score 0: the closest, whatever they are); when
+    the best match is weak, or a result scores under min_score, the result says so (`weak`)
+    instead of being dropped: the best WEAK_SHOWN are shown however weak they are."""
     s = index.nb.settings
     limit = query.limit if query.limit is not None else s.limit
     min_score = query.min_score if query.min_score is not None else s.min_score
-    conn = index.conn
     view = view or views.live()
-    cand = candidates.Candidates(conn, query, view)
+    cand = candidates.Candidates(index.conn, query, view)
+    evidence, relative = _weigh(index, query, embedder, cand)
+    scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
+    if min_score > 0 and scale.nothing(evidence):
+        cand.finish([])
+        return Ranking([], evidence, empty=bool(scores))
+    if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
+        ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
+    else:
+        ranked = sorted(scores, key=lambda t: -relative[t])
+    cand.finish(ranked)
+    if view.kind == "history":
+        from . import history
+
+        hits = history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
+                            query.detail)
+    else:
+        found = _hits(index, ranked, scores, query.text, limit, view)
+        if query.detail:
+            facts.choose(index, found, query.text, embedder)
+        found = _distinct(found, limit)
+        if query.detail:
+            facts.cite_found(index, found)
+        hits = [f.hit for f in found]
+    return Ranking(_shown(hits, evidence, min_score), evidence)
+
+
+WEAK_SHOWN = 5  # weak results shown when fewer strong ones are there (min_score 0: all)
+WEAK_NEAR = 0.5  # ... and only those scoring at least this share of the best result's score
+
+
+def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float) -> list[Hit]:
+    """The strong results, then weak ones near the best up to WEAK_SHOWN results, each marked. A result is weak
+    when the query's best match is (scale.weak) or it scores under min_score."""
+    if evidence.semantic is None:
+        return hits  # keyword mode: filtered on relative scores above, its evidence too thin to judge
+    weak_query = scale.weak(evidence)
+    for hit in hits:
+        hit.weak = weak_query or hit.score < min_score
+    strong = [h for h in hits if not h.weak]
+    if min_score == 0:
+        return hits
+    # a weak result close to the best may still answer; one far below it is noise
+    near = WEAK_NEAR * max((h.score for h in hits), default=0.0)
+    return strong + [h for h in hits if h.weak and h.score >= near][:max(0, WEAK_SHOWN - len(strong))]
+
+
+def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
+           cand: candidates.Candidates) -> tuple[scale.Evidence, dict[int, float]]:
+    """The query's evidence and each candidate text's fused score relative to the best."""
+    conn = index.conn
     lists = []
     evidence = scale.Evidence()
     semantic = embedder is not None and query.mode in ("hybrid", "semantic")
@@ -182,32 +234,17 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         evidence.keyword = scale.coverage(conn, terms, sorted(lists[-1], key=lambda t: -lists[-1][t]))
     if semantic:
         assert embedder is not None
-        cosines = _semantic(index, embedder, query.text, cand)
+        cosines = _semantic(index, embedder, query.text, cand, evidence)
         evidence.semantic = round(max(cosines.values(), default=0.0), 4)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]))
         lists.append(cosines)
     evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
-    relative = fuse(lists, s) if len(lists) > 1 else _relative_to_best(lists[0] if lists else {})
-    scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
-    # keyword evidence alone is too thin to refuse on (a notebook of a few pages, a long query):
-    # "no good match" needs the meaning evidence too, so keyword mode only scales its scores
-    if min_score > 0 and evidence.semantic is not None and evidence.confidence < scale.FLOOR:
-        cand.finish([])
-        return Ranking([], evidence, empty=bool(scores))
-    # keyword mode filters as before, on the score relative to the best (its evidence is too thin)
-    kept = scores if evidence.semantic is not None else relative
-    ranked = sorted((t for t in scores if kept[t] >= min_score), key=lambda t: -relative[t])
-    cand.finish(ranked)
-    if view.kind == "history":
-        from . import history
-
-        return Ranking(history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
-                                    query.detail), evidence)
-    found = _hits(index, ranked, scores, query.text, limit, view)
-    if query.detail:
-        facts.attach(index, found, query.text, embedder)
-    return Ranking([hit for hit, _blob, _rev in found], evidence)
+    # the keyword ranking counts as much as its best match holds the query's words
+    weights = [scale.keyword_weight(evidence.keyword), 1.0] if len(lists) > 1 else None
+    relative = fuse(lists, index.nb.settings, weights) if len(lists) > 1 else \
+        _relative_to_best(lists[0] if lists else {})
+    return evidence, relative
 
 
 def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View) -> list[str]:
@@ -277,8 +314,10 @@ def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
     return {int(r[0]): max(0.0, r[1] / best) for r in rows}
 
 
-def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidates.Candidates) -> dict[int, float]:
-    """text id -> cosine similarity, clipped to [0, 1]."""
+def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidates.Candidates,
+              evidence: scale.Evidence | None = None) -> dict[int, float]:
+    """text id -> cosine similarity, clipped to [0, 1]; `evidence` hears how far the best stands
+    above the notebook's background (scale.above)."""
     vector = embedder.embed_query(text)
     stored = vectors.matrix(index.conn, index.path)
     if not len(stored.ids) or stored.unit.shape[1] * 4 != len(vector) or index.meta("model") != embedder.key:
@@ -287,26 +326,32 @@ def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidate
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
         return stored.nearest(vector, n, cand.texts() if among else None)
 
-    return {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in cand.top(fetch)}
+    found = {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in cand.top(fetch)}
+    if evidence is not None and found:
+        evidence.above = scale.above(max(found.values()), *stored.background(vector), len(stored.ids))
+    return found
 
 
-def fuse(lists: list[dict[int, float]], settings: Settings) -> dict[int, float]:
-    """One score per text from the rankers' scores (see FUSIONS)."""
+def fuse(lists: list[dict[int, float]], settings: Settings, weights: list[float] | None = None) -> dict[int, float]:
+    """One score per text from the rankers' scores (see FUSIONS); `weights`: how much each
+    ranker counts (default: alike)."""
     if settings.fusion == "rrf":
         return _reciprocal_rank(lists, settings.rrf_k)
-    return _mean_of_relative(lists)
+    return _mean_of_relative(lists, weights)
 
 
-def _mean_of_relative(lists: list[dict[int, float]]) -> dict[int, float]:
+def _mean_of_relative(lists: list[dict[int, float]], weights: list[float] | None = None) -> dict[int, float]:
     """The mean over the rankers of each text's score relative to that ranker's best (0 where it
     is absent): first in every list is 1.0, first in one only 0.5. Unlike rank fusion it keeps
     how far apart the scores are: a clear keyword match is not pulled down by a ranker that has
     nothing clear (against RRF: SciFact nDCG@10 0.714 -> 0.731, LoCoMo evidence recall@10 87.8% -> 91.9%)."""
+    weights = weights or [1.0] * len(lists)
+    total = sum(weights) or 1.0
     fused: dict[int, float] = {}
-    for scores in lists:
+    for scores, weight in zip(lists, weights):
         best = max(scores.values(), default=0.0) or 1.0
         for tid, score in scores.items():
-            fused[tid] = fused.get(tid, 0.0) + score / best / len(lists)
+            fused[tid] = fused.get(tid, 0.0) + weight * score / best / total
     return fused
 
 
@@ -320,27 +365,61 @@ def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
     return {t: s / best for t, s in fused.items()}
 
 
+FANOUT = 4  # occurrences read per result wanted: a chunk and the facts in it are one result
+
+
 def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
-          view: views.View) -> list[tuple[Hit, int, str | None]]:
-    """(hit, blob, revision to blame: None for the work tree) for the best `limit` chunk occurrences."""
+          view: views.View) -> list[facts.Found]:
+    """The best occurrences of the ranked texts, as many as `limit` results may need: a chunk,
+    or a fact row (see indexer.facts) shown in the chunk that holds it."""
     conn = index.conn
     revision = view.revision.commit if view.revision else None
-    hits: list[tuple[Hit, int, str | None]] = []
+    hits: list[facts.Found] = []
     for tid in ranked:
         rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
-                                      ch.heading, t.body, cand.blob, ch.page
+                                      ch.heading, t.body, cand.blob, ch.page, ch.fact
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
                                 WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
-        for path, grp, version, start, end, heading, body, blob, page in rows:
-            origin = view.origin(index, path, version, tid)
-            hits.append((Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
-                             text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
-                             commit=origin.commit, date=origin.date, author=origin.author,
-                             subject=origin.subject, revision=revision, page=page), blob,
-                         revision or (None if version is None else "HEAD")))
-            if len(hits) >= limit:
+        for path, grp, version, start, end, heading, body, blob, page, is_fact in rows:
+            span = (start, end) if is_fact else None
+            if span is not None:
+                start, end, heading, body, origin_text = facts.holder(conn, blob, start, end, heading, body, tid)
+            else:
+                origin_text = tid
+            origin = view.origin(index, path, version, origin_text)
+            hits.append(facts.Found(Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query),
+                                        text=body, score=round(scores[tid], 4), lines={"start": start, "end": end},
+                                        commit=origin.commit, date=origin.date, author=origin.author,
+                                        subject=origin.subject, revision=revision, page=page), blob,
+                                    revision or (None if version is None else "HEAD"), span))
+            if len(hits) >= limit * FANOUT:
                 return hits
     return hits
+
+
+def _distinct(found: list[facts.Found], limit: int) -> list[facts.Found]:
+    """One result per fact, at most `limit`: a hit that names no fact (a heading alone, or a chunk
+    whose facts other results already name) is dropped; without facts named (detail off), an
+    occurrence within the lines of one already kept on its page."""
+    kept: list[facts.Found] = []
+    for f in found:
+        hit = f.hit
+        if hit.fact is not None:
+            kept.append(f)
+        elif f.named:
+            continue
+        else:
+            lines = f.span or (hit.lines["start"], hit.lines["end"])
+            if any(k.hit.path == hit.path and k.hit.page == hit.page
+                   and (k.span or (k.hit.lines["start"], k.hit.lines["end"]))[0] <= lines[0]
+                   and lines[1] <= (k.span or (k.hit.lines["start"], k.hit.lines["end"]))[1] for k in kept):
+                continue
+            if f.span is not None:  # a fact row as a chunk-level result: its own lines
+                hit.lines = {"start": f.span[0], "end": f.span[1]}
+            kept.append(f)
+        if len(kept) >= limit:
+            break
+    return kept
 
 
 def _ms(since: float) -> float:

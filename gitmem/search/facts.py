@@ -2,8 +2,8 @@
 
 A chunk is up to 1,600 characters of a section; a fact is one block of it:
 a list item (with its indented continuation lines), a table row, a paragraph,
-a fenced code block, or a heading (a one-line daily log entry; a heading with
-text under it is the fact only when the query is about the heading itself). Each fact keeps the heading path above it and its own line
+a fenced code block, or a heading that says something (a daily log entry,
+`## 14:05 — ...`; never a heading alone, see blocks.statement). Each fact keeps the heading path above it and its own line
 numbers, whole lines of the page, so that `git mem get PATH:START-END` prints
 exactly the fact's text. A fact never reaches outside its chunk's lines: a
 block the chunk holds only part of is cut to the chunk's lines.
@@ -17,25 +17,23 @@ the heading path counts towards both, so "Sarah's phone" finds "- phone:
 from __future__ import annotations
 
 import math
-import re
 import threading
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from ..markdown import body_offset, fenced_ranges, headings_of
+from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
+    import apsw
+
     from ..index.embed import Embedder
     from ..index.indexer import Index
     from .hits import Hit
 
-LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
-TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
 MAX_EMBEDDED = 48  # facts embedded per query at most; the rest are judged by their words
 SEMANTIC_WEIGHT = 0.6
-HEADING_WEIGHT = 0.8
 
 
 @dataclass
@@ -52,126 +50,7 @@ class Fact:
     blamed: dict[str, Any] | None = None  # {path, lines}: where those lines were in `commit`'s tree
     heading: bool = field(default=False, repr=False)  # a heading with text under it
     context: str = field(default="", repr=False)  # a table row's header row
-
-
-@dataclass(frozen=True)
-class Block:
-    start: int  # 1-based lines, inclusive
-    end: int
-    headings: tuple[str, ...]
-    heading: bool = False  # a heading with text under it: a fact only when the query is about it
-    context: str = ""  # words that belong to it without being its text (a table row's header row)
-
-
-def blocks(text: str) -> list[Block]:
-    """The fact-sized blocks of a page, in order, each with its heading path."""
-    lines = text.split("\n")
-    starts = _line_starts(text)
-    fenced: dict[int, int] = {}  # first line -> last line of each fenced code block
-    for a, b in fenced_ranges(text):
-        fenced.setdefault(_line_of(starts, a), _line_of(starts, max(a, b - 1)))
-    walk = _Walk(lines, {_line_of(starts, off): (level, title) for off, level, title in headings_of(text)})
-    number = _line_of(starts, body_offset(text))
-    while number <= len(lines):
-        if number in fenced:
-            number = walk.fence(number, fenced[number])
-        else:
-            walk.line(number)
-            number += 1
-    walk.close()
-    return walk.out
-
-
-@dataclass
-class _Walk:
-    """What `blocks` knows as it reads a page line by line: the blocks so far, the heading path,
-    the block being built and the list item or table it belongs to."""
-
-    lines: list[str]
-    heads: dict[int, tuple[int, str]]  # line -> (level, title)
-    out: list[Block] = field(default_factory=list)
-    path: list[tuple[int, str]] = field(default_factory=list)
-    current: list[int] = field(default_factory=list)  # [start, end] of the block being built
-    item_indent: int = -1
-    table_head: str = ""
-
-    def line(self, number: int) -> None:
-        """Read one line outside a code fence."""
-        line = self.lines[number - 1]
-        if number in self.heads:
-            self.heading(number)
-        elif TABLE_RULE.match(line) and (self.current or self.out) and self.lines[number - 2].lstrip().startswith("|"):
-            self.table_rule(number)
-        elif not line.strip() or TABLE_RULE.match(line):
-            self.close()
-            self.item_indent = -1
-            self.table_head = ""
-        else:
-            self.text(number)
-
-    def close(self) -> None:
-        """End the block being built, if there is one."""
-        if self.current:
-            row = self.lines[self.current[0] - 1].lstrip().startswith("|")
-            self.out.append(Block(self.current[0], self.current[1], tuple(t for _, t in self.path),
-                                  context=self.table_head if row else ""))
-            self.current.clear()
-
-    def fence(self, first: int, last: int) -> int:
-        """A fenced code block is one block; the number of the line after it."""
-        self.close()
-        end = min(last + 1, len(self.lines))
-        self.out.append(Block(first, end, tuple(t for _, t in self.path)))
-        return end + 1
-
-    def heading(self, number: int) -> None:
-        self.close()
-        level, title = self.heads[number]
-        self.out.append(Block(number, number, tuple(t for lv, t in self.path if lv < level),
-                              heading=_has_body(self.lines, number, self.heads)))
-        self.path = [p for p in self.path if p[0] < level] + [(level, title)]
-
-    def table_rule(self, number: int) -> None:
-        """The row above is the table's header: a fact only when asked about, and every row's context."""
-        self.close()
-        header = self.out[-1]
-        self.out[-1] = Block(header.start, header.end, header.headings, heading=True)
-        self.table_head = self.lines[number - 2]
-
-    def text(self, number: int) -> None:
-        """A line of text: it starts a block (a list item, a table row, text after an item) or continues one."""
-        line = self.lines[number - 1]
-        item = LIST_ITEM.match(line)
-        indent = len(line) - len(line.lstrip())
-        table = line.lstrip().startswith("|")
-        if item or table or (self.current and self.item_indent >= 0 and indent <= self.item_indent):
-            self.close()
-            self.item_indent = len(item.group(1)) if item else -1
-            self.current[:] = [number, number]
-        elif self.current:
-            self.current[1] = number
-        else:
-            self.current[:] = [number, number]
-
-
-def _has_body(lines: list[str], number: int, heads: dict[int, tuple[int, str]]) -> bool:
-    """Whether a heading has text or deeper headings under it (else it is itself a fact)."""
-    for n in range(number + 1, len(lines) + 1):
-        if n in heads:
-            return heads[n][0] > heads[number][0]
-        if lines[n - 1].strip():
-            return True
-    return False
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0] + [m.end() for m in re.finditer("\n", text)]
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(starts, offset)
+    statement: bool = field(default=True, repr=False)  # says something (not a heading alone): may answer
 
 
 @lru_cache(maxsize=256)
@@ -191,7 +70,7 @@ def within(text: str, start: int, end: int) -> list[Fact]:
         body = "\n".join(lines[lo - 1:hi])
         if body.strip():
             found.append(Fact(body, {"start": lo, "end": hi}, list(b.headings), heading=b.heading,
-                              context=b.context))
+                              context=b.context, statement=statement(b, lines[b.start - 1])))
     return found
 
 
@@ -281,20 +160,55 @@ class Reader:
         return self.index.forgotten.redact(text)  # not _PARSED[key]: another thread may have evicted it
 
 
-def attach(index: "Index", found: list[tuple["Hit", int, str | None]], query: str, embedder: "Embedder | None",
+@dataclass
+class Found:
+    """An occurrence a search found: its hit, the blob its page is, the revision to blame (None:
+    the work tree) and, for a fact row of the index, the fact's lines."""
+
+    hit: "Hit"
+    blob: int
+    rev: str | None
+    span: tuple[int, int] | None = None
+    named: bool = False  # its facts were weighed (choose): no fact left means nothing to show
+
+
+def holder(conn: "apsw.Connection", blob: int, start: int, end: int, heading: str, body: str,
+           tid: int) -> tuple[int, int, str, str, int]:
+    """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
+    that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
+    row = conn.execute("""SELECT ch.start_line, ch.end_line, ch.heading, t.body, t.id FROM chunks ch
+                            JOIN texts t ON t.id = ch.text
+                           WHERE ch.blob = ? AND ch.fact = 0 AND ch.start_line <= ? AND ch.end_line >= ?
+                           ORDER BY min(ch.end_line, ?) - max(ch.start_line, ?) DESC, ch.seq LIMIT 1""",
+                       (blob, end, start, end, start)).fetchone()
+    return (int(row[0]), int(row[1]), row[2], row[3], int(row[4])) if row else (start, end, heading, body, tid)
+
+
+def choose(index: "Index", found: list[Found], query: str, embedder: "Embedder | None",
            reader: Reader | None = None) -> None:
-    """Name the best fact of each hit (hit, blob, revision; None: the work tree), its lines within
-    the hit's chunk, and what `git blame` says of them."""
+    """Name the best fact of each hit, its lines within the hit's chunk (a fact row: the fact
+    itself), never one that a better hit on the same page names already."""
     reader = reader or Reader(index)
     per_hit = []
-    for hit, blob, _rev in found:
-        text = reader.text(blob, hit.path, hit.page)
-        per_hit.append(within(text, hit.lines["start"], hit.lines["end"]) if text is not None else [])
+    for f in found:
+        text = reader.text(f.blob, f.hit.path, f.hit.page)
+        lo, hi = f.span or (f.hit.lines["start"], f.hit.lines["end"])
+        per_hit.append(within(text, lo, hi) if text is not None else [])
     cosine = cosines(per_hit, query, embedder, index) if embedder is not None else None
-    for i, ((hit, _blob, _rev), candidates) in enumerate(zip(found, per_hit)):
-        hit.fact = best(candidates, query, cosine[i] if cosine else None)
-    cite(index, [(hit.fact, hit.path, rev) for hit, _blob, rev in found if hit.fact is not None])
-    for hit, _blob, _rev in found:
+    taken: dict[tuple[str, int | None], set[tuple[int, int]]] = {}
+    for i, (f, candidates) in enumerate(zip(found, per_hit)):
+        named = taken.setdefault((f.hit.path, f.hit.page), set())
+        f.hit.fact = best(candidates, query, cosine[i] if cosine else None, named)
+        f.named = True
+        if f.hit.fact is not None:
+            named.add((f.hit.fact.lines["start"], f.hit.fact.lines["end"]))
+
+
+def cite_found(index: "Index", found: list[Found]) -> None:
+    """What `git blame` says of each named fact's lines (else the chunk's own answer)."""
+    cite(index, [(f.hit.fact, f.hit.path, f.rev) for f in found if f.hit.fact is not None])
+    for f in found:
+        hit = f.hit
         if hit.fact is not None and hit.fact.commit is None and hit.fact.date is None:
             # git cannot blame a page it does not track: the chunk's own answer (uncommitted, mtime)
             hit.fact.date, hit.fact.author, hit.fact.subject = hit.date, hit.author, hit.subject
@@ -354,24 +268,30 @@ def _side_by_side(work: Callable[[T], R], items: list[T], parallel: bool) -> lis
         return list(pool.map(work, items))
 
 
-def best(facts: list[Fact], query: str, cosine: list[float] | None = None) -> Fact | None:
+def best(facts: list[Fact], query: str, cosine: list[float] | None = None,
+         taken: set[tuple[int, int]] | None = None) -> Fact | None:
     """The fact that best answers the query, scored in [0, 1] (ties: the first); `cosine`: each
-    fact's similarity to the query, when the model is loaded."""
+    fact's similarity to the query, when the model is loaded. A heading alone never answers
+    (its words count as the heading path of the facts under it); None when no fact does, or
+    when the best is in `taken` (lines another, better result already names)."""
     if not facts:
         return None
     lexical = _lexical(facts, query)
     scores = lexical
     if cosine is not None and len(facts) > 1:
         scores = [SEMANTIC_WEIGHT * c + (1 - SEMANTIC_WEIGHT) * k for c, k in zip(cosine, lexical)]
-    # a heading that has text under it answers only a query about the heading itself
-    scores = [x * HEADING_WEIGHT if f.heading else x for f, x in zip(facts, scores)]
-    top = max(range(len(facts)), key=lambda i: (scores[i], -i))
+    able = [i for i, f in enumerate(facts) if f.statement]
+    if not able:
+        return None
+    top = max(able, key=lambda i: (scores[i], -i))
+    if (facts[top].lines["start"], facts[top].lines["end"]) in (taken or set()):
+        return None  # the result that names it stands for this one (its other facts are units of their own)
     facts[top].score = round(scores[top], 4)
     return facts[top]
 
 
 def _described(fact: Fact) -> str:
-    return " / ".join([*fact.headings, *([fact.context] if fact.context else []), fact.text])
+    return described(fact.headings, fact.context, fact.text)  # as the index keys and embeds it
 
 
 def _lexical(facts: list[Fact], query: str) -> list[float]:
@@ -401,7 +321,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
         if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
-            wanted.extend((i, j) for j in range(len(fs)))
+            # a heading alone is never chosen (best): not embedded, and never in the index's cache
+            wanted.extend((i, j) for j in range(len(fs)) if fs[j].statement)
     out: list[list[float] | None] = [[0.0] * len(fs) if any(w[0] == i for w in wanted) else None
                                      for i, fs in enumerate(per_hit)]
     if not wanted:

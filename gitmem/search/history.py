@@ -206,16 +206,27 @@ class Walker:
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
             seen: set[tuple[str, int | None, str, str]]) -> "Hit | None":
         conn = self.conn
-        start, end, heading, body, blob, page = conn.execute(
-            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page
+        start, end, heading, body, blob, page, is_fact = conn.execute(
+            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page, ch.fact
                  FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)).fetchone()
+        span = (start, end) if is_fact else None  # a fact row: shown in the chunk that holds it
+        shown = tid
+        if span is not None:
+            start, end, heading, body, shown = facts.holder(conn, blob, start, end, heading, body, tid)
         version = run.versions[-1]
-        origin = of_text(self.index, path, version, tid)
+        origin = of_text(self.index, path, version, shown)
         hit = Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query), text=body,
                   score=round(score, 4), lines={"start": start, "end": end}, commit=origin.commit,
                   date=origin.date, author=origin.author, subject=origin.subject, page=page)
-        fact = self.fact(hit, blob, query) if self.detail else None
+        fact = self.fact(hit, blob, query, span) if self.detail else None
+        if self.detail and fact is None:
+            return None  # a heading alone is never a result
         if run.live:
+            if fact is not None:  # a fact and the chunk holding it are one result
+                key = (path, None, "current", f"{fact.lines['start']}-{fact.lines['end']}")
+                if key in seen:
+                    return None
+                seen.add(key)
             self.cite(fact, path, "HEAD" if version is not None else None)
             return hit
         claim = [line for line in (fact.text if fact else body).split("\n") if line.strip()]
@@ -245,13 +256,39 @@ class Walker:
         hit.revision = revision
         hit.changed_by = self.change(fate)
         hit.until = hit.changed_by["date"]
+        hit.successor = self.successor(fate, claim)
         return hit
 
-    def fact(self, hit: "Hit", blob: int, query: str) -> "facts.Fact | None":
-        """The hit's best fact, within its chunk's lines."""
+    def successor(self, fate: Fate, claim: list[str]) -> dict[str, Any] | None:
+        """The fact that took the place of an edited one: among the facts of the page the change
+        made, those holding a line it added, the one sharing most words with the old fact (its
+        lines as the page stood right after the change, and its text). None for a deletion."""
+        if fate.how != "edited" or fate.commit is None:
+            return None
+        new = self.conn.execute("SELECT blob FROM versions WHERE path = ? AND start_commit = ?",
+                                (fate.path, fate.commit)).fetchone()
+        old = self.conn.execute("SELECT blob FROM versions WHERE path = ? AND end_commit = ?",
+                                (fate.path, fate.commit)).fetchone()
+        if new is None:
+            return None
+        page = self.page(new[0])
+        before = set(self.page(old[0]).split("\n")) if old else set()
+        lines = page.split("\n")
+        added = [f for f in facts.within(page, 1, len(lines)) if f.statement
+                 and any(line not in before for line in f.text.split("\n"))]
+        if not added:
+            return None
+        wanted = set(facts.words("\n".join(claim)))
+        top = max(added, key=lambda f: len(wanted & set(facts.words(f.text))))
+        return {"text": top.text, "path": fate.path, "lines": top.lines, "commit": self.change(fate)["commit"]}
+
+    def fact(self, hit: "Hit", blob: int, query: str, span: tuple[int, int] | None = None) -> "facts.Fact | None":
+        """The hit's best fact, within its chunk's lines (a fact row's: within its own)."""
         text = self.reader.text(blob, hit.path, hit.page)
-        found = facts.within(text, hit.lines["start"], hit.lines["end"]) if text is not None else []
-        cosine = facts.cosines([found], query, self.embedder)[0] if self.embedder is not None else None
+        lo, hi = span or (hit.lines["start"], hit.lines["end"])
+        found = facts.within(text, lo, hi) if text is not None else []
+        # through the index's embedding cache: a past fact is embedded once, not on every query
+        cosine = facts.cosines([found], query, self.embedder, self.index)[0] if self.embedder is not None else None
         hit.fact = facts.best(found, query, cosine)
         return hit.fact
 

@@ -14,7 +14,7 @@ SNIPPET = 200
 WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have he her his how i if in
 into is it its me my no not of on or our she so than that the their them then there these they this to us
-was we were what when where which who whom why will with you your""".split())
+was we were what when where which who whom why will with you your am""".split())
 
 
 @dataclass
@@ -39,6 +39,39 @@ class Hit:
     confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
     page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
     scope: str = "project"  # the project's notebook, or the person's own (search/scopes.py)
+    weak: bool = False  # shown though it may not answer (scale.weak, or a score under min_score)
+    successor: dict[str, Any] | None = None  # superseded by an edit: the fact that took its place
+
+    def record(self, full: bool = False) -> dict[str, Any]:
+        """The result as an agent reads it: the fact's text, PATH:LINES, score, weak, its date and
+        short commit (provenance once), and for a superseded fact when and what replaced it; with
+        `full`, every field (the chunk, the fact's author, subject and trailers, ...)."""
+        from dataclasses import asdict
+
+        if full:
+            return asdict(self)
+        cited: Any = self.fact or self
+        span = cited.lines
+        lines = str(span["start"]) if span["start"] == span["end"] else f"{span['start']}-{span['end']}"
+        out: dict[str, Any] = {"text": self.fact.text if self.fact else self.snippet,
+                               "where": f"{self.path}{f'#p{self.page}' if self.page else ''}:{lines}",
+                               "group": self.group, "scope": self.scope, "score": self.score, "weak": self.weak,
+                               "date": cited.date[:10] if cited.date else None,
+                               "commit": cited.commit[:7] if cited.commit else None}
+        if self.fact is not None and self.fact.headings:
+            out["headings"] = self.fact.headings
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
+        if not self.current and self.changed_by is not None:
+            change = self.changed_by
+            out["superseded"] = {"until": (self.until or "")[:10] or None, "how": change["how"],
+                                 "commit": change["commit"][:7] if change["commit"] else None}
+            if self.successor is not None:
+                out["successor"] = {"text": self.successor["text"],
+                                    "where": f"{self.successor['path']}:{_span(self.successor['lines'])}"}
+        elif self.revision is not None:
+            out["revision"] = self.revision[:7]
+        return out
 
     @property
     def where(self) -> str:
@@ -58,6 +91,26 @@ class Results:
     notes: list[str] = field(default_factory=list)
     view: dict[str, Any] | None = None
     evidence: "Evidence | None" = None  # how well the best match answers the query (scale.py)
+    full: bool = False  # the JSON record carries every field of each result (record)
+
+    def record(self) -> dict[str, Any]:
+        """The results as JSON: compact results unless `full` (see Hit.record)."""
+        from dataclasses import asdict
+
+        if self.full:
+            out = asdict(self)
+            del out["full"]
+            return out
+        evidence = asdict(self.evidence) if self.evidence is not None else None
+        if evidence is not None:
+            evidence["weak"] = bool(self.results) and all(h.weak for h in self.results)
+        return {"query": self.query, "mode": self.mode, "semantic": self.semantic,
+                "results": [h.record() for h in self.results], "notes": self.notes, "view": self.view,
+                "evidence": evidence, "timing": self.timing}
+
+
+def _span(lines: dict[str, int]) -> str:
+    return str(lines["start"]) if lines["start"] == lines["end"] else f"{lines['start']}-{lines['end']}"
 
 
 def snippet(body: str, query: str, width: int = SNIPPET) -> str:

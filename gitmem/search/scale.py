@@ -34,6 +34,11 @@ COSINE_FULL = 0.50
 KEYWORD_NONE = 0.30
 KEYWORD_FULL = 0.80
 FLOOR = 0.20
+KEYWORD_WEIGHT_FLOOR = 0.0  # the keyword ranking's weight when its best match holds none of the query's words
+WEAK_CONFIDENCE = 0.56  # under it (and not standing out) the best match is weak
+ABOVE_CLEAR = 4.0  # spreads above the background that make a match stand out whatever its cosine
+ABOVE_NONE = 2.0  # under it no candidate stands above the background: no good match
+BACKGROUND_MIN = 20  # texts a notebook needs before its background says anything
 CHECKED = 3  # best keyword matches whose coverage is measured
 
 
@@ -42,6 +47,7 @@ class Evidence:
     keyword: float | None = None  # idf-weighted share of the query's words in the best keyword match
     semantic: float | None = None  # best cosine similarity
     confidence: float = 0.0  # how well the best match answers the query, in [0, 1]
+    above: float | None = None  # how far the best cosine stands above the notebook's background, in its spreads
 
 
 def _line(x: float, lo: float, hi: float) -> float:
@@ -52,6 +58,44 @@ def confidence(keyword: float | None, semantic: float | None) -> float:
     parts = [] if keyword is None else [_line(keyword, KEYWORD_NONE, KEYWORD_FULL)]
     parts += [] if semantic is None else [_line(semantic, COSINE_NONE, COSINE_FULL)]
     return round(max(parts, default=0.0), 4)
+
+
+def weak(evidence: Evidence) -> bool:
+    """Whether the query's best match may well not answer it: its confidence is low and it does
+    not stand out from the notebook's background either (fitted on the tuning part of
+    benchmarks/sets/paraphrase.json: 77% of questions the notebook cannot answer are weak)."""
+    if evidence.confidence >= WEAK_CONFIDENCE:
+        return False
+    return evidence.above is None or evidence.above < ABOVE_CLEAR
+
+
+def nothing(evidence: Evidence) -> bool:
+    """No good match: the confidence is under FLOOR (neither the words nor the meaning of the
+    best match come near the query) and no candidate stands above the notebook's background
+    either. A notebook about one thing (two people's lives) has a high background, so a clear
+    cosine there stands out little: either piece of evidence keeps the results. Keyword evidence
+    alone is too thin to refuse on (a notebook of a few pages, a long query): keyword mode never
+    refuses."""
+    if evidence.semantic is None or evidence.confidence >= FLOOR:
+        return False
+    return evidence.above is None or evidence.above < ABOVE_NONE
+
+
+def above(best: float, mean: float, std: float, n: int) -> float | None:
+    """How many background spreads (standard deviations of the similarities of every text of the
+    notebook to the query) the best match stands above their mean; None with too few texts to tell."""
+    if n < BACKGROUND_MIN or std <= 1e-6:
+        return None
+    return round((best - mean) / std, 3)
+
+
+def keyword_weight(keyword: float | None) -> float:
+    """How much the keyword ranking counts beside the meaning ranking in hybrid mode: as much as
+    meaning when its best match holds the query's words (a name, a code), little when it holds
+    few of them (a question in other words: its best match shares a common word by chance)."""
+    if keyword is None:
+        return 1.0
+    return KEYWORD_WEIGHT_FLOOR + (1 - KEYWORD_WEIGHT_FLOOR) * _line(keyword, KEYWORD_NONE, KEYWORD_FULL)
 
 
 def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> float | None:

@@ -41,9 +41,7 @@ class Matrix:
         (id, cosine distance) like vec0 reports them. Ties go to the lower id."""
         import numpy as np
 
-        q = np.frombuffer(query, dtype=np.float32)
-        norm = float(np.linalg.norm(q))
-        sims = self.unit @ (q / norm if norm else q)
+        sims = self.similarities(query)
         rows = np.arange(len(self.ids))
         if among is not None:
             rows = rows[np.isin(self.ids, np.fromiter(among, dtype=np.int64, count=len(among)))]
@@ -54,6 +52,25 @@ class Matrix:
             rows = rows[-sims[rows] <= nth]
         order = rows[np.lexsort((self.ids[rows], -sims[rows]))][:n]
         return [(int(self.ids[i]), float(1.0 - sims[i])) for i in order]
+
+    def similarities(self, query: bytes) -> "np.ndarray":
+        """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
+        import numpy as np
+
+        held = self.__dict__.get("_last")
+        if held is not None and held[0] == query:
+            return held[1]
+        q = np.frombuffer(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        sims = self.unit @ (q / norm if norm else q)
+        self.__dict__["_last"] = (query, sims)
+        return sims
+
+    def background(self, query: bytes) -> tuple[float, float]:
+        """Mean and standard deviation of the similarities of every stored text to `query`: how close
+        this notebook's texts are to it by chance, whatever it is about."""
+        sims = self.similarities(query)
+        return (float(sims.mean()), float(sims.std())) if len(sims) else (0.0, 0.0)
 
 
 _cache: dict[str, tuple[str | None, Matrix]] = {}

@@ -1,0 +1,167 @@
+"""The fact-sized blocks of a markdown page: list items (with their indented continuation
+lines), table rows, paragraphs, fenced code blocks and headings, each with its heading path
+and its own lines. The index stores each block as a retrieval unit of its own
+(index/indexer.py), and search names the block of a chunk that answers a query (search/facts.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .markdown import body_offset, fenced_ranges, headings_of
+
+LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
+TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
+ENTRY = re.compile(r"^#+\s+\d{1,2}:\d{2}\b")  # a daily log entry, `## 14:05 — ...`: a heading that is a statement
+FACT_MAX = 600  # characters: a longer block is left to its chunk (a long paragraph is no one fact)
+STATEMENT_WORDS = 4  # a heading with nothing under it is a statement only from this many words (or an entry)
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int  # 1-based lines, inclusive
+    end: int
+    headings: tuple[str, ...]
+    heading: bool = False  # a heading with text under it: a fact only when the query is about it
+    title: bool = False  # a heading line (with or without text under it)
+    context: str = ""  # words that belong to it without being its text (a table row's header row)
+
+
+def blocks(text: str) -> list[Block]:
+    """The fact-sized blocks of a page, in order, each with its heading path."""
+    lines = text.split("\n")
+    starts = _line_starts(text)
+    fenced: dict[int, int] = {}  # first line -> last line of each fenced code block
+    for a, b in fenced_ranges(text):
+        fenced.setdefault(_line_of(starts, a), _line_of(starts, max(a, b - 1)))
+    walk = _Walk(lines, {_line_of(starts, off): (level, title) for off, level, title in headings_of(text)})
+    number = _line_of(starts, body_offset(text))
+    while number <= len(lines):
+        if number in fenced:
+            number = walk.fence(number, fenced[number])
+        else:
+            walk.line(number)
+            number += 1
+    walk.close()
+    return walk.out
+
+
+@dataclass
+class _Walk:
+    """What `blocks` knows as it reads a page line by line: the blocks so far, the heading path,
+    the block being built and the list item or table it belongs to."""
+
+    lines: list[str]
+    heads: dict[int, tuple[int, str]]  # line -> (level, title)
+    out: list[Block] = field(default_factory=list)
+    path: list[tuple[int, str]] = field(default_factory=list)
+    current: list[int] = field(default_factory=list)  # [start, end] of the block being built
+    item_indent: int = -1
+    table_head: str = ""
+
+    def line(self, number: int) -> None:
+        """Read one line outside a code fence."""
+        line = self.lines[number - 1]
+        if number in self.heads:
+            self.heading(number)
+        elif TABLE_RULE.match(line) and (self.current or self.out) and self.lines[number - 2].lstrip().startswith("|"):
+            self.table_rule(number)
+        elif not line.strip() or TABLE_RULE.match(line):
+            self.close()
+            self.item_indent = -1
+            self.table_head = ""
+        else:
+            self.text(number)
+
+    def close(self) -> None:
+        """End the block being built, if there is one."""
+        if self.current:
+            row = self.lines[self.current[0] - 1].lstrip().startswith("|")
+            self.out.append(Block(self.current[0], self.current[1], tuple(t for _, t in self.path),
+                                  context=self.table_head if row else ""))
+            self.current.clear()
+
+    def fence(self, first: int, last: int) -> int:
+        """A fenced code block is one block; the number of the line after it."""
+        self.close()
+        end = min(last + 1, len(self.lines))
+        self.out.append(Block(first, end, tuple(t for _, t in self.path)))
+        return end + 1
+
+    def heading(self, number: int) -> None:
+        self.close()
+        level, title = self.heads[number]
+        self.out.append(Block(number, number, tuple(t for lv, t in self.path if lv < level),
+                              heading=_has_body(self.lines, number, self.heads), title=True))
+        self.path = [p for p in self.path if p[0] < level] + [(level, title)]
+
+    def table_rule(self, number: int) -> None:
+        """The row above is the table's header: a fact only when asked about, and every row's context."""
+        self.close()
+        header = self.out[-1]
+        self.out[-1] = Block(header.start, header.end, header.headings, heading=True)
+        self.table_head = self.lines[number - 2]
+
+    def text(self, number: int) -> None:
+        """A line of text: it starts a block (a list item, a table row, text after an item) or continues one."""
+        line = self.lines[number - 1]
+        item = LIST_ITEM.match(line)
+        indent = len(line) - len(line.lstrip())
+        table = line.lstrip().startswith("|")
+        if item or table or (self.current and self.item_indent >= 0 and indent <= self.item_indent):
+            self.close()
+            self.item_indent = len(item.group(1)) if item else -1
+            self.current[:] = [number, number]
+        elif self.current:
+            self.current[1] = number
+        else:
+            self.current[:] = [number, number]
+
+
+def _has_body(lines: list[str], number: int, heads: dict[int, tuple[int, str]]) -> bool:
+    """Whether a heading has text or deeper headings under it (else it is itself a fact)."""
+    for n in range(number + 1, len(lines) + 1):
+        if n in heads:
+            return heads[n][0] > heads[number][0]
+        if lines[n - 1].strip():
+            return True
+    return False
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset)
+
+
+def statement(block: Block, line: str) -> bool:
+    """Whether a block says something: not a heading that titles what is under it (`## Risks`),
+    nor a bare heading of a word or two (`# Todos`); a daily entry heading (`## 14:05 — ...`)
+    or a longer one with nothing under it is a statement."""
+    if not block.title:
+        return not block.heading  # a table's header row is its rows' context, not a fact
+    if block.heading:
+        return False
+    return bool(ENTRY.match(line.strip())) or len(line.strip("# ").split()) >= STATEMENT_WORDS
+
+
+def described(headings: list[str] | tuple[str, ...], context: str, text: str) -> str:
+    """A fact as it is keyed and embedded: its heading path, a table row's header, then its text."""
+    # the list marker is layout, not meaning: left out of what is keyed and embedded
+    return " / ".join([*headings, *([context] if context else []), LIST_ITEM.sub("", text, count=1)])
+
+
+def units(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, nearest heading, described text) of each block of a page that is a retrieval unit of its own:
+    every statement (see `statement`) of at most FACT_MAX characters."""
+    lines = text.split("\n")
+    out = []
+    for b in blocks(text):
+        body = "\n".join(lines[b.start - 1:b.end])
+        if body.strip() and len(body) <= FACT_MAX and statement(b, lines[b.start - 1]):
+            out.append((b.start, b.end, b.headings[-1] if b.headings else "", described(b.headings, b.context, body)))
+    return out
