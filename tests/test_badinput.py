@@ -84,7 +84,8 @@ def conflicted(mem: Mem) -> None:
 
 
 def committed_markers(mem: Mem) -> None:
-    mem.write("knowledge/plan.md", "# Plan\n\n    mem.commit("markers committed by mistake")
+    mem.write("knowledge/plan.md", "# Plan\n\n<<<<<<< HEAD\nlaunch on mars\n=======\nlaunch on the moon\n>>>>>>> x\n")
+    mem.commit("markers committed by mistake")
 
 
 STATES = {"unborn branch": unborn, "detached HEAD": detached, "shallow clone": shallow,
@@ -414,9 +415,6 @@ def test_controls_and_undecodable_argv_are_cleaned_before_a_page_is_written(mem:
     page = (mem.path / out["path"]).read_text()
     assert "Caf\ufffd ]52;c;ZXZpbA==opens at nine" in page
     assert not any(ch in page for ch in "\x1b\x07\x08\r")
-
-
-<<<<<<< HEAD
 
 
 def test_a_latin1_transcript_on_stdin_is_saved_with_replacement_characters(mem: Mem) -> None:
