@@ -8,7 +8,10 @@ from typing import Any
 
 
 def jsonable(data: Any) -> Any:
-    """A result (a dataclass, or plain data) as plain data."""
+    """A result (a dataclass, or plain data) as plain data; one with its own `record()` (search
+    results: compact unless asked for in full) as that record, in every face alike."""
+    if callable(getattr(data, "record", None)):
+        return data.record()
     if is_dataclass(data) and not isinstance(data, type):
         return asdict(data)
     return data

@@ -73,4 +73,5 @@ def test_the_mcp_tools_read_and_write_both_scopes(mem: Mem, personal: Mem) -> No
     ok, out = h.call("remember", {"text": "My dentist is Dr. Okafor", "scope": "personal"})
     assert ok and out["scope"] == "personal" and "Okafor" in (personal.path / "knowledge/facts.md").read_text()
     ok, found = h.call("recall", {"query": "dentist", "mode": "keyword"})
-    assert ok and [(r["path"], r["scope"]) for r in found["results"]] == [("knowledge/facts.md", "personal")]
+    assert ok and [(r["where"].split(":")[0], r["scope"]) for r in found["results"]] == \
+        [("knowledge/facts.md", "personal")]  # MCP's compact results

@@ -598,7 +598,7 @@ def test_documents_are_listed_with_their_state_and_read_as_text(notes: Mem) -> N
 def test_api_mirrors_the_cli_json(notes: Mem) -> None:
     c = client(notes)
     cli = notes.json("recall", "--mode", "keyword", "Sarah")
-    web = c.get("/api/recall?q=Sarah&mode=keyword").json()
+    web = c.get("/api/recall?q=Sarah&mode=keyword&full=1").json()  # notes.json asks for --full
     strip = lambda r: {**r, "timing": None}  # noqa: E731
     assert strip(web) == strip(cli)
     assert c.get("/api/get?path=knowledge/plan.md").json() == notes.json("get", "knowledge/plan.md")
@@ -712,7 +712,7 @@ def test_recall_in_the_browser_searches_what_the_cli_recall_does(notes: Mem) -> 
     notes.write("manuals/boiler.txt", "Boiler manual\n\nThe fill pressure should read 1.5 bar when cold.\n")
     notes.commit("boiler manual")
     c = client(notes)
-    web = c.get("/api/recall?q=boiler+fill+pressure&mode=keyword").json()
+    web = c.get("/api/recall?q=boiler+fill+pressure&mode=keyword&full=1").json()  # notes.json asks for --full
     assert [h["path"] for h in web["results"]][:1] == ["manuals/boiler.txt"]
     assert web["results"] == notes.json("recall", "--mode", "keyword", "boiler fill pressure")["results"]
     page = c.get("/search?q=boiler+fill+pressure&mode=keyword").text
@@ -770,9 +770,9 @@ def test_no_good_match_offers_the_closest_anyway(notes: Mem) -> None:
     link = re.search(r'<a href="(/search\?[^"]*min_score=0[^"]*)">Show the closest anyway</a>', page)
     assert link, page
     closest = c.get(link.group(1).replace("&amp;", "&")).text
-    assert "No good match" not in closest and 'class="hit"' in closest
+    assert "No good match" not in closest and 'class="hit' in closest
     assert 'id="min_score" name="min_score" inputmode="decimal" value="0"' in closest
-    api = c.get("/api/recall?q=quantum+chromodynamics+on+a+lattice&min_score=0").json()
+    api = c.get("/api/recall?q=quantum+chromodynamics+on+a+lattice&min_score=0&full=1").json()
     assert api["results"] and api["results"] == \
         notes.json("recall", "--min-score", "0", "quantum chromodynamics on a lattice")["results"]
     assert c.get("/api/recall?q=x&min_score=lots").status_code == 400
@@ -809,7 +809,8 @@ def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
 def test_status_has_a_conflicts_card_naming_the_page_and_the_command(notes: Mem) -> None:
     notes.write("knowledge/plan.md", "# Plan\n\n<<<<<<< ours\n- Ship on Friday\n=======\n- Ship on Monday\n"
                                      ">>>>>>> theirs\n- Tell Sarah\n")
-    assert notes.json("recall", "--mode", "keyword", "Ship")["results"] == []  # a read indexes it: not as facts
+    found = notes.json("recall", "--mode", "keyword", "Ship")["results"]  # a read indexes it: not as facts
+    assert not any("Ship on" in r["text"] for r in found)
     page = client(notes).get("/status").text
     card = page.split('id="conflicts-h"', 1)[1].split("</section>", 1)[0]
     assert 'href="/page/knowledge/plan.md">knowledge/plan.md</a>: 1 fact changed differently' in card

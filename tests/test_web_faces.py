@@ -251,3 +251,22 @@ def test_old_api_names_still_work_but_not_twice(mem: Mem) -> None:
     assert c.post("/api/write", json={"path": "b.md", "content": "y"}, headers=API).status_code == 200
     assert (mem.path / "a.md").read_text() == "# A\n\nx\n" and (mem.path / "b.md").read_text() == "# B\n\ny\n"
     assert c.get("/api/log?limit=1", headers=API).status_code == 200 and c.get("/api/log?n=1", headers=API).status_code == 200
+
+
+def test_browser_search_says_its_hints_as_links_not_cli_flags(mem: Mem) -> None:
+    mem("session", "save", "--chat", "c1", "-", input="user: the zebra password hint is in the blue folder\n")
+    mem("remember", "Sarah's phone is 555-1234")
+    page = client(mem).get("/search?q=zebra+blue+folder&mode=keyword").text
+    assert "--min-score" not in page and "git mem search" not in page
+    assert re.search(r'\d+ match(es)? in saved sessions: <a href="/search\?q=zebra\+blue\+folder&amp;kind=search&amp;'
+                     r'in=sessions">search them</a>', page), page[page.find("note"):][:400]
+
+
+def test_search_in_the_browser_is_one_ranking_and_recall_keeps_its_groups(mem: Mem) -> None:
+    mem("remember", "Sarah's phone is 555-1234")
+    mem("daily", "Called Sarah about her phone bill")
+    c = client(mem)
+    grouped = c.get("/search?q=Sarah+phone&mode=keyword").text
+    assert "<h3>NOTEBOOK (1)</h3>" in grouped and "<h3>DAILY (1)</h3>" in grouped
+    flat = c.get("/search?q=Sarah+phone&mode=keyword&kind=search").text
+    assert "<h3>NOTEBOOK" not in flat and flat.count('<li class="hit') >= 2

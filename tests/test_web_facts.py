@@ -164,11 +164,13 @@ def test_search_shows_the_fact_and_its_confidence_not_the_raw_note(mem: Mem) -> 
     mem.write("knowledge/facts.md", FACTS)
     mem.commit("facts")
     page = client(mem).get("/search?q=who+likes+jazz").text
-    hit = page.split('<li class="hit">', 1)[1].split("</li>", 1)[0]
+    hit = page.split('<li class="hit', 1)[1].split("</li>", 1)[0]
     assert 'href="/page/knowledge/facts.md?lines=3-3"' in hit
     # the engine's hit confidence: the lowest of the learned facts in the hit's chunk (Carol's 0.30)
     assert '<span class="dot low" aria-hidden="true"></span> <span class="label">low confidence 0.30</span>' in hit
-    assert '<pre class="fact-text">- Bob likes jazz</pre>' in hit and "gitmem: inferred" not in hit
+    # the answer first, rendered as markdown without its list marker; where and when under it
+    assert '<div class="answer fact-text">Bob likes jazz</div>' in hit and "gitmem: inferred" not in hit
+    assert hit.index("answer fact-text") < hit.index('class="where"') < hit.index('class="meta"')
 
 
 def test_dropping_in_the_browser_says_dropped_not_saved(mem: Mem) -> None:

@@ -54,7 +54,7 @@ def paint(text: str, style: str) -> str:
 
 # Patterns over rendered lines (see output.py): what each kind of line looks like, and how
 # its parts are coloured. Only whole, known shapes are coloured; anything else is left alone.
-_GROUP = re.compile(r"^(NOTEBOOK|DAILY|DOCUMENTS|SESSIONS|WEAK MATCHES)( \(\d+\))$")
+_GROUP = re.compile(r"^(NOTEBOOK|DAILY|DOCUMENTS|SESSIONS|WEAK MATCHES)( \(\d+\).*)$")
 _HIT = re.compile(r"^(  )(\S.*?)( \.{3,} )(\d\.\d\d)(  \(.*\))$")
 _COMMIT = re.compile(r"^([0-9a-f]{7,40})( \d{4}-\d\d-\d\d.*)$")
 # log's changed lines stand 8 spaces in (a fact quoted in recall stands 4 or 6 in, so a

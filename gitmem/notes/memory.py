@@ -266,7 +266,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
             # ours); the commit gets the writer's change merged onto HEAD's version, so a HEAD
             # that moved meanwhile keeps what it brought
             made = change.towards(nb, expected, edit(expected).text, rel)
-            written = commit_change(nb, rel, made, f"mem: {verb} {where}", "write", {rel: expected})
+            written = commit_change(nb, rel, made, f"mem: {verb} {where}", "write", expected={rel: expected})
     written.section = section
     return written
 

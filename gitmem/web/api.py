@@ -37,7 +37,7 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
 # compares all three), plus the few a browser needs and an agent is never offered (WEB_ONLY).
 FIELDS: dict[str, tuple[str, ...]] = {
     "recall": ("query", "mode", "tags", "type", "at", "since", "from", "to", "date", "by", "history", "limit",
-               "min_score"),
+               "min_score", "full"),
     "remember": ("text", "to", "section", "category", "force", "keep_both", "scope"),
     "daily": ("text",),
     "write": ("page", "content", "section", "replace", "expected"),

@@ -127,12 +127,39 @@ async def search(request: Request) -> Response:
             results = await web.call(run_search, form)
     except GitmemError as exc:  # bad input: the form stays, filled in, with what to fix
         error, code = exc.line(), web.status_of(exc)
-    grouped = [(g, [h for h in results.results if h.group == g]) for g in config.GROUPS] if results else []
+    strong = [h for h in results.results if not h.weak] if results else []
+    grouped = [(g, [h for h in strong if h.group == g]) for g in config.GROUPS]
+    if results and form["kind"] == "search":  # search is one ranking, best first, as in the CLI
+        grouped = [("results", strong)]
+    weak = [h for h in results.results if h.weak] if results else []
     closest = urlencode([*[(k, v) for k, v in request.query_params.multi_items() if k != "min_score"],
                          ("min_score", "0")])
+    from ..search.links import pages
+
+    known = await web.call(pages)
     return web.page(request, "search.html", code, nav="search", f=form, results=results, error=error,
-                    grouped=[(g, hits) for g, hits in grouped if hits], groups=config.GROUPS, recall=recall,
-                    closest=closest, modes=config.MODES, bases=config.DATE_BASES, title="Search")
+                    grouped=[(g, hits) for g, hits in grouped if hits], weak=weak, groups=config.GROUPS,
+                    recall=recall, closest=closest, modes=config.MODES, bases=config.DATE_BASES, title="Search",
+                    notes=browser_notes(results.notes if results else []), pages=known)
+
+
+SESSIONS_HINT = re.compile(r"^(\d+) match(?:es)? in sessions: git mem search --in sessions .*$")
+CLI_TAIL = re.compile(r"; pass --min-score 0 to see the closest anyway$")
+
+
+def browser_notes(notes: list[str]) -> list[dict[str, str]]:
+    """The engine's notes as a browser says them: a hint naming a CLI command becomes a link that
+    does the same here ("2 matches in saved sessions" searches them), a CLI flag is left out."""
+    out = []
+    for note in notes:
+        found = SESSIONS_HINT.match(note)
+        if found:
+            n = int(found.group(1))
+            out.append({"text": f"{n} match{'es' if n != 1 else ''} in saved sessions", "link": "search them",
+                        "kind": "sessions"})
+            continue
+        out.append({"text": CLI_TAIL.sub("", note)})
+    return out
 
 
 async def status(request: Request) -> Response:
@@ -241,7 +268,8 @@ def search_form(q: Any) -> dict[str, Any]:
             "tag": q.get("tag", ""), "type": q.get("type", ""), "at": q.get("at", ""), "since": q.get("since", ""),
             "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
             "by": q.get("by") if q.get("by") in config.DATE_BASES else "auto", "history": bool(q.get("history")),
-            "limit": q.get("limit"), "min_score": q.get("min_score", "")}
+            "limit": q.get("limit"), "min_score": q.get("min_score", ""),
+            "full": q.get("full", "") not in ("", "0", "false")}
     form["groups"] = () if form["kind"] == "recall" else (groups or config.GROUPS)  # (): search.recall
     form["advanced"] = any(form[k] for k in ("tag", "type", "at", "since", "start", "end", "day", "history")) \
         or form["mode"] != "hybrid" or form["by"] != "auto" or form["min_score"] != ""
@@ -270,5 +298,8 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
     query = engine.Query(form["q"], form["mode"], groups, limit, floor, tags, form["type"] or None,
                          form["at"] or None, form["history"], since, until, form["by"],
-                         served=True)  # shown to a person (or an API client): reinforced, as the CLI's and MCP's
-    return engine.run(nb, query)
+                         served=True,  # shown to a person (or an API client): reinforced, as the CLI's and MCP's
+                         full=bool(form.get("full")))
+    from ..search import scopes
+
+    return scopes.run(nb, query)  # the personal notebook too, when one is configured (as the CLI and MCP)
