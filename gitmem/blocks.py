@@ -151,8 +151,10 @@ def statement(block: Block, line: str) -> bool:
 
 def described(headings: list[str] | tuple[str, ...], context: str, text: str) -> str:
     """A fact as it is keyed and embedded: its heading path, a table row's header, then its text."""
-    # the list marker is layout, not meaning: left out of what is keyed and embedded
-    return " / ".join([*headings, *([context] if context else []), LIST_ITEM.sub("", text, count=1)])
+    # the fact's own lines stay whole, on lines of their own: forgetting a line finds every text
+    # that holds it line by line (index/forgotten.py), facts' texts included
+    path = " / ".join([*headings, *([context] if context else [])])
+    return f"{path}\n{text}" if path else text
 
 
 def units(text: str) -> list[tuple[int, int, str, str]]:

@@ -94,7 +94,8 @@ def test_a_fact_lies_within_its_chunk_and_is_whole_lines(lines: list[str], query
         fact = facts.best(facts.within(text, piece.start_line, piece.end_line), query)
         if fact is None:  # only headings and a table's header and rule lines are text that is no fact
             assert all(not ln.strip() or ln.lstrip().startswith(("#", "|"))
-                       for ln in page_lines[piece.start_line - 1:piece.end_line])
+                       or (n < len(page_lines) and facts.TABLE_RULE.match(page_lines[n]))  # a header row
+                       for n, ln in enumerate(page_lines[piece.start_line - 1:piece.end_line], start=piece.start_line))
             continue
         assert fact.statement
         assert piece.start_line <= fact.lines["start"] <= fact.lines["end"] <= piece.end_line

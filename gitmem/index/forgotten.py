@@ -437,9 +437,11 @@ def after_purge(index: "Index", purged: Purge) -> dict[str, int]:
 def bodies(index: "Index", documents: bool = True) -> list[str]:
     """Every chunk text the index holds, every indexed revision included; without `documents`,
     only the texts of notes (a text some document's chunk has is left out)."""
+    # a fact row's text repeats lines of a chunk's (indexer.facts): counted once, in its chunk
+    chunk = "EXISTS (SELECT 1 FROM chunks c WHERE c.text = t.id AND c.fact = 0)"
     if documents:
-        return [body for (body,) in index.conn.execute("SELECT body FROM texts")]
-    return [body for (body,) in index.conn.execute("""SELECT t.body FROM texts t WHERE NOT EXISTS (
+        return [body for (body,) in index.conn.execute(f"SELECT body FROM texts t WHERE {chunk}")]
+    return [body for (body,) in index.conn.execute(f"""SELECT t.body FROM texts t WHERE {chunk} AND NOT EXISTS (
                                                         SELECT 1 FROM chunks c JOIN documents d ON d.blob = c.blob
                                                          WHERE c.text = t.id)""")]
 

@@ -125,7 +125,9 @@ def _defer(index: Index, embedder: embed.Embedder, view: views.View) -> str | No
     if view.kind != "live":
         return None
     changed_model = index.meta("model") not in (None, embedder.key)
-    waiting = views.pending(index, view) if not changed_model else views.total(index, view)
+    # facts are short (at most 600 characters) and embed many times faster than chunks: what a
+    # read can afford to embed itself is counted in chunks
+    waiting = views.pending(index, view, facts=False) if not changed_model else views.total(index, view)
     if not waiting:
         return None
     if waiting <= index.nb.settings.embed_on_read:

@@ -176,11 +176,12 @@ def _off_chain(index: "Index", rev: Revision) -> View:
                 revision=rev, first_parent=False, pages=pages)
 
 
-def pending(index: "Index", view: View) -> int:
-    """How many texts of the view have no embedding yet."""
+def pending(index: "Index", view: View, facts: bool = True) -> int:
+    """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
+    only = "" if facts else "AND c.fact = 0"
     return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
                                        JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
-                                      WHERE t.embedded = 0""").fetchone()[0])
+                                      WHERE t.embedded = 0 {only}""").fetchone()[0])
 
 
 def total(index: "Index", view: View) -> int:
