@@ -48,7 +48,7 @@ def test_no_notebook_here(blank: Mem, command: str, where: str) -> None:
         blank.path = blank.path / ".git"
     err = one_line(blank(*COMMANDS[command], code=None))
     expected = {"empty repo, no commits": "no gitmem notebook in", "bare repo": "is a bare repository",
-                "plain folder": "not a git repository", "inside .git": "is a bare repository"}[where]
+                "plain folder": "not a git repository", "inside .git": "is inside the git directory"}[where]
     assert expected in err or (where == "inside .git" and "no gitmem notebook" in err), err
 
 

@@ -38,7 +38,7 @@ def test_a_branch_sees_its_own_memory_and_its_merge_brings_it_home(code: Mem, ho
     assert keyword(code, "capacitor") == [FACTS]
     code.git("switch", "-q", "main")
     assert keyword(code, "capacitor") == []  # main's memory does not have it
-    code("remember", "The staging database is called tortoise")  # main moves on, on the same page
+    code("remember", "The office tortoise is called Shelly")  # main moves on, on the same page
     code.git("merge", "-q", "--no-edit", "feature")  # both appended facts: merged fact by fact
     page = (code.path / "memory" / FACTS).read_text()
     assert "capacitor" in page and "tortoise" in page and "Fridays" in page and "<<<<<<<" not in page

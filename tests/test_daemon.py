@@ -90,7 +90,7 @@ def test_answers_through_the_daemon_are_the_ones_given_in_process(nb: Path) -> N
             assert without_timing(a.stdout) == without_timing(b.stdout), argv
         else:
             assert a.stdout == b.stdout, argv
-    assert alone[0].returncode == 0 and json.loads(alone[0].stdout)["results"][0]["path"] == "people/sarah.md"
+    assert alone[0].returncode == 0 and json.loads(alone[0].stdout)["results"][0]["where"].startswith("people/sarah.md:")
     assert [a.returncode for a in alone[-2:]] == [2, 1]  # usage error, empty query: the same codes
 
 
@@ -115,7 +115,7 @@ def test_the_socket_is_private_and_refused_otherwise(nb: Path, monkeypatch: pyte
     os.chmod(path, 0o666)
     out = gm(nb, "recall", "--json", "Sarah")
     assert out.stderr == f"warning: gitmem daemon not used: {path} may be opened by other users (mode 666)\n"
-    assert json.loads(out.stdout)["results"][0]["path"] == "people/sarah.md"  # answered in-process
+    assert json.loads(out.stdout)["results"][0]["where"].startswith("people/sarah.md:")  # answered in-process
     os.chmod(path, 0o600)
     monkeypatch.setattr(os, "getuid", lambda: 4242)
     assert client.refused(path) == f"{path} belongs to another user (uid {path.stat().st_uid})"
@@ -195,4 +195,4 @@ def test_a_hook_asks_the_daemon_to_catch_up(nb: Path) -> None:
     wait_for(lambda: log.exists() and f"daemon post-commit: indexed {head[:7]}" in log.read_text(),
              "the daemon's catch-up")
     found = json.loads(gm(nb, "recall", "--json", "Sarah's mobile", env=env).stdout)
-    assert found["results"][0]["fact"]["text"] == "- Sarah's new mobile is 555-9876"
+    assert found["results"][0]["text"] == "- Sarah's new mobile is 555-9876"

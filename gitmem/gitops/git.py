@@ -96,13 +96,17 @@ class Git:
         hint = "run 'git mem init' here, or cd into a repository"
         if not where.is_dir():
             raise NotARepo(f"not a git repository: {where.resolve()}", hint)
-        proc = subprocess.run(["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir",
+        proc = subprocess.run(["git", "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir",
                                "--git-common-dir", "--show-toplevel"], cwd=where, env={**os.environ, **C_LOCALE},
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         lines = os.fsdecode(proc.stdout).split("\n")
         if lines[0] == "true":
-            raise NotARepo(f"{lines[1]} is a bare repository; a notebook needs a work tree",
+            raise NotARepo(f"{lines[2]} is a bare repository; a notebook needs a work tree",
                            "clone it ('git clone') and run git mem there")
+        if len(lines) > 1 and lines[1] == "true":
+            raise NotARepo(f"{where.resolve()} is inside the git directory; a notebook lives in the work tree",
+                           "cd to the work tree (the folder that holds .git) and run the command there")
+        lines = lines[:1] + lines[2:]
         if proc.returncode != 0 or len(lines) < 4 or not lines[3]:
             raise NotARepo(f"not a git repository: {where.resolve()}", hint)
         common = Path(lines[2])

@@ -394,10 +394,12 @@ class Index:
         """(start, end, heading, text) of each fact of a page kept as a retrieval unit of its own
         (blocks.units: a list item, line, table row or short paragraph under its heading path),
         so that a one-line fact on a long page is found by a question in other words; none of a
-        private or binary page, forgotten lines blanked, none that is all a chunk holds."""
+        private or binary page, forgotten lines and conflicts blanked, none that is all a chunk holds."""
         if parsed.private or "binary" in parsed.flags:
             return []
         text = self.forgotten.redact(parsed.text)
+        if "conflict" in parsed.flags:  # as in pieces: neither side of a conflict is a fact yet
+            text = factmerge.blank_conflicts(text)
         found = units(text)
         alone = set()  # a fact that is all a chunk says: the chunk is its unit already
         for lo, hi in chunks:
