@@ -118,15 +118,21 @@ class Daemon:
         assert self.sock is not None
         threading.Thread(target=self._catch_up_loop, daemon=True, name="catch-up").start()
         self.want("daemon-start", [])
+        checked = time.monotonic()
         while not self.stopping.is_set():
             try:
                 conn, _ = self.sock.accept()
             except socket.timeout:
-                self._check()
-                continue
+                conn = None
             except OSError:
                 break
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+            # checked on a clock, not only when no one connects: a steady stream of pings (which
+            # keep nothing warm) must not keep an idle daemon alive by starving the timeout
+            if time.monotonic() - checked >= CHECK_SECONDS:
+                checked = time.monotonic()
+                self._check()
+            if conn is not None:
+                threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
         self.close()
 
     def close(self) -> None:
