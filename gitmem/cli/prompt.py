@@ -110,7 +110,8 @@ def context(where: str, query: str, mode: str) -> str:
     from ..search import engine
 
     results = engine.run(open_notebook(where), engine.Query(query, mode=mode, limit=LIMIT, served=True))
-    return render(results.results)
+    # weak matches are shown to a person as weak; a prompt gets only what stands out (no noise in context)
+    return render([hit for hit in results.results if not getattr(hit, "weak", False)])
 
 
 def render(hits: list[Any]) -> str:

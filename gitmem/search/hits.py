@@ -55,13 +55,15 @@ class Hit:
         lines = str(span["start"]) if span["start"] == span["end"] else f"{span['start']}-{span['end']}"
         out: dict[str, Any] = {"text": self.fact.text if self.fact else self.snippet,
                                "where": f"{self.path}{f'#p{self.page}' if self.page else ''}:{lines}",
-                               "group": self.group, "scope": self.scope, "score": self.score, "weak": self.weak,
+                               "group": self.group, "score": self.score, "weak": self.weak,
                                "date": cited.date[:10] if cited.date else None,
                                "commit": cited.commit[:7] if cited.commit else None}
         if self.fact is not None and self.fact.headings:
             out["headings"] = self.fact.headings
         if self.confidence is not None:
             out["confidence"] = self.confidence
+        if self.scope != "project":  # the personal notebook's results say so; the project's are the default
+            out["scope"] = self.scope
         if not self.current and self.changed_by is not None:
             change = self.changed_by
             out["superseded"] = {"until": (self.until or "")[:10] or None, "how": change["how"],
