@@ -10,6 +10,7 @@ import os
 import pwd
 import shutil
 import socket
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -100,8 +101,9 @@ class HttpServer:
         socket_path = state / "fcgi.sock"
         subprocess.run([_tool("htpasswd"), "-b", "-c", str(state / "htpasswd"), user, password], check=True,
                        capture_output=True)
+        # its own process group: fcgiwrap forks 4 children that outlive a terminated parent
         self.fcgi = subprocess.Popen([_tool("fcgiwrap"), "-c", "4", "-s", f"unix:{socket_path}"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 10
         while not socket_path.exists() and time.monotonic() < deadline and self.fcgi.poll() is None:
             time.sleep(0.05)
@@ -156,6 +158,10 @@ http {{
 
     def stop(self) -> None:
         stop(self.nginx)
+        try:  # the whole group: the parent and the children it forked
+            os.killpg(self.fcgi.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
         stop(self.fcgi)
 
 
