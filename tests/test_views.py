@@ -50,6 +50,8 @@ def check_revision(repo: Path, index: Index, rev: str, asked: str) -> None:
         for token in set(TOKEN.findall(c.text)):
             owners.setdefault(token, set()).add(i)
     for i, (path, c) in enumerate(chunks):
+        if all(ln.lstrip().startswith("#") for ln in c.text.split("\n") if ln.strip()):
+            continue  # headings alone are never a result (search/facts.py): nothing to find
         tokens = sorted(set(TOKEN.findall(c.text)))
         unique = [t for t in tokens if owners[t] == {i}]
         hits = query(index, unique[0] if unique else " ".join(tokens) or c.text, view)
