@@ -146,10 +146,12 @@ def test_forget_from_the_facts_page_never_takes_the_line_that_moved_into_place(s
     page.goto(served.url + "facts")
     mem.write("knowledge/facts.md", "# Facts\n\n- Alice lives in Lisbon\n- Carol bikes\n")
     mem.commit("Bob's line goes, elsewhere")
+    page.locator(".fact", has_text="Alice lives").locator("summary").click()  # the fact's small menu
     page.get_by_role("button", name="Forget knowledge/facts.md:4").click()  # Alice's, as the page showed
     assert "no longer holds the fact you chose" in page.get_by_role("alert").inner_text()
     assert (mem.path / "knowledge/facts.md").read_text() == "# Facts\n\n- Alice lives in Lisbon\n- Carol bikes\n"
     page.goto(served.url + "facts")
+    page.locator(".fact", has_text="Alice lives").locator("summary").click()
     page.get_by_role("button", name="Forget knowledge/facts.md:3").click()
     page.get_by_role("button", name="Yes, forget it").click()
     assert "Forgot 1 span" in page.locator(".flash").inner_text()

@@ -62,8 +62,10 @@ def test_mcp_why_and_client_trailer(mem: Mem) -> None:
     assert ok, written
     ok, data = h.call("why", {"path": f"{written['path']}:{written['lines']['start']}"})
     assert ok, data
-    assert data["last_changed"]["wrote"] == {"verb": "remember", "client": "test-client 1.2"}
-    ok, found = h.call("recall", {"query": "tea or coffee", "mode": "keyword"})
+    wrote = data["last_changed"]["wrote"]
+    assert (wrote["verb"], wrote["client"]) == ("remember", "test-client 1.2")
+    assert wrote["session"].startswith("mcp-")  # the MCP server's own session (agent/tracker.py)
+    ok, found = h.call("recall", {"query": "tea or coffee", "mode": "keyword", "full": True})
     assert ok and found["results"][0]["fact"]["text"] == "- Prefers tea over coffee"
     assert found["results"][0]["fact"]["wrote"]["client"] == "test-client 1.2"
 
