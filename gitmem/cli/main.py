@@ -80,7 +80,6 @@ def dash_example(ctx: click.Context | None, where: str) -> str:
 
 def short_usage() -> str:
     """What `git mem` alone prints: the usage line and one line a command."""
-    ctx = click.Context(cli, info_name="git mem", terminal_width=100, **CONTEXT)
     shown = [(name, command) for name, command in cli.commands.items() if not command.hidden]
     width = max(len(name) for name, _ in shown)
     lines = ["usage: git mem <command> [<options>] [<args>]", "", "commands:"]
@@ -127,13 +126,9 @@ def install_manpage() -> None:
 
 
 def _log_bug(bug_id: str) -> Path:
-    try:
-        from ..gitops.git import Git
+    from ..gitops.repo import error_log
 
-        path = Git.find(".").git_dir / "gitmem" / "error.log"
-    except Exception:
-        path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
-    return log_bug(path, f"git mem {' '.join(sys.argv[1:])}", bug_id)
+    return log_bug(error_log("."), f"git mem {' '.join(sys.argv[1:])}", bug_id)
 
 
 @click.group(cls=App, context_settings=CONTEXT)

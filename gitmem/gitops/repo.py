@@ -52,3 +52,14 @@ def personal_notebook(nb: Notebook | None = None) -> Notebook | None:
     if nb is not None and personal.top.resolve() == nb.top.resolve():
         return None
     return personal
+
+
+def error_log(start: Path | str = ".") -> Path:
+    """Where a bug's traceback goes: the repository's .git/gitmem/error.log, or the user's cache
+    when no repository can be opened (the bug may be that it cannot). Every face logs here."""
+    import os
+
+    try:
+        return Git.find(start).git_dir / "gitmem" / "error.log"
+    except Exception:  # noqa: BLE001 - any failure to open the repository: log beside the user's cache
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"

@@ -79,17 +79,10 @@ def status_of(exc: GitmemError) -> int:
 
 
 def record_bug(root: Path, what: str, bug_id: str, exc: BaseException) -> Path:
-    """Write the traceback of the exception being handled to the notebook's error.log (the
-    CLI's), or to the user's cache when the notebook cannot be opened."""
-    import os
+    """Write the traceback of `exc` to the notebook's error.log, where the CLI logs its bugs."""
+    from ..gitops.repo import error_log
 
-    try:
-        from ..gitops.git import Git
-
-        path = Git.find(root).git_dir / "gitmem" / "error.log"
-    except Exception:  # the bug may be that the repository cannot be opened
-        path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "error.log"
-    return log_bug(path, f"git mem serve: {what}", bug_id, exc)
+    return log_bug(error_log(root), f"git mem serve: {what}", bug_id, exc)
 
 
 def filesize(size: int) -> str:
