@@ -206,7 +206,7 @@ def _check_rewritten(git: Git, remote: str, upstream: str, tip: str | None, allo
     raise SyncRefused(
         f"{remote}/{name} was rewritten (force-pushed): it no longer holds {before[:7]}, which this clone fetched "
         f"from it before ({now}); following it could drop facts, so nothing was changed",
-        f"to merge it keeping every fact here and push the result, run 'git mem sync --allow-rewritten'")
+        "to merge it keeping every fact here and push the result, run 'git mem sync --allow-rewritten'")
 
 
 # -- integrating the branch ----------------------------------------------------

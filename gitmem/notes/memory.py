@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .. import config
 from . import change, guard, pages, routing, supersede, trailers
 from .change import PageChanged, committable, write_lock  # noqa: F401  (callers import them from here)
-from ..errors import BadRange, EmptyText, GitFailed, GitmemError, PageNotFound, UsageError
+from ..errors import BadRange, EmptyText, GitFailed, PageNotFound, UsageError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..markdown import normalize_fact
 from ..notebook import Notebook
