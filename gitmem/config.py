@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PathOutside, UsageError
-from .globs import MAX_LENGTH as MAX_GLOB, Matcher, compile_glob
+from .globs import MAX_LENGTH as MAX_GLOB
+from .globs import Matcher, compile_glob
 from .paths import confine, safe_pattern
 
 CONFIG_FILE = ".gitmem.toml"

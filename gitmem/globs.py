@@ -13,8 +13,9 @@ the path's length times the pattern's. A pattern longer than MAX_LENGTH is refus
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable, Protocol
+from typing import Protocol
 
 MAX_LENGTH = 1024  # characters in one pattern
 REGEX_WILDCARDS = 2  # up to this many `*`/`**` runs a pattern is a regex

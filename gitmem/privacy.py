@@ -11,7 +11,8 @@ maps holding nothing but such values read as not private.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 KEY = "private"
 NO = frozenset({"", "false", "no", "off", "0", "n", "f", "none", "null", "nil", "~"})

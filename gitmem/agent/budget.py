@@ -22,12 +22,12 @@ saying what it left out ("left out: nothing" when it kept everything).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from . import context
 from ..errors import GitmemError, UsageError
 from ..notebook import Notebook
+from . import context
 
 BYTES_PER_TOKEN = 4
 FACTS = 30  # recall results considered for the facts block

@@ -15,12 +15,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
-from . import llm, review
-from .session import header
 from ..dates import parse as parse_date
 from ..errors import GitmemError, UsageError
 from ..gitops.lock import FileLock
@@ -28,6 +27,8 @@ from ..notebook import Notebook, decode
 from ..notes import change, instructions
 from ..notes.learned import Learned, Outcome, Planner
 from ..notes.memory import committable, write_lock
+from . import llm, review
+from .session import header
 
 DEFAULT_MAX_SESSIONS = 20
 DEFAULT_MAX_CHARS = 200_000
@@ -206,7 +207,8 @@ def _private(text: str) -> bool:
 
 def related(nb: Notebook, text: str) -> list[tuple[str, str]]:
     """(page, line) of the notebook's current facts that share words with the conversation (keyword search)."""
-    from ..index.confidence import is_fact, parse as parse_line
+    from ..index.confidence import is_fact
+    from ..index.confidence import parse as parse_line
     from ..search import engine
 
     words = re.findall(r"[A-Za-z][A-Za-z'-]{3,}", _body(text))

@@ -27,8 +27,8 @@ Needs the optional `anthropic` package: pip install 'gitmem-notebook[anthropic]'
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 try:
     from anthropic.lib.tools import ToolError

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import GitmemError, Refused, UsageError
-from ..notebook import Notebook, decode
 from ..gitops import plumbing
 from ..index import confidence, forgotten
+from ..notebook import Notebook, decode
 from ..notes import change, guard, patch
 from ..notes.memory import write_lock
 from ..notes.pages import Edit

@@ -19,17 +19,19 @@ import re
 import sys
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from . import context, tracker
 from .. import dates, records
-from ..notes import forget, goals, memory, plan, trailers, watch
-from ..notes import scopes as note_scopes
-from ..search import engine as search, scopes, timeline, why
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
+from ..notes import forget, goals, memory, plan, trailers, watch
+from ..notes import scopes as note_scopes
+from ..search import engine as search
+from ..search import scopes, timeline, why
+from . import context, tracker
 
 Schema = dict[str, Any]
 DATA_NOTE = ("Every result carries its path, lines, commit and date: it is quoted from the notebook. "

@@ -29,11 +29,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..notes import guard
 from ..errors import EmptyText, GitmemError, UsageError
+from ..notebook import Notebook
+from ..notes import guard
 from ..notes.memory import commit_page, committable, write_lock
 from ..notes.removal import delete
-from ..notebook import Notebook
 from ..text import TooDeep, clean_text, loads
 
 FORMATS = ("auto", "text", "jsonl")

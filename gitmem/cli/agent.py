@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from .common import guard_option, json_option, notebook, show, stdin_bytes
 from ..config import MODES
 from ..errors import EmptyText
+from .common import guard_option, json_option, notebook, show, stdin_bytes
 
 BUDGET = 8000  # tokens, for --query without --budget
 
@@ -100,8 +100,8 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
       git mem session save --hook --consolidate   ... and propose what it learned
       git mem session save --private        saves nothing
     """
-    from . import output
     from ..agent import session as sessions
+    from . import output
 
     if private:
         _drain_stdin(file)
@@ -146,8 +146,8 @@ def session_rm(chat: str, as_json: bool) -> None:
       git mem session rm 42
       git mem session rm 3f2a9c1e-7b4d-4c1a-9e8f-0a1b2c3d4e5f --json
     """
-    from . import output
     from ..agent import session as sessions
+    from . import output
 
     show(sessions.remove(notebook(), chat), as_json, output.session_removed)
 
@@ -169,9 +169,8 @@ def session_changes(session_id: str | None, as_json: bool) -> None:
       git mem session changes chat-42 --json
     """
     from ..agent import tracker
-    from .output_structure import session_changes as text
-
     from ..notes import trailers
+    from .output_structure import session_changes as text
 
     show(tracker.changes(notebook(), session_id or trailers.session() or ""), as_json, text)
 

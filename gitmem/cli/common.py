@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, NotText
-
 
 
 def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False) -> None:

@@ -40,8 +40,8 @@ def consolidate(sessions: tuple[str, ...], since: str | None, max_sessions: int,
       git mem consolidate --since 7d --max-sessions 5
       git mem consolidate sessions/2026-11-20-0930-ab12cd34.md --apply
     """
-    from . import output
     from ..agent import consolidate as consolidation
+    from . import output
 
     opts = consolidation.Options(sessions, since, max_sessions, max_chars, dry_run, apply)
     result = consolidation.run(notebook(), opts)
@@ -63,8 +63,8 @@ def review(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from . import output
     from ..agent import review as proposals
+    from . import output
 
     show(proposals.pending(notebook()), as_json, output.proposals)
 
@@ -104,8 +104,8 @@ def review_drop(ids: tuple[str, ...], every: bool, as_json: bool) -> None:
 
 
 def _decide(verb: str, ids: tuple[str, ...], every: bool, as_json: bool) -> None:
-    from . import output
     from ..agent import review as proposals
+    from . import output
 
     decide = proposals.accept if verb == "accept" else proposals.drop
     show(decide(notebook(), ids, every), as_json, output.reviewed)
@@ -124,8 +124,8 @@ def confirm(spec: str, as_json: bool) -> None:
     Examples:
       git mem confirm knowledge/facts.md:12
     """
-    from . import output
     from ..notes import prune as pruning
+    from . import output
 
     show(pruning.confirm(notebook(), spec), as_json, output.written)
 
@@ -146,8 +146,8 @@ def prune(dry_run: bool, as_json: bool) -> None:
       git mem prune --dry-run
       git mem prune
     """
-    from . import output
     from ..notes import prune as pruning
+    from . import output
 
     show(pruning.run(notebook(), dry_run), as_json, output.pruned)
 

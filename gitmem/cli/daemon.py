@@ -122,7 +122,7 @@ class Daemon:
         while not self.stopping.is_set():
             try:
                 conn, _ = self.sock.accept()
-            except socket.timeout:
+            except TimeoutError:
                 conn = None
             except OSError:
                 break
@@ -270,9 +270,9 @@ class Daemon:
 
     def _warm(self) -> None:
         """Import what a read imports and read the vectors once, so the first request is warm."""
-        from . import find, main, output  # noqa: F401
         from ..gitops.repo import open_notebook
         from ..search import engine
+        from . import find, main, output  # noqa: F401
 
         engine.run(open_notebook(self.top), engine.Query("gitmem warm-up", limit=1, detail=False))
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from .common import json_option, notebook, page_path, progress, search_options, show
 from ..config import GROUPS
+from .common import json_option, notebook, page_path, progress, search_options, show
 
 
 def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int | None, min_score: float | None,
@@ -15,8 +15,9 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int |
             history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
             day: str | None = None, by: str = "auto", full: bool = False, flat: bool = False) -> None:
     from .. import dates
+    from ..search import engine as search
+    from ..search import scopes
     from . import output
-    from ..search import engine as search, scopes
 
     since, until = dates.date_range(since, start, end, day)
     query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
@@ -116,8 +117,8 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
       git mem log -n 5 --json                      the last five, as JSON
       git mem --no-pager log                       print it directly, not through git's pager
     """
-    from . import output
     from ..search import timeline
+    from . import output
 
     nb = notebook()
     show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline,
@@ -140,8 +141,8 @@ def why(spec: str, as_json: bool) -> None:
       git mem why reference/contacts.md:3
       git mem why knowledge/facts.md:12 --json
     """
-    from . import output
     from ..search import why as explain
+    from . import output
 
     show(explain.why(notebook(), spec), as_json, output.why)
 
@@ -161,8 +162,8 @@ def links(page: str, as_json: bool) -> None:
       git mem links reference/contacts.md
       git mem links projects/apollo.md --json
     """
-    from . import output
     from ..search.links import links as find
+    from . import output
 
     nb = notebook()
     show(find(nb, page_path(nb, page)), as_json, output.links)
@@ -184,8 +185,8 @@ def tags(tag: str | None, as_json: bool) -> None:
       git mem tags apollo                   the pages and lines tagged apollo
       git mem tags --json
     """
-    from . import output
     from ..search.tags import tags as find
+    from . import output
 
     show(find(notebook(), tag), as_json, output.tags)
 

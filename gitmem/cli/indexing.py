@@ -220,7 +220,6 @@ def model_download(as_json: bool) -> None:
     except (NotARepo, NoNotebook):
         nb = None
     from ..index import maintenance
-
     from . import output
 
     show(maintenance.fetch_model(nb), as_json, output.model_ready)

@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
+from ..errors import GitmemError, log_bug, new_bug_id
 from . import agent, consolidation, find, indexing, notes, structure, sync, warm, web
 from .output import terminal_safe
 from .terminal import error_line
-from ..errors import GitmemError, log_bug, new_bug_id
 
 COMPLETE_VAR = "_GIT_MEM_COMPLETE"
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

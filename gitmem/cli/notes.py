@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from .common import forget_target, guard_option, json_option, notebook, page_path, page_spec, progress, read_text, show
 from ..config import CATEGORIES
 from ..errors import UsageError
+from .common import forget_target, guard_option, json_option, notebook, page_path, page_spec, progress, read_text, show
 
 
 @click.command()
@@ -40,8 +40,8 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
       git mem init --agent-instructions     add the page that tells an agent how to use it
       git mem init --model-dir ~/models/all-MiniLM-L6-v2-onnx-int8   a local model, kept for later shells
     """
-    from . import output
     from ..notes import scaffold
+    from . import output
 
     result = scaffold.init(path, layout, folder, build_index=not no_index, progress=progress("embedding"),
                            agent_instructions=agent_instructions, install_hooks=not no_hooks, model_dir=model_dir)
@@ -240,10 +240,9 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
       git mem get letters/landlord.docx:4               the fourth paragraph of a letter
       git mem get manuals/boiler.pdf --at HEAD~1        the whole text of the manual it replaced
     """
+    from ..errors import PageNotFound
     from ..notes import memory
     from . import output
-
-    from ..errors import PageNotFound
 
     nb = notebook()
     resolved = page_spec(nb, spec)

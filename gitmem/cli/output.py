@@ -9,7 +9,8 @@ the cursor or hide a line from the person reading it.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered

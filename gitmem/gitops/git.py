@@ -24,13 +24,16 @@ import subprocess
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 from ..errors import GitFailed, NotARepo
-from .blame import Blamed, parse as _parse_blame
-from .log import LOG_FORMAT, REGULAR_MODES, ZERO, Commit, parse as _parse_log
+from .blame import Blamed
+from .blame import parse as _parse_blame
+from .log import LOG_FORMAT, REGULAR_MODES, ZERO, Commit
+from .log import parse as _parse_log
 
 # Set by git for hooks and some commands; they would point our own git
 # commands at the wrong index, object store or work tree.
@@ -89,7 +92,7 @@ class Git:
         self._repo: Any = None
 
     @classmethod
-    def find(cls, start: Path | str = ".") -> "Git":
+    def find(cls, start: Path | str = ".") -> Git:
         """The repository containing `start`; NotARepo if there is none."""
         strip_leaky_env()
         where = Path(start)
@@ -114,7 +117,7 @@ class Git:
         return cls(Path(lines[3]), Path(lines[1]), Path(os.path.normpath(common)))
 
     @classmethod
-    def init(cls, path: Path) -> "Git":
+    def init(cls, path: Path) -> Git:
         """Create a repository at `path` (git init)."""
         strip_leaky_env()
         path.mkdir(parents=True, exist_ok=True)

@@ -31,9 +31,10 @@ import os
 import subprocess
 import time
 import traceback
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..launch import python_command
 from .lock import FileLock, atomic_write
@@ -211,8 +212,8 @@ def work(name: str, args: list[str], catch_up: CatchUp, where: str = ".", who: s
     """What a worker does once detached (and what the warm daemon does when a hook asks it,
     `who` naming it in the log): skip, settle, queue, catch up, log one line."""
     from ..errors import NoNotebook, PathOutside
-    from .git import Git
     from ..gitops.repo import open_notebook
+    from .git import Git
 
     started = time.monotonic()
     name = who + name

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import launch
-from . import hookrun, merge
 from ..errors import GitmemError
+from ..notebook import Notebook
+from . import hookrun, merge
 from .git import Git
 from .lock import atomic_write
-from ..notebook import Notebook
 
 HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 SCRIPT = "post-hook.sh"  # in hooks/ (the package gitmem.hookscripts): the same script for all four

@@ -6,8 +6,9 @@ import os
 import random
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..errors import GitFailed
 

@@ -73,7 +73,7 @@ class FileLock:
             return False
         return True
 
-    def __enter__(self) -> "FileLock":
+    def __enter__(self) -> FileLock:
         if not self.acquire():
             raise LockTimeout(f"timed out waiting for {self.path}",
                               "another gitmem process is busy; try again in a moment")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 ZERO = "0" * 40
 REGULAR_MODES = ("100644", "100755")

@@ -25,13 +25,14 @@ then stop with a conflict that keeps both sides, never a silent loss.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
+from ..config import Settings
 from ..launch import shell_command
 from ..markdown import body_offset, headings_of
-from ..config import Settings
 from .lock import atomic_write
 
 if TYPE_CHECKING:

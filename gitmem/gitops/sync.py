@@ -32,8 +32,8 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..errors import GitFailed, GitmemError
 from .git import Git, words

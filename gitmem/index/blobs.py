@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..markdown import body_offset
 from ..notebook import decode

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
-from . import db
 from .. import config
 from ..markdown import normalize_fact
 from ..notebook import Notebook
+from . import db
 
 if TYPE_CHECKING:
     from .forgotten import Matcher
@@ -183,7 +184,7 @@ def reinforce(nb: Notebook, served: Iterable[tuple[str, str]], now: float | None
     return count
 
 
-def forget_served(nb: Notebook, matcher: "Matcher") -> int:
+def forget_served(nb: Notebook, matcher: Matcher) -> int:
     """Drop the records of served facts that hold forgotten text (forgotten.py), with the freed
     pages zeroed (secure_delete) and the WAL emptied; how many went."""
     if not (nb.state_dir / "confidence.db").exists():

@@ -14,9 +14,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import apsw
 

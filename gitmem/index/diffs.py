@@ -13,8 +13,8 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..notebook import decode
 from ..markdown import body_offset, headings_of
+from ..notebook import decode
 from . import extracts
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class Commit:
 class Differ:
     """Per-page, per-section changes of a commit, from the blobs of its versions."""
 
-    def __init__(self, index: Index, hide: "Matcher | None" = None) -> None:
+    def __init__(self, index: Index, hide: Matcher | None = None) -> None:
         self.index = index
         self.hide = index.forgotten if hide is None else hide
         self._texts: dict[int, str] = {}

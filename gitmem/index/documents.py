@@ -266,7 +266,7 @@ class Extractor:
         self.proc: subprocess.Popen[bytes] | None = None
         self.errors: Any = None  # the child's stderr, in a file: a pipe nobody reads would fill and stall it
 
-    def __enter__(self) -> "Extractor":
+    def __enter__(self) -> Extractor:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from .. import config
 from ..errors import GitmemError
@@ -48,7 +49,7 @@ class ModelSpec:
         return f"dir:{self.path}" if self.path else f"name:{self.name}"
 
 
-def resolve(git: "Git | None") -> ModelSpec:
+def resolve(git: Git | None) -> ModelSpec:
     """The model this machine is configured to use (the variable wins over git config)."""
     def setting(env: str, key: str) -> tuple[str | None, str]:
         if os.environ.get(env):

@@ -4,7 +4,8 @@ text is embedded once per model, ever."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import apsw
 

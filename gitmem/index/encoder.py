@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 
 class Unloadable(Exception):

@@ -23,15 +23,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import GitmemError
+from ..gitops.lock import FileLock
 from . import db, documents, provenance
 from .blobs import Parsed
 from .db import LIVE_VIEW, IndexBusy
-from ..errors import GitmemError
-from ..gitops.lock import FileLock
 
 if TYPE_CHECKING:
-    from .indexer import Index, SyncReport
     from ..notebook import Notebook
+    from .indexer import Index, SyncReport
 
 READ_SECONDS = 3.0  # how long a read may spend extracting before it answers with what it has
 READ_BYTES = 2_000_000  # a read extracts documents up to this size; larger ones wait for the worker
@@ -48,23 +48,23 @@ class ExtractReport:
     notes: list[str] = field(default_factory=list)
 
 
-def limits(nb: "Notebook") -> documents.Limits:
+def limits(nb: Notebook) -> documents.Limits:
     s = nb.settings
     return documents.Limits(s.doc_max_bytes, s.doc_max_pages, s.doc_seconds, s.doc_memory_mb)
 
 
-def kind_of(nb: "Notebook", rel: str) -> str | None:
+def kind_of(nb: Notebook, rel: str) -> str | None:
     """The document kind of a notebook path (None: not a document, or a private one)."""
     return documents.kind_of(rel) if nb.settings.is_document(rel) else None
 
 
-def blob_kind(index: "Index", bid: int) -> str | None:
+def blob_kind(index: Index, bid: int) -> str | None:
     row = index.conn.execute("SELECT kind FROM documents WHERE blob = ?", (bid,)).fetchone()
     return row[0] if row else None
 
 
-def add(index: "Index", oid: str, kind: str, data: bytes | None, row: tuple[int, int] | None,
-        report: "SyncReport") -> int:
+def add(index: Index, oid: str, kind: str, data: bytes | None, row: tuple[int, int] | None,
+        report: SyncReport) -> int:
     """A document blob met by a sync: chunked at once from the cache, refused at once (too
     large, an LFS pointer), extracted at once if it is plain text, else left pending."""
     conn = index.conn
@@ -93,7 +93,7 @@ def add(index: "Index", oid: str, kind: str, data: bytes | None, row: tuple[int,
     return bid
 
 
-def _size(index: "Index", oid: str, data: bytes | None) -> int:
+def _size(index: Index, oid: str, data: bytes | None) -> int:
     if data is not None:
         return len(data)
     if oid.startswith(OVERSIZE):
@@ -101,7 +101,7 @@ def _size(index: "Index", oid: str, data: bytes | None) -> int:
     return index.nb.git.blob_size(oid)
 
 
-def store(index: "Index", bid: int, got: documents.Extract, report: "SyncReport | None" = None,
+def store(index: Index, bid: int, got: documents.Extract, report: SyncReport | None = None,
           size: int | None = None) -> None:
     """Chunks of an extracted document (a PDF page by page), its state, and the origins of its text;
     `size` in bytes, else the size its pending row holds."""
@@ -126,7 +126,7 @@ def store(index: "Index", bid: int, got: documents.Extract, report: "SyncReport 
 
 
 # -- the cache of extracted text (shared embeddings.db) ---------------------
-def cached(index: "Index", oid: str, kind: str) -> documents.Extract | None:
+def cached(index: Index, oid: str, kind: str) -> documents.Extract | None:
     """A blob's extraction from an earlier run: any success; a failure only under the same limits."""
     if oid.startswith(OVERSIZE):
         return None
@@ -137,7 +137,7 @@ def cached(index: "Index", oid: str, kind: str) -> documents.Extract | None:
     return documents.Extract(kind, json.loads(row[1]), row[2], row[3], row[4])
 
 
-def _extract(index: "Index", oid: str, kind: str, data: bytes,
+def _extract(index: Index, oid: str, kind: str, data: bytes,
              fence: documents.Extractor | None = None) -> documents.Extract:
     started = time.monotonic()
     got = fence.extract(kind, data) if fence is not None else documents.extract(kind, data, limits(index.nb))
@@ -152,7 +152,7 @@ class Unreadable(GitmemError):
     """A document whose text cannot be extracted (the note says why)."""
 
 
-def read(index: "Index", rel: str, kind: str, data: bytes) -> documents.Extract:
+def read(index: Index, rel: str, kind: str, data: bytes) -> documents.Extract:
     """A document's text for `git mem get` (any revision): from the cache, or extracted now;
     forgotten lines blanked as the index blanks them. Unreadable if extraction failed."""
     from ..gitops.git import blob_id
@@ -166,12 +166,12 @@ def read(index: "Index", rel: str, kind: str, data: bytes) -> documents.Extract:
 
 
 # -- the extraction step ------------------------------------------------------
-def pending(index: "Index") -> int:
+def pending(index: Index) -> int:
     return int(index.conn.execute(PENDING).fetchone()[0])
 
 
-def run(index: "Index", max_seconds: float | None = None, max_size: int | None = None,
-        wait: float | None = 60.0, sync: "SyncReport | None" = None) -> ExtractReport:
+def run(index: Index, max_seconds: float | None = None, max_size: int | None = None,
+        wait: float | None = 60.0, sync: SyncReport | None = None) -> ExtractReport:
     """Extract pending documents, those the notebook holds now first, smallest first. Bounded
     (a read): stops starting new ones after `max_seconds`, skips those over `max_size`.
     New chunk texts are counted in `sync`, if given."""
@@ -196,8 +196,8 @@ def run(index: "Index", max_seconds: float | None = None, max_size: int | None =
     return report
 
 
-def _run(index: "Index", report: ExtractReport, started: float, max_seconds: float | None, max_size: int | None,
-         wait: float | None, sync: "SyncReport | None") -> None:
+def _run(index: Index, report: ExtractReport, started: float, max_seconds: float | None, max_size: int | None,
+         wait: float | None, sync: SyncReport | None) -> None:
     """The loop of `run`, with one fenced child for all the documents it extracts."""
     rows = index.conn.execute(f"""SELECT d.blob, b.oid, d.kind, d.size FROM documents d
                                     JOIN blobs b ON b.id = d.blob WHERE d.state = 'pending'
@@ -217,8 +217,8 @@ def _run(index: "Index", report: ExtractReport, started: float, max_seconds: flo
                 report.extracted += not got.failed
 
 
-def _keep(index: "Index", bid: int, got: documents.Extract | None, wait: float | None,
-          sync: "SyncReport | None") -> None:
+def _keep(index: Index, bid: int, got: documents.Extract | None, wait: float | None,
+          sync: SyncReport | None) -> None:
     """Store an extraction under the index lock (only the few milliseconds that takes)."""
     if not index.lock.acquire(timeout=wait):
         raise IndexBusy("the index is being updated by another process", "try again in a moment")
@@ -239,7 +239,7 @@ def _count(n: int) -> str:
     return f"{n} document{'s' if n != 1 else ''}"
 
 
-def _data(index: "Index", bid: int, oid: str) -> bytes | None:
+def _data(index: Index, bid: int, oid: str) -> bytes | None:
     """A pending blob's bytes: from git, or from the work-tree file that holds it."""
     from ..errors import PathOutside
     from ..gitops.git import blob_id
@@ -256,7 +256,7 @@ def _data(index: "Index", bid: int, oid: str) -> bytes | None:
     return None
 
 
-def text(index: "Index", bid: int) -> str | None:
+def text(index: Index, bid: int) -> str | None:
     """A document blob's extracted text as the index holds it (None: not a document, or not extracted)."""
     row = index.conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob
                                  WHERE d.blob = ?""", (bid,)).fetchone()
@@ -267,7 +267,7 @@ def text(index: "Index", bid: int) -> str | None:
 
 
 # -- status ---------------------------------------------------------------------
-def summary(index: "Index") -> dict[str, Any]:
+def summary(index: Index) -> dict[str, Any]:
     """Documents the notebook holds now: how many, their pages, what is pending, what failed and why."""
     rows = listing(index)
     by_state = {s: sum(1 for r in rows if r["state"] == s) for s in ("done", "pending", "failed")}
@@ -280,7 +280,7 @@ def summary(index: "Index") -> dict[str, Any]:
     }
 
 
-def listing(index: "Index") -> list[dict[str, Any]]:
+def listing(index: Index) -> list[dict[str, Any]]:
     """Each document the notebook holds now: path, kind, size, state (done, pending, failed),
     pages (PDF) and the note that says why it failed or waits."""
     rows = index.conn.execute(f"""SELECT v.path, d.kind, d.state, d.pages, d.note, d.size FROM ({LIVE_VIEW}) v

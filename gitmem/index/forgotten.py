@@ -29,19 +29,20 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
-from . import confidence, db
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
+from . import confidence, db
 
 if TYPE_CHECKING:
     import apsw
 
-    from .indexer import Index
     from ..notebook import Notebook
+    from .indexer import Index
 
 HEADER = "# gitmem: salted hashes of forgotten text (see docs/safety.md, Forgetting); safe to delete after purging history"
 WITHHELD = "(subject withheld: it held forgotten text)"
@@ -80,7 +81,7 @@ class Record:
     entries: set[Entry] = field(default_factory=set)
 
     @classmethod
-    def load(cls, nb: "Notebook") -> "Record":
+    def load(cls, nb: Notebook) -> Record:
         record = cls(record_path(nb))
         try:
             lines = record.path.read_text(encoding="ascii").splitlines()
@@ -125,24 +126,24 @@ class Record:
     def save(self) -> None:
         atomic_write(self.path, self.data())
 
-    def matcher(self) -> "Matcher":
+    def matcher(self) -> Matcher:
         return Matcher(self.salt, self.entries)
 
 
-def record_path(nb: "Notebook") -> Path:
+def record_path(nb: Notebook) -> Path:
     return nb.shared_dir / "forgotten"
 
 
-def record_lock(nb: "Notebook") -> FileLock:
+def record_lock(nb: Notebook) -> FileLock:
     return FileLock(nb.shared_dir / "forgotten.lock", timeout=60)
 
 
-def current(nb: "Notebook") -> "Matcher":
+def current(nb: Notebook) -> Matcher:
     """The matcher of the record as it is now (what any chunking must blank)."""
     return Record.load(nb).matcher()
 
 
-def signature(nb: "Notebook") -> str:
+def signature(nb: Notebook) -> str:
     """Changes whenever the record file does (what the index compares on every read)."""
     try:
         st = record_path(nb).stat()
@@ -231,7 +232,7 @@ class Purge:
     states: int = 0  # JSON state files with strings withheld
 
 
-def sync(index: "Index") -> Purge | None:
+def sync(index: Index) -> Purge | None:
     """Apply record entries the index has not applied yet (inside the sync transaction).
 
     Returns what was purged, or None when the index was already up to date with the record."""
@@ -255,7 +256,7 @@ def sync(index: "Index") -> Purge | None:
     return purge(index, Matcher(record.salt, new), before) if new else Purge()
 
 
-def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purge:
+def purge(index: Index, fresh: Matcher, before: Matcher | None = None) -> Purge:
     """Remove every text holding a fresh entry, and re-chunk (blanked) the blobs that held them.
     `before`: what the index blanked until now (how `log --grep` saw the changes it embedded)."""
     conn = index.conn
@@ -303,7 +304,7 @@ def purge(index: "Index", fresh: Matcher, before: Matcher | None = None) -> Purg
     return done
 
 
-def withhold_in_states(nb: "Notebook", fresh: Matcher) -> int:
+def withhold_in_states(nb: Notebook, fresh: Matcher) -> int:
     """Withhold each string of gitmem's JSON state files (consolidate.json: a failed run's reason
     may quote the conversation) and each line of its logs (error.log, hooks.log: an error may
     quote what it was given) that holds or quotes forgotten text; how many files changed."""
@@ -333,7 +334,7 @@ def _withheld(value: object, fresh: Matcher) -> object:
     return value
 
 
-def _redact_extracts(index: "Index", fresh: Matcher) -> int:
+def _redact_extracts(index: Index, fresh: Matcher) -> int:
     """Blank the forgotten lines in the cached text of every document (a removed one included:
     the cache is by blob and outlives the file), in the shared embeddings.db; how many changed."""
     cache = index.cache
@@ -350,7 +351,7 @@ def _redact_extracts(index: "Index", fresh: Matcher) -> int:
     return len(changed)
 
 
-def _split_across_chunks(index: "Index", fresh: Matcher) -> set[int]:
+def _split_across_chunks(index: Index, fresh: Matcher) -> set[int]:
     """Texts of chunks that hold part of a forgotten line which a chunk border cut (a list longer
     than a chunk, a line longer than a chunk): no chunk holds the whole line, so each blob of more
     than one chunk is read whole, and every chunk overlapping a line that holds forgotten text
@@ -374,7 +375,7 @@ def _split_across_chunks(index: "Index", fresh: Matcher) -> set[int]:
     return found
 
 
-def _blobs_holding(conn: "apsw.Connection", text_ids: list[int]) -> list[int]:
+def _blobs_holding(conn: apsw.Connection, text_ids: list[int]) -> list[int]:
     found: set[int] = set()
     for i in range(0, len(text_ids), 500):
         part = text_ids[i:i + 500]
@@ -383,7 +384,7 @@ def _blobs_holding(conn: "apsw.Connection", text_ids: list[int]) -> list[int]:
     return sorted(found)
 
 
-def _grep_documents(index: "Index", blobs: list[int], before: Matcher) -> list[str]:
+def _grep_documents(index: Index, blobs: list[int], before: Matcher) -> list[str]:
     """Hashes of what `log --grep` may have embedded (in the shared cache) for the commits that
     changed these blobs: their changed lines as the timeline showed them before this purge."""
     from .blobs import text_hash
@@ -402,7 +403,7 @@ def _grep_documents(index: "Index", blobs: list[int], before: Matcher) -> list[s
     return [text_hash(doc) for doc in docs if doc.strip()]
 
 
-def _rechunk(index: "Index", blobs: list[int]) -> None:
+def _rechunk(index: Index, blobs: list[int]) -> None:
     """Chunk again, from git, the blobs that held purged text (blanked this time)."""
     for bid in blobs:
         oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
@@ -411,7 +412,7 @@ def _rechunk(index: "Index", blobs: list[int]) -> None:
             index.chunk_blob(oid, None)
 
 
-def after_purge(index: "Index", purged: Purge) -> dict[str, int]:
+def after_purge(index: Index, purged: Purge) -> dict[str, int]:
     """Outside the transaction: drop cached embeddings of purged texts, and every cached embedding
     that no text of the index holds (a fact's or a `log --grep` document's, keyed by the hash of a
     text that may quote what was forgotten: any such is embedded again when next asked for), and
@@ -434,7 +435,7 @@ def after_purge(index: "Index", purged: Purge) -> dict[str, int]:
 
 
 # -- what the index holds, for forget to find a fact's lines in -------------------------------------
-def bodies(index: "Index", documents: bool = True) -> list[str]:
+def bodies(index: Index, documents: bool = True) -> list[str]:
     """Every chunk text the index holds, every indexed revision included; without `documents`,
     only the texts of notes (a text some document's chunk has is left out)."""
     # a fact row's text repeats lines of a chunk's (indexer.facts): counted once, in its chunk
@@ -446,7 +447,7 @@ def bodies(index: "Index", documents: bool = True) -> list[str]:
                                                          WHERE c.text = t.id)""")]
 
 
-def document_bodies(index: "Index") -> list[tuple[str, str]]:
+def document_bodies(index: Index) -> list[tuple[str, str]]:
     """(path, chunk text) of each document the notebook holds now."""
     from .db import LIVE_VIEW
 

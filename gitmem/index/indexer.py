@@ -17,22 +17,23 @@ import functools
 import os
 import stat
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import apsw
 
-from . import chunker, db, extracts, forgotten, provenance, unreachable
-from .blobs import Parsed, parse, text_hash
-from .db import IndexBusy
+from ..blocks import units
 from ..errors import GitmemError, PathOutside, from_machine
 from ..gitops import factmerge
 from ..gitops.git import blob_id
-from ..gitops.log import Commit
 from ..gitops.lock import FileLock
-from ..blocks import units
+from ..gitops.log import Commit
 from ..markdown import body_offset
 from ..notebook import Notebook
+from . import chunker, db, extracts, forgotten, provenance, unreachable
+from .blobs import Parsed, parse, text_hash
+from .db import IndexBusy
 
 T = TypeVar("T")
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)

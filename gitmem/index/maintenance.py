@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from . import db, embed, embeddings, extracts
-from .blobs import BAD_FRONTMATTER
 from ..errors import GitmemError
 from ..gitops import factmerge, hookrun, hooks, sync
-from .db import LIVE_VIEW
-from .indexer import Index, SyncReport, recovering
 from ..gitops.lock import FileLock
 from ..notebook import Notebook
+from . import db, embed, embeddings, extracts
+from .blobs import BAD_FRONTMATTER
+from .db import LIVE_VIEW
+from .indexer import Index, SyncReport, recovering
 
 Progress = Callable[[int, int], None]
 

@@ -20,14 +20,14 @@ import hashlib
 import json
 import re
 import threading
-
-import apsw
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from . import db
+import apsw
+
 from ..dates import iso
 from ..errors import GitmemError
+from . import db
 
 if TYPE_CHECKING:
     from ..gitops.blame import Blamed
@@ -61,7 +61,7 @@ class Blame:
     wrote: dict[str, str] = field(default_factory=dict)  # Gitmem-* trailers: Verb, Agent, Client, Session
 
 
-def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
+def of_lines(nb: Notebook, withheld: Matcher, rev: str | None, path: str,
              ranges: list[tuple[int, int]], with_trailers: bool = True,
              head: str | None = None, base: str | None = None) -> dict[tuple[int, int], Blame]:
     """What `git blame` says of each line range of the page `path` (notebook-relative) at `rev`
@@ -94,15 +94,15 @@ def of_lines(nb: "Notebook", withheld: "Matcher", rev: str | None, path: str,
 # Whole-file blames kept in this process (the MCP server, the web app answer query after query):
 # a blame at a commit never changes, and one of the work tree is the same while HEAD and the
 # file's bytes are. Pages over WHOLE_FILE_LIMIT are blamed line range by line range, unkept.
-_BLAMES: dict[tuple[str, ...], list["Blamed"]] = {}
+_BLAMES: dict[tuple[str, ...], list[Blamed]] = {}
 _BLAMES_LOCK = threading.Lock()
 BLAMES_KEPT = 256
 BLAMES_STORED = 4096  # blames the index keeps for later processes, at most
 WHOLE_FILE_LIMIT = 256 * 1024
 
 
-def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, int]],
-            head: str | None = None, base: str | None = None) -> list["Blamed"]:
+def _blamed(nb: Notebook, rev: str | None, path: str, ranges: list[tuple[int, int]],
+            head: str | None = None, base: str | None = None) -> list[Blamed]:
     repo_path = nb.repo_path(path)
     key = blame_key(nb, rev, path, head, base)
     if key is None:
@@ -118,7 +118,7 @@ def _blamed(nb: "Notebook", rev: str | None, path: str, ranges: list[tuple[int, 
     return blamed  # not _BLAMES[key]: another thread may have evicted it already
 
 
-def blame_key(nb: "Notebook", rev: str | None, path: str, head: str | None = None,
+def blame_key(nb: Notebook, rev: str | None, path: str, head: str | None = None,
               base: str | None = None) -> tuple[str, ...] | None:
     """What a whole-page blame is kept under (None: blamed range by range, never kept). The work
     tree's blame is keyed by its bytes and by `base` (else HEAD): git blame at HEAD passes the whole
@@ -146,7 +146,7 @@ def is_kept(key: tuple[str, ...]) -> bool:
     return key in _BLAMES
 
 
-def bases(index: "Index", head: str | None, paths: list[str]) -> dict[str, str]:
+def bases(index: Index, head: str | None, paths: list[str]) -> dict[str, str]:
     """For each page, the commit that made its version at HEAD (first-parent history: no later
     commit changed it); none while the index lags HEAD, whose versions would be older."""
     if head is None or not paths or index.meta("commit") != head:
@@ -157,7 +157,7 @@ def bases(index: "Index", head: str | None, paths: list[str]) -> dict[str, str]:
     return {path: oid for path, oid in rows}
 
 
-def load(index: "Index", keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+def load(index: Index, keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """Bring the blames the index keeps for these keys into this process; the keys neither had
     (to `keep` once blamed)."""
     from ..gitops.blame import Blamed
@@ -176,7 +176,7 @@ def load(index: "Index", keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return list(wanted.values())
 
 
-def keep(index: "Index", keys: list[tuple[str, ...]]) -> None:
+def keep(index: Index, keys: list[tuple[str, ...]]) -> None:
     """Store in the index the blames this process made for these keys (for the next process);
     a purge of forgotten text empties the store (a commit subject may quote the text)."""
     from dataclasses import astuple
@@ -195,14 +195,14 @@ def keep(index: "Index", keys: list[tuple[str, ...]]) -> None:
         pass
 
 
-def fill_trailers(nb: "Notebook", blames: list[Blame]) -> None:
+def fill_trailers(nb: Notebook, blames: list[Blame]) -> None:
     """Each blame's `wrote`, from one `git log` of all their commits."""
     wrote = trailers(nb, [b.commit for b in blames if b.commit])
     for b in blames:
         b.wrote = wrote.get(b.commit or "", {})
 
 
-def trailers(nb: "Notebook", oids: list[str]) -> dict[str, dict[str, str]]:
+def trailers(nb: Notebook, oids: list[str]) -> dict[str, dict[str, str]]:
     """What gitmem recorded as having made each commit: its Gitmem-* trailers, as
     {verb, agent, session, client} (empty for a commit gitmem did not make)."""
     found = nb.git.trailers(sorted(set(oids)))
@@ -210,7 +210,7 @@ def trailers(nb: "Notebook", oids: list[str]) -> dict[str, dict[str, str]]:
             for oid, pairs in found.items()}
 
 
-def _newest(nb: "Notebook", blamed: list["Blamed"], rev: str | None) -> "Blamed":
+def _newest(nb: Notebook, blamed: list[Blamed], rev: str | None) -> Blamed:
     """The line whose commit is the latest: by date, and among commits of the same second the
     one the others are ancestors of. Lines from two branches (neither commit holds the other's
     line) first stood together in a merge: that merge, found on the way from one to `rev`."""
@@ -230,7 +230,7 @@ def _newest(nb: "Notebook", blamed: list["Blamed"], rev: str | None) -> "Blamed"
     return best
 
 
-def of_text(index: "Index", path: str, version: int | None, text: int) -> Origin:
+def of_text(index: Index, path: str, version: int | None, text: int) -> Origin:
     """The commit that introduced `text` into `path` (as seen at `version`;
     None means the work tree)."""
     conn = index.conn
@@ -245,7 +245,7 @@ def of_text(index: "Index", path: str, version: int | None, text: int) -> Origin
     return commit(index, row[0])
 
 
-def commit(index: "Index", oid: str) -> Origin:
+def commit(index: Index, oid: str) -> Origin:
     """A commit's id, date, author and subject, from the first-parent chain
     or from the merged branches texts were attributed to."""
     row = index.conn.execute("""SELECT time, author, subject FROM commits WHERE oid = ?
@@ -257,7 +257,7 @@ def commit(index: "Index", oid: str) -> Origin:
     return Origin(oid, iso(row[0]), row[1], row[2])
 
 
-def _uncommitted(index: "Index", path: str) -> Origin:
+def _uncommitted(index: Index, path: str) -> Origin:
     try:
         mtime = index.nb.file(path).lstat().st_mtime
     except OSError:
@@ -266,7 +266,7 @@ def _uncommitted(index: "Index", path: str) -> Origin:
 
 
 # -- recording (called by the indexer for each commit on the chain) ---------
-def record(index: "Index", commit: "Commit", added: list[tuple[int, str, int | None]],
+def record(index: Index, commit: Commit, added: list[tuple[int, str, int | None]],
            deleted: list[int]) -> None:
     """Origins of the texts of the versions `commit` made: (version, path,
     previous version of that path) for each; `deleted` = versions it ended
@@ -284,7 +284,7 @@ def record(index: "Index", commit: "Commit", added: list[tuple[int, str, int | N
         _attribute_merged(index, commit, added)
 
 
-def fill(index: "Index", blob: int) -> None:
+def fill(index: Index, blob: int) -> None:
     """Origins of a blob's texts in every version that holds it, for chunks made after its
     commits were recorded (a document extracted later): carried from the version before, else
     the commit that made the version."""
@@ -299,7 +299,7 @@ def fill(index: "Index", blob: int) -> None:
                          WHERE c.blob = ?""", (vid, oid, ts, prev[0] if prev else None, blob))
 
 
-def _carry_moved(index: "Index", commit: "Commit", added: list[int], deleted: list[int]) -> None:
+def _carry_moved(index: Index, commit: Commit, added: list[int], deleted: list[int]) -> None:
     """Text new on a page in a commit that deleted a page holding it moved there."""
     gone = ",".join(str(int(v)) for v in deleted)
     for vid in added:
@@ -311,7 +311,7 @@ def _carry_moved(index: "Index", commit: "Commit", added: list[int], deleted: li
                                    SELECT text FROM origins WHERE version IN ({gone}))""", (vid, commit.oid))
 
 
-def _attribute_merged(index: "Index", merge: "Commit", added: list[tuple[int, str, int | None]]) -> None:
+def _attribute_merged(index: Index, merge: Commit, added: list[tuple[int, str, int | None]]) -> None:
     conn = index.conn
     hashes: dict[str, set[str]] = {}
     fresh = {vid: dict(conn.execute("""SELECT t.hash, t.id FROM origins o JOIN texts t ON t.id = o.text
@@ -330,13 +330,13 @@ def _attribute_merged(index: "Index", merge: "Commit", added: list[tuple[int, st
                              (side_commit.oid, side_commit.time, vid, fresh[vid].pop(digest)))
 
 
-def _branch(index: "Index", base: str, side: str) -> tuple[dict[str, list[tuple["Commit", str | None]]],
+def _branch(index: Index, base: str, side: str) -> tuple[dict[str, list[tuple[Commit, str | None]]],
                                                              dict[str, str]]:
     """A merged branch (side's first-parent chain after it forked from
     `base`): each path's states along it, oldest first, and the blobs before it."""
     git = index.nb.git
     log = list(git.first_parent_log(side, base, index.nb.prefix))
-    states: dict[str, list[tuple["Commit", str | None]]] = {}
+    states: dict[str, list[tuple[Commit, str | None]]] = {}
     for c in log:
         for change in c.changes:
             states.setdefault(change.path, []).append((c, change.oid))
@@ -344,11 +344,11 @@ def _branch(index: "Index", base: str, side: str) -> tuple[dict[str, list[tuple[
     return states, before
 
 
-def _introduced(index: "Index", states: list[tuple["Commit", str | None]], before: str | None,
-                wanted: set[str], cache: dict[str, set[str]]) -> dict[str, "Commit"]:
+def _introduced(index: Index, states: list[tuple[Commit, str | None]], before: str | None,
+                wanted: set[str], cache: dict[str, set[str]]) -> dict[str, Commit]:
     """For each wanted text hash: the branch commit that put it on the page,
     after which the page held it until the branch's tip."""
-    found: dict[str, "Commit"] = {}
+    found: dict[str, Commit] = {}
     for digest in wanted if states else ():
         i = len(states) - 1
         if digest not in _hashes(index, states[i][1], cache):
@@ -361,7 +361,7 @@ def _introduced(index: "Index", states: list[tuple["Commit", str | None]], befor
     return found
 
 
-def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[str]:
+def _hashes(index: Index, oid: str | None, cache: dict[str, set[str]]) -> set[str]:
     """The text hashes of a blob's chunks, computed in memory (side-branch
     blobs are not stored, so their texts are never embedded for nothing)."""
     from .blobs import parse, text_hash
@@ -374,6 +374,6 @@ def _hashes(index: "Index", oid: str | None, cache: dict[str, set[str]]) -> set[
     return cache[oid]
 
 
-def _remember_commit(index: "Index", c: "Commit") -> None:
+def _remember_commit(index: Index, c: Commit) -> None:
     index.conn.execute("INSERT OR IGNORE INTO merged(oid, time, author, email, subject) VALUES(?,?,?,?,?)",
                        (c.oid, c.time, c.author, c.email, index.forgotten.subject(c.subject)))

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .indexer import Index
 
 
-def history_blobs(index: "Index") -> dict[int, set[str]]:
+def history_blobs(index: Index) -> dict[int, set[str]]:
     """Each blob of the indexed history, with the commits that brought it (read before the
     history is derived again)."""
     found: dict[int, set[str]] = {}
@@ -35,7 +35,7 @@ def history_blobs(index: "Index") -> dict[int, set[str]]:
     return found
 
 
-def purge(index: "Index", before: dict[int, set[str]]) -> int:
+def purge(index: Index, before: dict[int, set[str]]) -> int:
     """Drop what only revisions no ref reaches held (see the module docstring), inside the sync's
     transaction; how many texts went."""
     conn = index.conn
@@ -67,7 +67,7 @@ def purge(index: "Index", before: dict[int, set[str]]) -> int:
     return len(texts)
 
 
-def _only_in(conn: "apsw.Connection", blobs: list[int]) -> list[tuple[int, str, str]]:
+def _only_in(conn: apsw.Connection, blobs: list[int]) -> list[tuple[int, str, str]]:
     """(id, hash, body) of the texts whose every chunk is in these blobs."""
     ids: set[int] = set()
     for i in range(0, len(blobs), 500):

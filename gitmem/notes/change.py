@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..errors import GitFailed, GitmemError
 from ..gitops import commits, indexlock, plumbing

@@ -36,18 +36,18 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..index import forgotten
-from . import pages, trailers
 from ..errors import GitFailed, GitmemError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..index import forgotten
 from ..index.indexer import Index, recovering
-from . import change
-from .spots import SHOWN, Ambiguous, Spot, fingerprint, holds, locate, quote, spot_lines
-from .spots import needle as needle_of, notes as notes_of
-from .memory import committable, given_text, write_lock
 from ..markdown import body_offset, headings_of
 from ..notebook import Notebook
+from . import change, pages, trailers
+from .memory import committable, given_text, write_lock
 from .pages import DAILY_ENTRY
+from .spots import SHOWN, Ambiguous, Spot, fingerprint, holds, locate, quote, spot_lines
+from .spots import needle as needle_of
+from .spots import notes as notes_of
 
 HISTORY = ("git history still holds it (the commits before this one, and every clone that fetched them); "
            "to purge it from history see 'Forgetting' in docs/safety.md (git filter-repo, force-push, other clones)")
@@ -62,7 +62,7 @@ class NothingToForget(GitmemError):
 class NotConfirmed(GitmemError):
     """Forget everything without the typed confirmation; `survey` says what it would take."""
 
-    def __init__(self, message: str, hint: str, survey: "Survey") -> None:
+    def __init__(self, message: str, hint: str, survey: Survey) -> None:
         super().__init__(message, hint)
         self.survey = survey
 

@@ -14,17 +14,17 @@ it anew).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
 
-from . import guard, pages, supersede
-from .memory import CATEGORIES, _same, daily_path, route
 from ..errors import Refused
 from ..index import confidence
 from ..index.confidence import Annotation
 from ..markdown import normalize_fact
 from ..notebook import Notebook
+from . import guard, pages, supersede
+from .memory import CATEGORIES, _same, daily_path, route
 
 SUMMARY_HEADING = "Session summary"
 
@@ -50,7 +50,7 @@ class Outcome:
     corrected: list[dict] = field(default_factory=list)
     refused: list[dict] = field(default_factory=list)
 
-    def only(self, rels: set[str]) -> "Outcome":
+    def only(self, rels: set[str]) -> Outcome:
         """The part of the outcome on these pages (what one commit of it holds); refusals stay with it."""
         def on(items: list[dict]) -> list[dict]:
             return [i for i in items if i.get("path") in rels]

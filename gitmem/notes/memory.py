@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from .. import config
-from . import change, guard, pages, routing, supersede, trailers
-from .change import PageChanged, committable, write_lock  # noqa: F401  (callers import them from here)
 from ..errors import BadRange, EmptyText, GitFailed, PageNotFound, UsageError
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 from ..text import clean_text
+from . import change, guard, pages, routing, supersede, trailers
+from .change import PageChanged, committable, write_lock  # noqa: F401  (callers import them from here)
 
 # category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
 CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [

@@ -13,12 +13,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from . import change, pages, trailers
-from .learned import SUMMARY_HEADING
-from .memory import RANGE, Written, commit_change, committable, line_range, write_lock
 from ..errors import GitFailed, UsageError
 from ..index import confidence
 from ..notebook import Notebook
+from . import change, pages, trailers
+from .learned import SUMMARY_HEADING
+from .memory import RANGE, Written, commit_change, committable, line_range, write_lock
 
 DEFAULT_RETENTION_DAYS = 30
 SUMMARY_ENTRY = re.compile(r"^## \d{2}:\d{2} — " + re.escape(SUMMARY_HEADING) + r"\b")

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
-from ..gitops import commits, hookrun, hooks, merge
-from . import change, instructions
 from ..errors import NotARepo, UsageError
+from ..gitops import commits, hookrun, hooks, merge
 from ..gitops.git import Git
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
 from ..index.maintenance import IndexSummary, Progress, catch_up
 from ..notebook import Notebook, confine
+from . import change, instructions
 
 FLAT_MEMORY = "# Memory\n\nCurated long-term memory. Daily notes live in memory/YYYY-MM-DD.md.\n"
 

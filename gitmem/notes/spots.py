@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
-from . import pages
 from ..errors import GitmemError, NotText, PageNotFound, PathOutside
-from .memory import RANGE, line_range, page_lines
 from ..notebook import Notebook, decode
+from . import pages
+from .memory import RANGE, line_range, page_lines
 
 SHOWN = 5
 

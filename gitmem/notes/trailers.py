@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterator
 
 PREFIX = "Gitmem-"
 MAX_VALUE = 80

@@ -21,7 +21,8 @@ results:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .. import dates
 
@@ -41,7 +42,7 @@ Fetch = Callable[[int, bool], Rows]  # (how many, among temp.cand only?) -> rows
 class Candidates:
     """The candidates of one query on one connection (temp.cand)."""
 
-    def __init__(self, conn: "apsw.Connection", query: "Query", view: "View") -> None:
+    def __init__(self, conn: apsw.Connection, query: Query, view: View) -> None:
         self.conn = conn
         self.view = view
         self.where, self.args = _filters(conn, query, view)
@@ -102,7 +103,7 @@ class Candidates:
         return kept
 
 
-def _broad(conn: "apsw.Connection", query: "Query", view: "View") -> bool:
+def _broad(conn: apsw.Connection, query: Query, view: View) -> bool:
     """Whether the candidates are most of the view: then checking beats listing."""
     if view.kind == "history" or query.tags or query.type or dates.window(query.since, query.until):
         return False
@@ -111,7 +112,7 @@ def _broad(conn: "apsw.Connection", query: "Query", view: "View") -> bool:
     return total > 0 and sum(files.get(g, 0) for g in query.groups) >= BROAD * total
 
 
-def _filters(conn: "apsw.Connection", query: "Query", view: "View") -> tuple[list[str], list[Any]]:
+def _filters(conn: apsw.Connection, query: Query, view: View) -> tuple[list[str], list[Any]]:
     """SQL conditions on view row v, blob b and chunk c that a candidate meets."""
     where, args = ["v.grp IN (%s)" % ",".join("?" * len(query.groups))], list(query.groups)
     for tag in query.tags:
@@ -129,7 +130,7 @@ def _filters(conn: "apsw.Connection", query: "Query", view: "View") -> tuple[lis
     return where, args
 
 
-def _dated(view: "View", window: dates.Window, by: str) -> tuple[str, list[float]]:
+def _dated(view: View, window: dates.Window, by: str) -> tuple[str, list[float]]:
     """A date filter: on the commit date of each text (`commit`), on the date
     in the file name (`file`: daily logs, sessions), or `auto`: the file name
     for daily logs and sessions that have a date in it, the commit date for
@@ -146,7 +147,7 @@ def _dated(view: "View", window: dates.Window, by: str) -> tuple[str, list[float
     return f"(CASE WHEN {has_name} THEN {named} ELSE {commit} END)", [hi, lo, lo, hi]
 
 
-def _name_functions(conn: "apsw.Connection") -> None:
+def _name_functions(conn: apsw.Connection) -> None:
     def start(path: str) -> float | None:
         span = dates.name_span(path)
         return span[0] if span else None

@@ -9,18 +9,19 @@ so FTS5 operators in the input are just words.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from . import candidates, facts, scale, vectors, views
-from .hits import STOPWORDS, WORD, Hit, Results, snippet
 from .. import dates
-from ..index import confidence, embed, embeddings, extracts
-from ..gitops import hookrun
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
+from ..gitops import hookrun
+from ..index import confidence, embed, embeddings, extracts
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
+from . import candidates, facts, scale, vectors, views
+from .hits import STOPWORDS, WORD, Hit, Results, snippet
 
 if TYPE_CHECKING:
     import apsw
@@ -291,7 +292,7 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in unique) if unique else None
 
 
-def _keyword(conn: "apsw.Connection", text: str, cand: candidates.Candidates) -> dict[int, float]:
+def _keyword(conn: apsw.Connection, text: str, cand: candidates.Candidates) -> dict[int, float]:
     """text id -> score in [0, 1]: BM25 relative to the best match."""
     match = fts_query(text)
     if match is None:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 import threading
-from functools import lru_cache
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
 from .hits import STOPWORDS, WORD
@@ -109,7 +110,7 @@ class Reader:
     document's text is its extracted text (page `page` of a PDF), never its source: an HTML
     comment or script that extraction drops must not come back as a hit's fact."""
 
-    def __init__(self, index: "Index") -> None:
+    def __init__(self, index: Index) -> None:
         self.index = index
         self._texts: dict[tuple[int, int | None], str | None] = {}
 
@@ -165,14 +166,14 @@ class Found:
     """An occurrence a search found: its hit, the blob its page is, the revision to blame (None:
     the work tree) and, for a fact row of the index, the fact's lines."""
 
-    hit: "Hit"
+    hit: Hit
     blob: int
     rev: str | None
     span: tuple[int, int] | None = None
     named: bool = False  # its facts were weighed (choose): no fact left means nothing to show
 
 
-def holder(conn: "apsw.Connection", blob: int, start: int, end: int, heading: str, body: str,
+def holder(conn: apsw.Connection, blob: int, start: int, end: int, heading: str, body: str,
            tid: int) -> tuple[int, int, str, str, int]:
     """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
     that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
@@ -184,7 +185,7 @@ def holder(conn: "apsw.Connection", blob: int, start: int, end: int, heading: st
     return (int(row[0]), int(row[1]), row[2], row[3], int(row[4])) if row else (start, end, heading, body, tid)
 
 
-def choose(index: "Index", found: list[Found], query: str, embedder: "Embedder | None",
+def choose(index: Index, found: list[Found], query: str, embedder: Embedder | None,
            reader: Reader | None = None) -> None:
     """Name the best fact of each hit, its lines within the hit's chunk (a fact row: the fact
     itself), never one that a better hit on the same page names already."""
@@ -204,7 +205,7 @@ def choose(index: "Index", found: list[Found], query: str, embedder: "Embedder |
             named.add((f.hit.fact.lines["start"], f.hit.fact.lines["end"]))
 
 
-def cite_found(index: "Index", found: list[Found]) -> None:
+def cite_found(index: Index, found: list[Found]) -> None:
     """What `git blame` says of each named fact's lines (else the chunk's own answer)."""
     cite(index, [(f.hit.fact, f.hit.path, f.rev) for f in found if f.hit.fact is not None])
     for f in found:
@@ -214,7 +215,7 @@ def cite_found(index: "Index", found: list[Found]) -> None:
             hit.fact.date, hit.fact.author, hit.fact.subject = hit.date, hit.author, hit.subject
 
 
-def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
+def cite(index: Index, facts: list[tuple[Fact, str, str | None]]) -> None:
     """Fill each fact's commit, date, author, subject and trailers from `git blame` of its lines
     on page `path` at the revision (None: the work tree): one blame per page and revision."""
     from ..errors import GitFailed
@@ -234,7 +235,7 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     keys = [key for key in keyed.values() if key is not None]
     unknown = provenance.load(index, keys)  # what earlier processes blamed
 
-    def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], "provenance.Blame"]:
+    def blame(key: tuple[str, str | None]) -> dict[tuple[int, int], provenance.Blame]:
         (path, rev), group = key, pages[key]
         try:
             return provenance.of_lines(index.nb, index.forgotten, rev, path,
@@ -246,7 +247,7 @@ def cite(index: "Index", facts: list[tuple[Fact, str, str | None]]) -> None:
     to_blame = sum(1 for key in keyed.values() if key is None or not provenance.is_kept(key))
     blames = dict(zip(pages, _side_by_side(blame, list(pages), to_blame > 1)))
     provenance.keep(index, unknown)  # for the next process
-    named: list[tuple[Fact, "provenance.Blame"]] = []
+    named: list[tuple[Fact, provenance.Blame]] = []
     for key, group in pages.items():
         named += [(fact, blames[key][span]) for fact in group
                   if (span := (fact.lines["start"], fact.lines["end"])) in blames[key]]
@@ -308,8 +309,8 @@ def _lexical(facts: list[Fact], query: str) -> list[float]:
             for bag, head in zip(bags, heads)]
 
 
-def cosines(per_hit: list[list[Fact]], query: str, embedder: "Embedder",
-            index: "Index | None" = None) -> list[list[float] | None]:
+def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
+            index: Index | None = None) -> list[list[float] | None]:
     """Each fact's cosine similarity to the query, in one batch: the facts of hits that have
     more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
     they are judged by their words alone). With the index, facts' vectors go through its

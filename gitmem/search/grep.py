@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..index import db, embed, embeddings
-from .engine import fuse, fts_query, relative
+from .engine import fts_query, fuse, relative
 
 if TYPE_CHECKING:
     from ..index.indexer import Index
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SEMANTIC_MATCH = 0.5
 
 
-def scores(index: "Index", query: str, docs: list[tuple[int, str]],
+def scores(index: Index, query: str, docs: list[tuple[int, str]],
            loader: embed.Background | None) -> tuple[dict[int, float], bool, list[str]]:
     """commit id -> score for the documents that match; whether meaning was
     used; notes."""
@@ -46,7 +46,7 @@ def scores(index: "Index", query: str, docs: list[tuple[int, str]],
     return {cid: fused[cid] for cid in matched}, semantic, notes
 
 
-def _keyword(index: "Index", query: str, docs: list[tuple[int, str]]) -> dict[int, float]:
+def _keyword(index: Index, query: str, docs: list[tuple[int, str]]) -> dict[int, float]:
     match = fts_query(query)
     if match is None or not docs:
         return {}
@@ -59,7 +59,7 @@ def _keyword(index: "Index", query: str, docs: list[tuple[int, str]]) -> dict[in
     return relative(rows)
 
 
-def _semantic(index: "Index", embedder: embed.Embedder, query: str,
+def _semantic(index: Index, embedder: embed.Embedder, query: str,
               docs: list[tuple[int, str]]) -> dict[int, float]:
     import numpy as np
 

@@ -27,12 +27,11 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from ..index import extracts, provenance
-from ..errors import PathOutside
-from ..index.blobs import parse
 from ..dates import iso
+from ..errors import PathOutside
+from ..index import extracts, provenance
+from ..index.blobs import parse
 from ..index.provenance import Origin, of_text
-
 from . import facts
 from .hits import Hit, snippet
 
@@ -61,12 +60,12 @@ class Fate:
     lost: tuple[str, ...]  # the lines of the text the change took away
 
 
-def hits(index: "Index", ranked: list[int], scores: dict[int, float], query: str, limit: int,
-         embedder: "Embedder | None" = None, detail: bool = True) -> list["Hit"]:
+def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
+         embedder: Embedder | None = None, detail: bool = True) -> list[Hit]:
     """Hits for ranked texts over the history view (temp.cand); with `detail`, each names its
     fact, and a superseded one is judged by the fact's lines rather than by the chunk's."""
     walker = Walker(index, embedder, detail)
-    found: list["Hit"] = []
+    found: list[Hit] = []
     seen: set[tuple[str, int | None, str, str]] = set()
     for tid in ranked:
         rows = index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
@@ -82,7 +81,7 @@ def hits(index: "Index", ranked: list[int], scores: dict[int, float], query: str
     return found
 
 
-def runs(index: "Index", path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
+def runs(index: Index, path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
     """Split a text's occurrences on one page into unbroken runs of versions."""
     conn = index.conn
     chunk_of = {r[2]: r[3] for r in rows}
@@ -115,7 +114,7 @@ def _run(versions: list[tuple[int, int, int | None]], chunk_of: dict[Any, int], 
 class Walker:
     """Follows what a text says forward through later versions of its page."""
 
-    def __init__(self, index: "Index", embedder: "Embedder | None" = None, detail: bool = True) -> None:
+    def __init__(self, index: Index, embedder: Embedder | None = None, detail: bool = True) -> None:
         self.index = index
         self.conn = index.conn
         self._pages: dict[int, str] = {}
@@ -204,7 +203,7 @@ class Walker:
         return provenance.commit(self.index, row[0]) if row else None
 
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
-            seen: set[tuple[str, int | None, str, str]]) -> "Hit | None":
+            seen: set[tuple[str, int | None, str, str]]) -> Hit | None:
         conn = self.conn
         start, end, heading, body, blob, page, is_fact = conn.execute(
             """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page, ch.fact
@@ -282,7 +281,7 @@ class Walker:
         top = max(added, key=lambda f: len(wanted & set(facts.words(f.text))))
         return {"text": top.text, "path": fate.path, "lines": top.lines, "commit": self.change(fate)["commit"]}
 
-    def fact(self, hit: "Hit", blob: int, query: str, span: tuple[int, int] | None = None) -> "facts.Fact | None":
+    def fact(self, hit: Hit, blob: int, query: str, span: tuple[int, int] | None = None) -> facts.Fact | None:
         """The hit's best fact, within its chunk's lines (a fact row's: within its own)."""
         text = self.reader.text(blob, hit.path, hit.page)
         lo, hi = span or (hit.lines["start"], hit.lines["end"])
@@ -292,7 +291,7 @@ class Walker:
         hit.fact = facts.best(found, query, cosine)
         return hit.fact
 
-    def cite(self, fact: "facts.Fact | None", path: str, rev: str | None) -> None:
+    def cite(self, fact: facts.Fact | None, path: str, rev: str | None) -> None:
         if fact is not None:
             facts.cite(self.index, [(fact, path, rev)])
 

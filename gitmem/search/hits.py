@@ -35,7 +35,7 @@ class Hit:
     until: str | None = None  # superseded: when it stopped being true
     changed_by: dict[str, Any] | None = None  # superseded: the commit that changed it
     revision: str | None = None  # a commit whose `git show REV:path` has the text at `lines`
-    fact: "Fact | None" = None  # the list item, line or paragraph of the chunk that best answers
+    fact: Fact | None = None  # the list item, line or paragraph of the chunk that best answers
     confidence: float | None = None  # effective confidence of the learned facts in it (index/confidence.py)
     page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
     scope: str = "project"  # the project's notebook, or the person's own (search/scopes.py)
@@ -92,7 +92,7 @@ class Results:
     timing: dict[str, float]
     notes: list[str] = field(default_factory=list)
     view: dict[str, Any] | None = None
-    evidence: "Evidence | None" = None  # how well the best match answers the query (scale.py)
+    evidence: Evidence | None = None  # how well the best match answers the query (scale.py)
     full: bool = False  # the JSON record carries every field of each result (record)
 
     def record(self) -> dict[str, Any]:

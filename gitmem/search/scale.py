@@ -98,7 +98,7 @@ def keyword_weight(keyword: float | None) -> float:
     return KEYWORD_WEIGHT_FLOOR + (1 - KEYWORD_WEIGHT_FLOOR) * _line(keyword, KEYWORD_NONE, KEYWORD_FULL)
 
 
-def coverage(conn: "apsw.Connection", terms: list[str], texts: list[int]) -> float | None:
+def coverage(conn: apsw.Connection, terms: list[str], texts: list[int]) -> float | None:
     """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds."""
     if not terms or not texts:
         return None if not terms else 0.0

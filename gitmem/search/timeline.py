@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..index import embed
 from .. import dates
+from ..dates import iso
 from ..errors import EmptyText
+from ..index import embed
+from ..index.diffs import Commit, Differ, PageChange
 from ..index.documents import kind_of
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
-from ..dates import iso
-from ..index.diffs import Commit, Differ, PageChange
 
 if TYPE_CHECKING:
     import apsw
@@ -98,7 +98,7 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
         index.close()
 
 
-def _commits(conn: "apsw.Connection", window: dates.Window) -> list[Commit]:
+def _commits(conn: apsw.Connection, window: dates.Window) -> list[Commit]:
     lo = window.start if window.start is not None else -1e18
     hi = window.end if window.end is not None else 1e18
     rows = conn.execute("""SELECT c.id, c.oid, c.time, c.author, c.email, c.subject, group_concat(ch.path, char(0))
@@ -111,7 +111,7 @@ def _commits(conn: "apsw.Connection", window: dates.Window) -> list[Commit]:
     return [Commit(r[0], r[1], r[2], r[3], r[4], r[5], set(r[6].split("\0"))) for r in rows]
 
 
-def _following(commits: list[Commit], page: str, differ: "Differ") -> list[Commit]:
+def _following(commits: list[Commit], page: str, differ: Differ) -> list[Commit]:
     """The commits that changed `page`, following it back through renames."""
     names = {page}
     kept = []
@@ -127,7 +127,7 @@ def _following(commits: list[Commit], page: str, differ: "Differ") -> list[Commi
     return kept
 
 
-def _merged(nb: Notebook, parents: tuple[str, ...], hide: "Matcher") -> list[dict[str, str]]:
+def _merged(nb: Notebook, parents: tuple[str, ...], hide: Matcher) -> list[dict[str, str]]:
     out = []
     for side in parents[1:]:
         for c in reversed(list(nb.git.first_parent_log(side, parents[0], nb.prefix))):

@@ -20,9 +20,10 @@ token in the index's meta table whenever it changes a vector
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection
+from typing import TYPE_CHECKING, Any
 
 from ..index import db
 
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Matrix:
-    ids: "np.ndarray"  # int64 text ids, one per row
-    unit: "np.ndarray"  # float32 rows scaled to length 1 (zero rows stay zero)
+    ids: np.ndarray  # int64 text ids, one per row
+    unit: np.ndarray  # float32 rows scaled to length 1 (zero rows stay zero)
 
     def nearest(self, query: bytes, n: int, among: Collection[int] | None = None) -> list[tuple[int, float]]:
         """The n rows most similar to `query` (among those ids, if given), best first, as
@@ -53,7 +54,7 @@ class Matrix:
         order = rows[np.lexsort((self.ids[rows], -sims[rows]))][:n]
         return [(int(self.ids[i]), float(1.0 - sims[i])) for i in order]
 
-    def similarities(self, query: bytes) -> "np.ndarray":
+    def similarities(self, query: bytes) -> np.ndarray:
         """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
         import numpy as np
 
@@ -77,7 +78,7 @@ _cache: dict[str, tuple[str | None, Matrix]] = {}
 _lock = threading.Lock()
 
 
-def matrix(conn: "apsw.Connection", path: Path) -> Matrix:
+def matrix(conn: apsw.Connection, path: Path) -> Matrix:
     """Every stored vector of the index at `path`, kept in this process until they change."""
     token = db.get_meta(conn, "vectors")
     key = str(path)
@@ -90,7 +91,7 @@ def matrix(conn: "apsw.Connection", path: Path) -> Matrix:
         return found
 
 
-def _read(conn: "apsw.Connection") -> Matrix:
+def _read(conn: apsw.Connection) -> Matrix:
     import numpy as np
 
     dim = int(db.get_meta(conn, "dim") or 0)
@@ -108,7 +109,7 @@ def _read(conn: "apsw.Connection") -> Matrix:
     return Matrix(ids, np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0))
 
 
-def _from_storage(conn: "apsw.Connection", dim: int) -> list[tuple[Any, Any]] | None:
+def _from_storage(conn: apsw.Connection, dim: int) -> list[tuple[Any, Any]] | None:
     """(ids, vectors) per vec0 chunk, valid slots only; None if the storage is not the layout we know."""
     import numpy as np
 

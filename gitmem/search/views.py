@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import dates
+from ..dates import iso
 from ..errors import GitmemError, UsageError
 from ..index import extracts
 from ..index.db import LIVE_VIEW
-from ..dates import iso
 from ..index.provenance import Origin, of_text
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class View:
     pages: dict[str, Origin] | None = None  # off the chain: the commit that last changed each page
     notes: list[str] = field(default_factory=list)
 
-    def origin(self, index: "Index", path: str, version: int | None, text: int) -> Origin:
+    def origin(self, index: Index, path: str, version: int | None, text: int) -> Origin:
         """Where a chunk's text in this view came from."""
         if self.pages is not None:
             return self.pages.get(path, Origin(None, None, None, None))
@@ -93,7 +93,7 @@ def history() -> View:
     return View("history", HISTORY_VIEW)
 
 
-def build(index: "Index", at: str | None, whole_history: bool) -> View:
+def build(index: Index, at: str | None, whole_history: bool) -> View:
     if at and whole_history:
         raise UsageError("--at and --history do not go together",
                          "use --at REV for one revision, or --history for all of them")
@@ -102,7 +102,7 @@ def build(index: "Index", at: str | None, whole_history: bool) -> View:
     return at_revision(index, at) if at else live()
 
 
-def resolve(nb: "Notebook", value: str) -> Revision:
+def resolve(nb: Notebook, value: str) -> Revision:
     """The commit a REV, DATE or period names. A date (or a period back from
     now) names the last commit on HEAD's first-parent chain, by commit date, at
     or before it that changed the notebook."""
@@ -128,7 +128,7 @@ def resolve(nb: "Notebook", value: str) -> Revision:
     return Revision(value, c.oid, c.time, c.subject)
 
 
-def at_revision(index: "Index", value: str) -> View:
+def at_revision(index: Index, value: str) -> View:
     """The notebook exactly as it stood at a revision."""
     nb = index.nb
     rev = resolve(nb, value)
@@ -147,7 +147,7 @@ def at_revision(index: "Index", value: str) -> View:
     return _off_chain(index, rev)
 
 
-def _off_chain(index: "Index", rev: Revision) -> View:
+def _off_chain(index: Index, rev: Revision) -> View:
     nb = index.nb
     entries = {}
     for entry in nb.git.tree(rev.commit, nb.prefix):
@@ -176,7 +176,7 @@ def _off_chain(index: "Index", rev: Revision) -> View:
                 revision=rev, first_parent=False, pages=pages)
 
 
-def pending(index: "Index", view: View, facts: bool = True) -> int:
+def pending(index: Index, view: View, facts: bool = True) -> int:
     """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
     only = "" if facts else "AND c.fact = 0"
     return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
@@ -184,7 +184,7 @@ def pending(index: "Index", view: View, facts: bool = True) -> int:
                                       WHERE t.embedded = 0 {only}""").fetchone()[0])
 
 
-def total(index: "Index", view: View) -> int:
+def total(index: Index, view: View) -> int:
     """How many texts the view has (all of them wait for a new model)."""
     return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
                                        JOIN chunks c ON c.blob = v.blob""").fetchone()[0])

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import facts
 from ..dates import iso
 from ..errors import BadRange, GitFailed, GitmemError, UsageError
 from ..index import forgotten, provenance
+from . import facts
 
 if TYPE_CHECKING:
     from ..gitops.log import Commit
@@ -51,7 +51,7 @@ class Why:
     notes: list[str] = field(default_factory=list)
 
 
-def why(nb: "Notebook", spec: str) -> Why:
+def why(nb: Notebook, spec: str) -> Why:
     """The chain of the fact on line LINE of page PATH (as the work tree has it)."""
     match = SPEC.match(spec.strip())
     if not match:
@@ -83,7 +83,7 @@ def why(nb: "Notebook", spec: str) -> Why:
     return Why(rel, number, record, last, chain[-1] if chain else last, chain[:MAX_CHANGES], notes)
 
 
-def _chain(nb: "Notebook", withheld: "forgotten.Matcher", blame: provenance.Blame) -> list[Step]:
+def _chain(nb: Notebook, withheld: forgotten.Matcher, blame: provenance.Blame) -> list[Step]:
     """Every commit that changed the fact's lines up to blame's commit, newest first."""
     if blame.commit is None or blame.path is None or blame.lines is None:
         return []
@@ -95,5 +95,5 @@ def _chain(nb: "Notebook", withheld: "forgotten.Matcher", blame: provenance.Blam
     return [_step(c, withheld, wrote.get(c.oid, {})) for c in log]
 
 
-def _step(c: "Commit", withheld: "forgotten.Matcher", wrote: dict[str, str]) -> Step:
+def _step(c: Commit, withheld: forgotten.Matcher, wrote: dict[str, str]) -> Step:
     return Step(c.oid, iso(c.time), c.author, withheld.subject(c.subject), wrote)

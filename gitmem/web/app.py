@@ -7,9 +7,10 @@ same domain functions as the CLI, in a worker thread."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -21,8 +22,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from ..errors import (BadRange, EmptyText, GitmemError, PageNotFound, PathOutside, UsageError, from_machine, log_bug,
-                      new_bug_id)
+from ..errors import (
+    BadRange,
+    EmptyText,
+    GitmemError,
+    PageNotFound,
+    PathOutside,
+    UsageError,
+    from_machine,
+    log_bug,
+    new_bug_id,
+)
 from ..markdown import unlearned, untrailered
 from ..notebook import Notebook
 from .jobs import Rebuild

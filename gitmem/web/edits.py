@@ -219,19 +219,19 @@ def _text(form: Any, name: str) -> str:
     return str(form.get(name, "")).replace("\r\n", "\n")
 
 
-async def _shown(web: "Web", text: str, path: str) -> str:
+async def _shown(web: Web, text: str, path: str) -> str:
     """The preview of a form shown again, rendered off the event loop: the text may be big and hostile."""
     return await run_in_threadpool(_preview, web, text, path)
 
 
-def _preview(web: "Web", text: str, path: str) -> str:
+def _preview(web: Web, text: str, path: str) -> str:
     from ..search.links import pages
 
     rendered = render(text, path, web.remote_images, pages(web.notebook()))  # wikilinks resolve as on the page
     return web.templates.get_template("preview.html").render(rendered=rendered)
 
 
-def _editor(web: "Web", request: Request, path: str, text: str, original: str, code: int = 200,
+def _editor(web: Web, request: Request, path: str, text: str, original: str, code: int = 200,
             preview: str | None = None, **extra: Any) -> Response:
     shown = _preview(web, text, path) if preview is None else preview
     return web.page(request, "edit.html", code, nav="browse", path=path, text=text, original=packed(original),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import time
 import posixpath
+import time
 from dataclasses import dataclass, field
 
 from ..dates import iso
@@ -68,7 +68,7 @@ class Node:
     name: str
     path: str  # notebook-relative
     folder: bool
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     open: bool = False  # a folder on the way to the page shown
 
 

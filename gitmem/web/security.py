@@ -26,7 +26,8 @@ import ipaddress
 import json
 import re
 import secrets
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 Scope = dict[str, Any]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import socket
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..errors import UsageError
 from .security import allowed_hosts, is_loopback

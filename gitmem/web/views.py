@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .app import Web
 
 
-def app_of(request: Request) -> "Web":
+def app_of(request: Request) -> Web:
     """The app's shared state (notebook root, CSRF secret, templates, rebuild job)."""
     return request.app.state.web  # type: ignore[no-any-return]
 
