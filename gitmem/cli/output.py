@@ -171,6 +171,8 @@ def why(w: Any) -> str:
     if len(w.changes) > 2:
         out.append(f"changed {len(w.changes)} times:")
         out.extend(f"  {_step(s)}" for s in w.changes)
+    if getattr(w, "backlinks", None):
+        out.append("page linked from " + ", ".join(f"{shown(b.path)}:{b.line}" for b in w.backlinks))
     out.extend(f"note: {n}" for n in w.notes)
     return "\n".join(out)
 

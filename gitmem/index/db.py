@@ -124,6 +124,19 @@ MIGRATIONS: list[tuple[int, str]] = [
     DELETE FROM chunks WHERE blob IN (SELECT id FROM blobs WHERE flags LIKE '%conflict%');
     UPDATE blobs SET chunked = 0 WHERE flags LIKE '%conflict%';
     """),
+    # 13: each page's outgoing links (index/links.py), stored when its blob is chunked, looked up
+    # by the target's last name for backlinks; blobs chunked before this are read once more
+    # (`linked`), the live ones at the next sync ('links' pending), others when they come back
+    (13, """
+    CREATE TABLE links(
+        blob INTEGER NOT NULL REFERENCES blobs(id), line INTEGER NOT NULL, target TEXT NOT NULL,
+        name TEXT NOT NULL, heading TEXT, label TEXT, embed INTEGER NOT NULL DEFAULT 0,
+        markdown INTEGER NOT NULL DEFAULT 0, text TEXT NOT NULL);
+    CREATE INDEX links_blob ON links(blob, line);
+    CREATE INDEX links_name ON links(name);
+    ALTER TABLE blobs ADD COLUMN linked INTEGER NOT NULL DEFAULT 0;
+    INSERT OR REPLACE INTO meta VALUES('links', 'pending');
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [

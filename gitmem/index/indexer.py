@@ -31,7 +31,7 @@ from ..gitops.lock import FileLock
 from ..gitops.log import Commit
 from ..markdown import body_offset
 from ..notebook import Notebook
-from . import chunker, db, extracts, forgotten, provenance, unreachable
+from . import chunker, db, extracts, forgotten, links, provenance, unreachable
 from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 
@@ -177,6 +177,7 @@ class Index:
                 before = self._sync_history(head, report, progress) if self.meta("commit") != (head or "") else {}
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
+                links.fill(self)  # live pages whose links were never read (indexed before links were)
                 if before:
                     report.unreachable = unreachable.purge(self, before)
                 if rechunk:
@@ -195,7 +196,7 @@ class Index:
         if self.meta("commit") != (head or "") or self.meta("chunker") != s.chunker_signature() \
                 or self.meta("layout") != s.layout_signature():
             return False
-        if (self.meta("forgotten") or "") != forgotten.signature(self.nb):
+        if (self.meta("forgotten") or "") != forgotten.signature(self.nb) or links.pending(self):
             return False
         rows = self._worktree_rows()
         return rows.keys() == work.keys() and all(_unchanged(rows[p], work[p]) for p in rows)
@@ -378,6 +379,7 @@ class Index:
                 "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
                 (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
         report.blobs_chunked += 1
+        links.store(self.conn, bid, links.linkable(self, parsed))
         spans, seq = set(), -1
         for seq, piece, body in self.pieces(parsed):
             tid = self.text_row(body, report)

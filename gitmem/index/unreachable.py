@@ -58,7 +58,7 @@ def purge(index: Index, before: dict[int, set[str]]) -> int:
         if has_vectors:
             conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
         conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
-    for table, column in (("chunks", "blob"), ("documents", "blob"), ("blobs", "id")):
+    for table, column in (("chunks", "blob"), ("links", "blob"), ("documents", "blob"), ("blobs", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(b,) for b in gone])
     conn.execute("DELETE FROM blames")  # kept blames were made at commits that may be among them
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")  # old segments still hold the words

@@ -1,9 +1,10 @@
 """A page's links, both ways: the pages it links to and the pages that link to it
-(`git mem links PAGE`, the page view's "Linked from", /api/links).
+(`git mem links PAGE`, the page view's "Linked from", /api/links, `git mem why`).
 
-Read from the notebook as it is now (the work tree's notes), so a link typed a
-second ago counts. Private pages are left out of both lists: their names and
-lines never reach an agent through a backlink.
+Read from the index (index/links.py), caught up first like every read, so a link
+typed a second ago counts. Private pages are left out of both lists: their names and
+lines never reach an agent through a backlink (a private page's own outgoing links are
+read from the page itself, for the person who asks about it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import NotText, PageNotFound
-from ..links import new_page_for, resolve, wikilinks
+from ..index import links as stored
+from ..index.indexer import Index, recovering
+from ..links import Link, every_link, new_page_for, target_of
 from ..notebook import Notebook
 
 
@@ -41,30 +44,39 @@ def pages(nb: Notebook) -> list[str]:
     return sorted(found)
 
 
-def _private(text: str) -> bool:
-    from ..index.blobs import parse
-
-    return bool(parse(text.encode("utf-8", "surrogatepass")).private)
-
-
+@recovering
 def links(nb: Notebook, page: str) -> Links:
     """What `page` links to, and which pages link to it (with the line of each link)."""
     rel = nb.page(page, must_exist=True)
-    every = pages(nb)
-    out = Links(rel)
-    for path in every:
-        try:
-            text = nb.read(path)
-        except (NotText, PageNotFound, OSError):  # a binary or vanished file is no page to link from
-            continue
-        if _private(text) and path != rel:
-            continue
-        lines = text.split("\n")
-        for link in wikilinks(text):
-            target = resolve(link.target, every, path)
-            if path == rel:
-                out.outgoing.append(LinkLine(target or new_page_for(link.target), link.line,
-                                             lines[link.line - 1].strip(), link.heading, target is not None))
-            if target == rel and path != rel:
-                out.backlinks.append(LinkLine(path, link.line, lines[link.line - 1].strip(), link.heading))
-    return out
+    index = Index(nb)
+    try:
+        index.sync()
+        every = pages(nb)
+        out = Links(rel)
+        mine = [(s.link, s.text) for s in stored.outgoing(index.conn, rel)]
+        if not mine and stored.private(index.conn, rel):
+            mine = _read(nb, rel)
+        for link, text in mine:
+            target = target_of(link, every, rel)
+            out.outgoing.append(LinkLine(target or new_page_for(link.target), link.line, text, link.heading,
+                                         target is not None))
+        out.backlinks = backlinks(index, rel, every)
+        return out
+    finally:
+        index.close()
+
+
+def backlinks(index: Index, rel: str, every: list[str]) -> list[LinkLine]:
+    """The links on other (not private) pages that point at `rel`, from the index as it stands."""
+    return [LinkLine(s.path, s.link.line, s.text, s.link.heading) for s in stored.naming(index.conn, rel)
+            if target_of(s.link, every, s.path) == rel]
+
+
+def _read(nb: Notebook, rel: str) -> list[tuple[Link, str]]:
+    """A private page's links, read from the page (the index keeps nothing of it)."""
+    try:
+        text = nb.read(rel)
+    except (NotText, PageNotFound, OSError):
+        return []
+    lines = text.split("\n")
+    return [(link, lines[link.line - 1].strip()) for link in every_link(text)]

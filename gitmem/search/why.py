@@ -9,7 +9,8 @@ Its chain, from git:
   other words;
 - changes: every commit in between that touched them, newest first;
 and for each commit gitmem made, what made it (its Gitmem-* trailers: the verb,
-and the agent, session or MCP client when known).
+and the agent, session or MCP client when known); and the page's backlinks (the
+pages that link to it, from the index; private ones left out).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..dates import iso
 from ..errors import BadRange, GitFailed, GitmemError, UsageError
 from ..index import forgotten, provenance
-from . import facts
+from . import facts, links
 
 if TYPE_CHECKING:
     from ..gitops.log import Commit
@@ -49,6 +50,7 @@ class Why:
     introduced: Step | None
     changes: list[Step]
     notes: list[str] = field(default_factory=list)
+    backlinks: list[Any] = field(default_factory=list)  # links.LinkLine: the pages linking to this one
 
 
 def why(nb: Notebook, spec: str) -> Why:
@@ -74,13 +76,14 @@ def why(nb: Notebook, spec: str) -> Why:
         blame = provenance.of_lines(nb, withheld, None, rel, [span]).get(span)
     except GitFailed:  # git does not track the page yet
         blame = None
+    linked = links.links(nb, rel).backlinks
     if blame is None or blame.commit is None:
         return Why(rel, number, record, None, None, [], ["not committed yet: the work tree holds changes to "
-                                                          "these lines that no commit has"])
+                                                          "these lines that no commit has"], linked)
     last = Step(blame.commit, blame.date or "", blame.author or "", blame.subject or "", blame.wrote)
     chain = _chain(nb, withheld, blame)
     notes = [] if chain else ["git log -L could not follow these lines back; only blame's answer is shown"]
-    return Why(rel, number, record, last, chain[-1] if chain else last, chain[:MAX_CHANGES], notes)
+    return Why(rel, number, record, last, chain[-1] if chain else last, chain[:MAX_CHANGES], notes, linked)
 
 
 def _chain(nb: Notebook, withheld: forgotten.Matcher, blame: provenance.Blame) -> list[Step]:
