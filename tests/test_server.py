@@ -12,7 +12,7 @@ from gitmem.cli.main import cli
 from gitmem.gitops.repo import open_notebook
 from tests.conftest import Mem
 
-TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget",
+TOOL_NAMES = ["context", "remember", "daily", "write", "get", "recall", "search", "log", "why", "forget", "mv",
               "goal_add", "goal_update", "goals", "watch", "watch_list", "unwatch", "plan", "plan_update",
               "session_changes"]
 # CLI parameter -> tool parameter, where the names differ; None: not offered to agents.
@@ -92,7 +92,7 @@ def test_writes_go_through_the_same_domain_functions(mem: Mem) -> None:
                                             "('allow' was unexpected) (see the input schema of daily in tools/list)"),
     ("context", {"date": "2026-13-40"}, "error: not a date: '2026-13-40' (give the day as YYYY-MM-DD, "
                                         "e.g. date=2026-02-20)"),
-    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, goal_add, goal_update, goals, log, plan, "
+    ("forgetful", {}, "error: no tool 'forgetful' (use one of context, daily, forget, get, goal_add, goal_update, goals, log, mv, plan, "
          "plan_update, recall, remember, search, session_changes, unwatch, watch, watch_list, why, write)"),
 ])
 def test_errors_are_tool_errors_that_name_the_fix(mem: Mem, name: str, args: dict, error: str) -> None:
@@ -238,6 +238,20 @@ def test_history_options_and_log_through_mcp(mem: Mem) -> None:
     assert not ok and error.startswith("error: since and from say the same thing")
 
 
+def test_mv_through_mcp(mem: Mem) -> None:
+    mem.write("a.md", "# A\n\n- see [[b]]\n")
+    mem.write("b.md", "# B\n")
+    mem.commit("pages")
+    h = handler(mem)
+    ok, plan = h.call("mv", {"old": "b.md", "new": "c.md", "dry_run": True})
+    assert ok and plan["pages"] == [{"path": "a.md", "links": 1}] and (mem.path / "b.md").exists()
+    ok, moved = h.call("mv", {"old": "b.md", "new": "c.md"})
+    assert ok and moved["commit"] == mem.git("rev-parse", "HEAD").strip()
+    assert (mem.path / "a.md").read_text() == "# A\n\n- see [[c]]\n"
+    ok, error = h.call("mv", {"old": "c.md", "new": "a.md"})
+    assert not ok and error.startswith("error: a.md exists already")
+
+
 def test_forget_through_mcp(mem: Mem) -> None:
     mem("remember", "The spare key is under the blue pot")
     h = handler(mem)
@@ -254,7 +268,7 @@ def test_every_tool_says_whether_it_reads_or_destroys(tool: server.Tool) -> None
     replace a page) are destructive; nothing reaches outside the notebook."""
     reads = {"context", "get", "recall", "search", "log", "why", "goals", "watch_list", "plan", "session_changes"}
     assert tool.hints["readOnlyHint"] is (tool.name in reads)
-    assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write", "unwatch", "plan_update"})
+    assert tool.hints["destructiveHint"] is (tool.name in {"forget", "write", "mv", "unwatch", "plan_update"})
     assert tool.hints["openWorldHint"] is False
 
 

@@ -27,7 +27,7 @@ from .. import dates, records
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
-from ..notes import forget, goals, memory, plan, trailers, watch
+from ..notes import forget, goals, memory, plan, rename, trailers, watch
 from ..notes import scopes as note_scopes
 from ..search import engine as search
 from ..search import scopes, timeline, why
@@ -200,6 +200,13 @@ TOOLS: list[Tool] = [
          {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
           "every": boolean("Remove every line that holds it (needed when more than one does).")},
          ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False), agent=True), REMOVES),
+    Tool("mv", "Rename a page (one commit), and the links to it on other pages with it; refuses an existing "
+         "NEW. dry_run=true says which pages' links would change.",
+         {"old": string("The page's path, e.g. projects/apollo.md."), "new": string("Its new path."),
+          "no_links": boolean("Leave the links to it as they are."),
+          "dry_run": boolean("Rename nothing; say what would change.")},
+         ("old", "new"), lambda nb, a: rename.plan(nb, a["old"], a["new"]) if a.get("dry_run") else
+         rename.move(nb, a["old"], a["new"], links=not a.get("no_links", False)), REWRITES),
     Tool("goal_add", "Add an active goal (a page under goals/, progress 0), as one commit; the result's id names "
          "it. Link the notebook facts it concerns with facts=['PATH:LINE'].",
          {"title": string("The goal, in a few words."), "description": string("What it is about."),

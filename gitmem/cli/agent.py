@@ -180,7 +180,7 @@ def mcp_server() -> None:
     """Serve the notebook as MCP tools on stdio, for agents.
 
     Tools: context, remember, daily, write, get, recall, search, log, why,
-    forget, goal_add, goal_update, goals, watch, watch_list, unwatch, plan,
+    forget, mv, goal_add, goal_update, goals, watch, watch_list, unwatch, plan,
     plan_update, session_changes. Each returns the JSON its command prints
     with --json (a write adds its session's summary: "this session: 2
     remembered, 1 updated"); errors come back as tool errors that name the

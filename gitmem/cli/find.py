@@ -154,8 +154,10 @@ def links(page: str, as_json: bool) -> None:
     """The pages a page links to, and the pages that link to it (backlinks).
 
     Links are wikilinks as Obsidian writes them: [[page]], [[page|label]],
-    [[page#heading]], ![[page]]. A target is a path from the notebook's top
-    (.md optional) or a page's name anywhere in it. Private pages are left out.
+    [[page#heading]], ![[page]], and markdown links to a page, [x](page.md).
+    A wikilink's target is a path from the notebook's top (.md optional) or a
+    page's name anywhere in it. Links are kept in the index, caught up like
+    everything else on each read. Private pages are left out.
 
     \b
     Examples:

@@ -256,4 +256,35 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
     show(page, as_json, output.page)
 
 
-COMMANDS = [init, remember, daily, write, forget, get]
+@click.command("mv")
+@click.argument("old")
+@click.argument("new")
+@click.option("--no-links", is_flag=True, help="Rename the page only; leave the links to it as they are.")
+@click.option("--dry-run", is_flag=True, help="Say which pages' links would change; rename nothing.")
+@json_option
+def mv(old: str, new: str, no_links: bool, dry_run: bool, as_json: bool) -> None:
+    """Rename a page, and the links to it on other pages, as one commit.
+
+    Like git mv for a notebook page: NEW must not exist, and the page must be
+    committed. Links to it follow it ([[old]], [[old|label]], [[old#heading]],
+    ![[old]], [x](old.md)), each keeping its form; private pages are left
+    alone. Paths are relative to the current folder, as in git.
+
+    \b
+    Examples:
+      git mem mv projects/apollo.md projects/apollo-2026.md
+      git mem mv ideas/draft.md archive/draft.md --no-links
+      git mem mv reference/contacts.md reference/people.md --dry-run --json
+    """
+    from ..notes import rename
+    from . import output
+
+    nb = notebook()
+    old_rel, new_rel = page_path(nb, old), page_path(nb, new)
+    if dry_run:
+        show(rename.plan(nb, old_rel, new_rel), as_json, output.moved)
+        return
+    show(rename.move(nb, old_rel, new_rel, links=not no_links), as_json, output.moved)
+
+
+COMMANDS = [init, remember, daily, write, forget, get, mv]

@@ -488,6 +488,20 @@ def pruned(p: Any) -> str:
     return "\n".join(out)
 
 
+def moved(m: Any) -> str:
+    """'renamed OLD -> NEW (commit X)', then each page whose links changed."""
+    verb = "would rename" if m.dry_run else "renamed"
+    commit = "" if m.dry_run else f" (commit {m.commit[:7] if m.commit else '-'})"
+    out = [f"{verb} {shown(m.old)} -> {shown(m.new)}{commit}"]
+    if m.pages:
+        out.append(f"{'would update' if m.dry_run else 'updated'} {m.links} link{'s' if m.links != 1 else ''} "
+                   f"in {len(m.pages)} page{'s' if len(m.pages) != 1 else ''}:")
+        out.extend(f"  {shown(p.path)} ({p.links})" for p in m.pages)
+    if m.hint:
+        out.append(f"hint: {m.hint}")
+    return "\n".join(out)
+
+
 def links(found: Any) -> str:
     """'links from PAGE' then 'linked from', one line a link: PATH:LINE  the line."""
     lines = [f"{shown(found.page)}"]

@@ -49,9 +49,11 @@ def commit(git: Git, paths: list[str], message: str,
 
 
 def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
-                 trailers: list[tuple[str, str]] | None = None, base: str | None = UNREAD) -> tuple[str | None, bool]:
-    """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), and nothing
-    else: not the work tree, not what is staged. Returns (new commit or None if the tree
+                 trailers: list[tuple[str, str]] | None = None, base: str | None = UNREAD,
+                 removed: tuple[str, ...] = ()) -> tuple[str | None, bool]:
+    """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), without the
+    `removed` paths (a renamed page's old name), and nothing else: not the work tree, not what
+    is staged. Returns (new commit or None if the tree
     would not change, whether the fallback identity signed it).
 
     The commit is made through a temporary index (hooks run as for any commit). Then git's
@@ -78,39 +80,43 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
         if git.head() != head:
             raise HeadMoved("HEAD moved while gitmem built its commit; nothing was committed",
                             "run the command again")
-        oids, tree = _stage(git, head, files, temp)
+        oids, tree = _stage(git, head, files, temp, removed)
         if head and tree == tree_id(git, head):
             return None, False
-        new = _commit_and_restage(git, head, oids, staged or {}, message, temp, tree)
+        new = _commit_and_restage(git, head, oids, staged or {}, message, temp, tree, removed)
     finally:
         for leftover in (scratch, scratch.with_name(scratch.name + ".lock")):
             leftover.unlink(missing_ok=True)
     return new, fallback
 
 
-def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, str]) -> tuple[dict[str, str], str]:
-    """HEAD's tree with these files, written in the private index `env` names: (path -> blob, tree)."""
+def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, str],
+           removed: tuple[str, ...] = ()) -> tuple[dict[str, str], str]:
+    """HEAD's tree with these files and without `removed`, written in the private index `env`
+    names: (path -> blob, tree)."""
     git.run("read-tree", *([head] if head else ["--empty"]), env=env)
     oids = {path: _store(git, data) for path, data in files.items()}
     for path, oid in oids.items():
         git.run("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
+    if removed:
+        git.run("update-index", "--force-remove", "--", *removed, env=env)
     return oids, git.run("write-tree", env=env).decode().strip()
 
 
 def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
-                        message: str, env: dict[str, str], tree: str) -> str:
+                        message: str, env: dict[str, str], tree: str, removed: tuple[str, ...] = ()) -> str:
     """Commit the private index, then bring git's own index along (see commit_files); the commit."""
     try:
         git.run("commit", "-q", "--no-edit", "-m", message, env=env)
     except GitFailed:
         try:  # the change stays staged, as `git add` would have left it
-            _restage(git, head, oids, staged)
+            _restage(git, head, oids, staged, removed)
         except GitFailed:
             pass
         raise
     new = _on_base(git, head, tree)
     try:
-        _restage(git, head, oids, staged)
+        _restage(git, head, oids, staged, removed)
     except GitFailed as exc:
         raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
                               "so that git status does not show the commit undone, run: git reset -q -- "
@@ -157,9 +163,15 @@ def _store(git: Git, data: bytes) -> str:
         raise GitFailed(f"git could not store the page: {exc.strerror or exc}") from exc
 
 
-def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes]) -> None:
+def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
+             removed: tuple[str, ...] = ()) -> None:
     """Point git's index at the new blobs for the paths where it held HEAD's version (or nothing,
-    where HEAD had nothing); where a person staged their own version, at `staged[path]`."""
+    where HEAD had nothing); where a person staged their own version, at `staged[path]`. A
+    removed path leaves git's index where the index held HEAD's version of it."""
+    gone = [path for path in removed if (entry := git.index_entry(path)) is not None
+            and [entry[2]] == ([e.oid for e in git.tree(head, path) if e.path == path] if head else [])]
+    if gone:
+        indexlock.retry(git, lambda: git.run("update-index", "--force-remove", "--", *gone))
     for path, oid in oids.items():
         entry = git.index_entry(path)
         at_head = git.tree(head, path) if head else []
