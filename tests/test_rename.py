@@ -103,3 +103,30 @@ def test_mv_refuses_what_it_must_not_do(mem: Mem) -> None:
     assert mem.git("rev-parse", "HEAD") == head and (mem.path / "projects/apollo.md").exists()
     # a name with no note suffix is a page name (.md added), as for every verb
     assert mem.json("mv", "projects/apollo", "projects/apollo-2")["new"] == "projects/apollo-2.md"
+
+
+def test_web_rename_form_counts_links_and_api_refuses_unknown_fields(mem: Mem) -> None:
+    from tests.test_web import API, client, csrf
+
+    _linked(mem)
+    c = client(mem)
+    page = c.get("/page/projects/apollo.md").text
+    assert '<a href="/rename/projects/apollo.md">Rename…</a>' in page
+    form = c.get("/rename/projects/apollo.md").text
+    assert 'Update 4 links in 1 page</label>' in form and "<li>daily/2026-11-25.md</li>" in form
+    assert "knowledge/secret.md" not in form  # a private page is never counted or named
+    bad = c.post("/api/mv", json={"old": "projects/apollo.md", "new": "x.md", "links": True}, headers=API)
+    assert bad.status_code == 400 and bad.json()["error"] == "unknown field 'links'"
+    assert c.post("/api/mv", json={"old": "projects/apollo.md", "new": "x.md"}).status_code == 403  # no X-Gitmem
+    taken = c.post("/api/mv", json={"old": "projects/apollo.md", "new": "reference/contacts.md"}, headers=API)
+    assert taken.status_code == 422 and taken.json()["error"].startswith("reference/contacts.md exists already")
+    done = c.post("/api/mv", json={"old": "projects/apollo.md", "new": "archive/apollo.md", "no_links": True},
+                  headers=API).json()
+    head = mem.git("rev-parse", "HEAD").strip()
+    assert (done["new"], done["pages"], done["commit"]) == ("archive/apollo.md", [], head)
+    assert "[[projects/apollo#Risks|risks]]" in (mem.path / "daily/2026-11-25.md").read_text()
+    # without the app's script the form posts to /rename/PATH, which does the same and redirects
+    moved = c.post("/rename/archive/apollo.md", data={"csrf": csrf(c), "new": "projects/apollo.md", "links": "1"})
+    assert moved.status_code == 303
+    assert moved.headers["location"] == "/page/projects/apollo.md?flash=renamed%20from%20archive/apollo.md"
+    assert "renamed from archive/apollo.md" in c.get(moved.headers["location"]).text

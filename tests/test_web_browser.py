@@ -367,3 +367,34 @@ def test_a_hostile_note_loads_nothing_remote_and_triggers_nothing(served: Served
     assert [u for _, u in requests if not u.startswith(served.url)] == []  # nothing remote was fetched
     assert [(m, u) for m, u in requests if m != "GET"] == [("POST", served.url + "preview")]
     assert "hostile.md" in served.mem.git("ls-files") and served.mem.git("status", "--short") == ""
+
+
+def test_rename_from_the_pages_menu_updates_its_links_in_one_commit(served: Served, page) -> None:
+    mem = served.mem
+    mem.write("projects/apollo.md", "# Apollo\n\n- plan: [[plan]] and [the plan](../knowledge/plan.md)\n")
+    mem.commit("apollo")
+    before = mem.git("rev-parse", "HEAD").strip()
+    page.goto(served.url + "page/knowledge/plan.md")
+    page.get_by_label("More for knowledge/plan.md").click()
+    page.get_by_role("link", name="Rename…").click()
+    page.wait_for_url(re.compile(r"/rename/knowledge/plan\.md"))
+    box = page.get_by_label("Update 2 links in 1 page")
+    assert box.is_checked()
+    page.get_by_label("New name").fill("archive/old-plan.md")
+    with page.expect_request(re.compile(r"/api/mv$")) as sent:
+        page.get_by_role("button", name="Rename").click()
+    assert sent.value.post_data_json == {"old": "knowledge/plan.md", "new": "archive/old-plan.md", "no_links": False}
+    page.wait_for_url(re.compile(r"/page/archive/old-plan\.md\?flash="))  # then to the page
+    assert page.locator(".flash").inner_text() == "renamed from knowledge/plan.md"
+    assert page.locator("article h1").inner_text() == "Plan"
+    assert mem.git("rev-parse", "HEAD~1").strip() == before  # one commit
+    assert (mem.path / "projects/apollo.md").read_text() == (
+        "# Apollo\n\n- plan: [[old-plan]] and [the plan](../archive/old-plan.md)\n")
+    assert page.locator(".backlinks a").all_inner_texts() == ["projects/apollo.md", "projects/apollo.md"]
+    # a name that exists: the error is shown in the form, nothing changes
+    page.goto(served.url + "rename/archive/old-plan.md")
+    page.get_by_label("New name").fill("projects/apollo.md")
+    page.get_by_role("button", name="Rename").click()
+    page.locator(".rename .error").wait_for()
+    assert page.locator(".rename .error").inner_text().startswith("error: projects/apollo.md exists already")
+    assert mem.git("rev-parse", "HEAD~1").strip() == before

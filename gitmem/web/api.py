@@ -44,6 +44,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "forget": ("target", "every", "yes"),
     "log": ("since", "until", "path", "grep", "limit"),
     "get": ("path", "at"),
+    "mv": ("old", "new", "no_links", "dry_run"),
 }
 FIELDS["search"] = (*FIELDS["recall"], "in")
 WEB_ONLY = {"write": {"expected"}, "forget": {"yes"}}  # the editor's conflict check; a person's confirmation
@@ -215,6 +216,18 @@ async def write(request: Request) -> Response:
                                  expected=field(d, "expected")))
 
 
+async def mv(request: Request) -> Response:
+    """Rename a page (and the links to it): `git mem mv OLD NEW --json`."""
+    web = app_of(request)
+    from ..notes import rename
+
+    d = await body(request, "mv")
+    old, new = field(d, "old", default=""), field(d, "new", default="")
+    if field(d, "dry_run", bool):
+        return answer(await web.call(rename.plan, old, new))
+    return answer(await web.call(rename.move, old, new, not field(d, "no_links", bool)))
+
+
 async def forget(request: Request) -> Response:
     web = app_of(request)
     from ..notes import forget as forgetting
@@ -288,6 +301,7 @@ ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/ap
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),
           Route("/api/write", write, methods=["POST"]), Route("/api/forget", forget, methods=["POST"]),
+          Route("/api/mv", mv, methods=["POST"]),
           Route("/api/forget/everything", everything, methods=["GET", "POST"]),
           Route("/api/debug/memory/status", debug_status),
           Route("/api/debug/memory/search", debug_search),

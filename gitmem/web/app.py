@@ -40,7 +40,8 @@ from .render import inline
 from .security import Guard, new_secret
 
 T = TypeVar("T")
-FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|deleted [\w./ -]{1,200}|dropped \d+ proposals?)$")
+FLASH = re.compile(r"^(saved in [0-9a-f]{7}|nothing changed|(deleted|renamed from) [\w./ -]{1,200}"
+                   r"|dropped \d+ proposals?)$")
 STATIC = Path(__file__).with_name("static")
 STATUS_OF: list[tuple[type[GitmemError], int]] = [(PageNotFound, 404), (PathOutside, 400), (UsageError, 400),
                                                   (EmptyText, 400), (BadRange, 400)]

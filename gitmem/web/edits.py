@@ -1,5 +1,5 @@
-"""The pages that change the notebook: edit, new, delete, forget (and forget everything, behind
-the typed words), session delete, rebuild.
+"""The pages that change the notebook: edit, new, delete, rename, forget (and forget everything,
+behind the typed words), session delete, rebuild.
 
 Every save goes through the CLI's own write path (notes/memory.py write, the
 guard included) as one commit. An edit form carries the page as it was
@@ -117,6 +117,29 @@ async def delete(request: Request) -> Response:
     return RedirectResponse(f"/browse?flash={quote('deleted ' + written.path)}", status_code=303)
 
 
+async def rename_form(request: Request) -> Response:
+    """The page's new name, and whether the links to it follow (how many, on how many pages).
+    The app's script sends it to /api/mv as JSON; without the script the form posts here."""
+    web = app_of(request)
+    from ..search.links import links
+
+    await web.call(not_a_document, request.path_params["path"])
+    found = await web.call(links, request.path_params["path"])
+    linking = sorted({b.path for b in found.backlinks})
+    return web.page(request, "rename.html", path=found.page, links=len(found.backlinks), linking=linking,
+                    nav="browse", title=f"Rename {found.page}")
+
+
+async def rename(request: Request) -> Response:
+    web = app_of(request)
+    from ..notes import rename as renaming
+
+    form = await request.form()
+    moved = await web.call(renaming.move, request.path_params["path"], str(form.get("new", "")),
+                           form.get("links") is not None)
+    return RedirectResponse(f"/page/{quote(moved.new)}?flash={quote('renamed from ' + moved.old)}", status_code=303)
+
+
 async def forget_form(request: Request) -> Response:
     web = app_of(request)
     return web.page(request, "forget.html", nav="forget", title="Forget")
@@ -194,6 +217,8 @@ ROUTES = [Route("/preview", preview, methods=["POST"]),
           Route("/new", new_form, methods=["GET"]), Route("/new", new_save, methods=["POST"]),
           Route("/delete/{path:path}", delete_form, methods=["GET"]),
           Route("/delete/{path:path}", delete, methods=["POST"]),
+          Route("/rename/{path:path}", rename_form, methods=["GET"]),
+          Route("/rename/{path:path}", rename, methods=["POST"]),
           Route("/forget", forget_form, methods=["GET"]), Route("/forget", forget, methods=["POST"]),
           Route("/forget/everything", everything_form, methods=["GET"]),
           Route("/forget/everything", everything, methods=["POST"]),
