@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images"
-SHOTS = [("web-home.png", "", None), ("web-pages.png", "browse", None),
+SHOTS = [("web-home.png", "", (1000, 1150)), ("web-pages.png", "browse", None),
          ("web-page.png", "page/projects/apollo.md", None), ("web-edit.png", "edit/projects/apollo.md", None),
          ("web-search.png", "search?q=when+does+apollo+ship", None),
          ("web-history.png", "history/projects/apollo.md", None), ("web-status.png", "status?model=1", None),
@@ -22,7 +22,8 @@ SHOTS = [("web-home.png", "", None), ("web-pages.png", "browse", None),
          ("web-forget-everything.png", "forget/everything", None),
          ("web-tags.png", "tags", None), ("web-settings.png", "settings", None),
          ("web-preferences.png", "facts/preferences", None), ("web-log.png", "log", None),
-         ("web-page-phone.png", "page/projects/apollo.md", (390, 760)), ("web-facts-phone.png", "facts", (390, 760))]
+         ("web-page-phone.png", "page/projects/apollo.md", (390, 760)), ("web-facts-phone.png", "facts", (390, 760)),
+         ("web-rename.png", "rename/projects/apollo.md", None)]
 
 
 def sample(path: Path) -> None:
@@ -37,7 +38,7 @@ def sample(path: Path) -> None:
     mem("write", "projects/apollo.md", "--", "---\ntags: [project]\ntype: plan\n---\n# Apollo\n\n## Status\n\nOn track.\n\n"
                                        "## Decisions\n\n- Ship on Friday\n- [[contacts|Sarah]] owns the launch checklist #launch\n"
                                        "- Risks are in [[apollo-risks]]\n")
-    mem("daily", "Called Sarah about the Apollo launch timeline")
+    mem("daily", "Called Sarah about the [[apollo|Apollo]] launch timeline")
     (path / "knowledge").mkdir(exist_ok=True)
     (path / "knowledge" / "people.md").write_text(
         "# People\n\n- Bob plays bass in a jazz trio <!-- gitmem: inferred 0.70 from sessions/2026-11-20-1200-ab12cd34.md -->\n"
@@ -46,6 +47,10 @@ def sample(path: Path) -> None:
     subprocess.run(["git", "add", "-A"], cwd=path, check=True)
     subprocess.run(["git", "commit", "-qm", "people"], cwd=path, check=True)
     mem("write", "projects/apollo.md", "--section", "Status", "--replace", "Slipped a week: ships on the 14th.")
+    mem("goal", "add", "Ship Apollo", "--description", "Launch by the 14th, checklist done")
+    mem("goal", "update", "ship-apollo", "--progress", "60")
+    mem("plan", "update", "1. Finish the Apollo launch checklist\n2. Write the release notes",
+        "--reason", "Apollo slipped a week")
     mem("session", "save", "--chat", "42", "--agent", "helper", "-",
         stdin="user: when does apollo ship?\nassistant: On the 14th, after the slip.\n")
 
