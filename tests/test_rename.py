@@ -4,8 +4,12 @@ gitmem's change; refusals for what git mv would refuse and what gitmem never doe
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import Mem
+from tests.test_confinement import BAD_PATHS, snapshot
 
 
 def _linked(mem: Mem) -> Mem:
@@ -130,3 +134,16 @@ def test_web_rename_form_counts_links_and_api_refuses_unknown_fields(mem: Mem) -
     assert moved.status_code == 303
     assert moved.headers["location"] == "/page/projects/apollo.md?flash=renamed%20from%20archive/apollo.md"
     assert "renamed from archive/apollo.md" in c.get(moved.headers["location"]).text
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+@pytest.mark.parametrize("case", BAD_PATHS)
+def test_mv_refuses_bad_paths_on_either_side_with_one_line(mem: Mem, tmp_path: Path, side: str, case: str) -> None:
+    mem.write("knowledge/page.md", "# Page\n")
+    mem.commit("page")
+    before, head = snapshot(tmp_path), mem.git("rev-parse", "HEAD")
+    bad = BAD_PATHS[case]
+    args = ["mv", bad, "knowledge/new.md"] if side == "old" else ["mv", "knowledge/page.md", bad]
+    result = mem(*args, code=None)
+    assert result.exit_code in (1, 2) and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert snapshot(tmp_path) == before and mem.git("rev-parse", "HEAD") == head

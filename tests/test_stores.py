@@ -25,7 +25,7 @@ STATE = Path(".git") / "gitmem"
 
 # file (a glob, in .git/gitmem) -> how forget covers it
 FILES = {
-    "index.db": "texts, FTS, vectors, chunks, blames purged; secure_delete, FTS optimize, WAL checkpoint",
+    "index.db": "texts, FTS, vectors, chunks, links, blames purged; secure_delete, FTS optimize, WAL checkpoint",
     "index.db-wal": "checkpointed (TRUNCATE) after every purge",
     "index.db-shm": "WAL index: page numbers, no text",
     "embeddings.db": "embeddings of purged texts and of every text the index no longer holds; extracts blanked",
@@ -46,7 +46,7 @@ FILES = {
 TABLES = {
     "index.db": {"meta", "migrations", "blobs", "texts", "texts_fts", "texts_fts_config", "texts_fts_data",
                  "texts_fts_docsize", "texts_fts_idx", "chunks", "commits", "versions", "worktree", "origins",
-                 "merged", "forgotten", "documents", "blames", "sqlite_sequence", "vectors", "vectors_chunks",
+                 "merged", "forgotten", "documents", "blames", "links", "sqlite_sequence", "vectors", "vectors_chunks",
                  "vectors_info", "vectors_rowids", "vectors_vector_chunks00"},
     "embeddings.db": {"migrations", "embeddings", "extracts"},
     "confidence.db": {"migrations", "reinforced"},
@@ -103,7 +103,9 @@ def everywhere(mem: Mem) -> dict[str, bytes]:
 def furnish(mem: Mem, llm: LLMServer, document: bool) -> None:
     """The secret in every store: a learned fact served to an agent, a document (then removed),
     a session whose consolidation failed quoting it, embeddings, the index."""
-    mem.write("knowledge/facts.md", f"# Facts\n\n- {SECRET} <!-- gitmem: inferred 0.70 from sessions/s.md -->\n"
+    # its line links a page: the index keeps that line with the link (index/links.py)
+    mem.write("knowledge/facts.md", f"# Facts\n\n- {SECRET}, see [[vault]] "
+                                    "<!-- gitmem: inferred 0.70 from sessions/s.md -->\n"
                                     "- Cats like warm windowsills\n")
     if document:
         mem.write("docs/vault.txt", f"{SECRET}, said the note by the door.\n")
