@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Mem
+from tests.test_badinput import STATES
 from tests.test_confinement import BAD_PATHS, snapshot
+
+TALLY = pytest.mark.tally("bad-input/fault matrix")
 
 
 def _linked(mem: Mem) -> Mem:
@@ -88,6 +91,7 @@ def test_mv_keeps_a_persons_uncommitted_edits_out_of_its_commit(mem: Mem) -> Non
     assert sorted(mem.git("status", "--porcelain").splitlines()) == [" M archive/apollo.md", " M daily/2026-11-25.md"]
 
 
+@TALLY
 def test_mv_refuses_what_it_must_not_do(mem: Mem) -> None:
     _linked(mem)
     head = mem.git("rev-parse", "HEAD")
@@ -136,6 +140,7 @@ def test_web_rename_form_counts_links_and_api_refuses_unknown_fields(mem: Mem) -
     assert "renamed from archive/apollo.md" in c.get(moved.headers["location"]).text
 
 
+@TALLY
 @pytest.mark.parametrize("side", ["old", "new"])
 @pytest.mark.parametrize("case", BAD_PATHS)
 def test_mv_refuses_bad_paths_on_either_side_with_one_line(mem: Mem, tmp_path: Path, side: str, case: str) -> None:
@@ -147,3 +152,16 @@ def test_mv_refuses_bad_paths_on_either_side_with_one_line(mem: Mem, tmp_path: P
     result = mem(*args, code=None)
     assert result.exit_code in (1, 2) and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert snapshot(tmp_path) == before and mem.git("rev-parse", "HEAD") == head
+
+
+@TALLY
+@pytest.mark.parametrize("state", ["detached HEAD", "merge conflict in progress"])
+def test_mv_in_a_state_gitmem_cannot_commit_in_is_refused_untouched(mem: Mem, state: str) -> None:
+    mem("remember", "The spare key is under the blue pot")
+    STATES[state](mem)
+    head, status = mem.git("rev-parse", "HEAD"), mem.git("status", "--porcelain")
+    result = mem("mv", "knowledge/facts.md", "knowledge/keys.md", code=1)
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "nothing was written" in result.stderr
+    assert (mem.git("rev-parse", "HEAD"), mem.git("status", "--porcelain")) == (head, status)
+    assert (mem.path / "knowledge/facts.md").exists() and not (mem.path / "knowledge/keys.md").exists()
