@@ -71,7 +71,7 @@ def fill(index: Index) -> int:
         if not nb.settings.is_note(path):
             store(conn, bid, None)  # a document: no links
             continue
-        data = nb.git.read_blob(oid) if version is not None else nb.read_bytes(path)
+        data = nb.git.blob_or_none(oid) if version is not None else nb.read_bytes(path)
         if data is None or (version is None and blob_id(data) != oid):
             continue  # changed since the scan: the next sync chunks (and links) it
         store(conn, bid, linkable(index, parse(data)))
