@@ -48,6 +48,19 @@ def test_recall_reads_both_notebooks_and_labels_each_result(mem: Mem, personal: 
     assert sorted(h["scope"] for h in search) == ["personal", "project"]
 
 
+def test_with_a_personal_notebook_every_compact_result_names_its_scope(mem: Mem, personal: Mem) -> None:
+    mem("remember", "The deploy script is tools/deploy.sh")
+    personal("remember", "My dentist is Dr. Okafor on Elm Street")
+    found = mem.compact("search", "--mode", "keyword", "dentist OR deploy")["results"]
+    assert sorted((h["where"], h["scope"]) for h in found) == [("knowledge/facts.md:3", "personal"),
+                                                               ("knowledge/infrastructure.md:3", "project")]
+    text = mem("search", "--mode", "keyword", "dentist OR deploy").stdout
+    mine = next(line for line in text.splitlines() if line.startswith("  knowledge/facts.md:3 "))
+    assert ", personal notebook)" in mine
+    ours = next(line for line in text.splitlines() if line.startswith("  knowledge/infrastructure.md:3 "))
+    assert "personal" not in ours
+
+
 def test_a_preference_goes_to_the_personal_notebook_and_says_so(mem: Mem, personal: Mem) -> None:
     out = mem.json("remember", "I prefer short answers without emoji")
     assert out["scope"] == "personal" and out["path"] == "reference/preferences.md"
@@ -64,6 +77,8 @@ def test_without_a_personal_notebook_everything_stays_here(mem: Mem) -> None:
     failed = mem("remember", "--scope", "personal", "My dentist is Dr. Okafor", code=2)
     assert failed.stderr.startswith("error: no personal notebook is configured")
     assert mem.json("recall", "--mode", "keyword", "short answers")["results"][0]["scope"] == "project"
+    compact = mem.compact("recall", "--mode", "keyword", "short answers")["results"]
+    assert len(compact) == 1 and "scope" not in compact[0]  # no label noise without a personal notebook
 
 
 def test_the_mcp_tools_read_and_write_both_scopes(mem: Mem, personal: Mem) -> None:
@@ -75,3 +90,17 @@ def test_the_mcp_tools_read_and_write_both_scopes(mem: Mem, personal: Mem) -> No
     ok, found = h.call("recall", {"query": "dentist", "mode": "keyword"})
     assert ok and [(r["where"].split(":")[0], r["scope"]) for r in found["results"]] == \
         [("knowledge/facts.md", "personal")]  # MCP's compact results
+    mem("remember", "The dentist appointments are booked through tools/book.sh")
+    ok, found = h.call("search", {"query": "dentist", "mode": "keyword"})
+    assert ok and sorted(r["scope"] for r in found["results"]) == ["personal", "project"]
+
+
+def test_the_web_api_labels_every_result_with_its_scope(mem: Mem, personal: Mem) -> None:
+    from tests.test_web import client
+
+    mem("remember", "The deploy script is tools/deploy.sh")
+    personal("remember", "My dentist is Dr. Okafor on Elm Street")
+    answer = client(mem).get("/api/search", params={"query": "dentist OR deploy", "mode": "keyword"})
+    assert answer.status_code == 200
+    assert sorted((r["where"], r["scope"]) for r in answer.json()["results"]) == \
+        [("knowledge/facts.md:3", "personal"), ("knowledge/infrastructure.md:3", "project")]
