@@ -104,3 +104,100 @@ def test_the_web_api_labels_every_result_with_its_scope(mem: Mem, personal: Mem)
     assert answer.status_code == 200
     assert sorted((r["where"], r["scope"]) for r in answer.json()["results"]) == \
         [("knowledge/facts.md:3", "personal"), ("knowledge/infrastructure.md:3", "project")]
+
+
+# -- context: the personal notebook's pages beside the project's --------------------------------------------
+
+DAY = "2026-02-20"
+
+
+def test_context_quotes_the_personal_pages_last_labelled_and_private_ones_never(mem: Mem, personal: Mem) -> None:
+    mem.write("USER.md", "# User\n\nAda.\n")
+    mem.write(f"daily/{DAY}.md", "# Daily Log\n\n## 09:00 — project entry\n")
+    personal("remember", "I prefer short answers without emoji")
+    personal.write("reference/diary.md", "---\nprivate: true\n---\n# Diary\n\nsecret diary entry\n")
+    personal.write("knowledge/facts.md", "# Facts\n\n- not always-on\n")
+    out = mem.json("context", "--date", DAY)
+    assert [(p["path"], p["kind"]) for p in out["parts"]] == [
+        ("USER.md", "always_on"), (f"daily/{DAY}.md", "daily"), ("reference/preferences.md", "personal")]
+    assert {"path": "reference/diary.md (personal)", "chars": 50,
+            "reason": "private: true in its frontmatter"} in out["omitted"]
+    assert f"quoted the personal notebook's always-on pages too ({personal.path}), as kind personal" in out["notes"]
+    text = mem("context", "--date", DAY).stdout
+    assert f"Sections marked [PERSONAL] quote the user's own notebook ({personal.path})" in text
+    assert "## [PERSONAL] reference/preferences.md (your personal notebook)\n\n# Preferences" in text
+    assert "short answers without emoji" in text
+    assert "secret diary entry" not in text and "not always-on" not in text
+    assert text.index(f"## daily/{DAY}.md") < text.index("## [PERSONAL]")
+
+
+def test_context_gives_the_personal_pages_only_what_the_project_left(mem: Mem, personal: Mem) -> None:
+    from tests.test_context import configure
+
+    configure(mem, file_budget=1000, total_budget=1000)
+    mem.write("MEMORY.md", "m" * 990 + "\n")
+    personal("remember", "I prefer short answers without emoji")
+    out = mem.json("context", "--date", DAY)
+    assert [(p["path"], p["kind"], p["truncated"]) for p in out["parts"]] == [("MEMORY.md", "always_on", False)]
+    assert out["omitted"][0]["path"] == "reference/preferences.md (personal)"
+    assert out["omitted"][0]["reason"] == "the total budget is spent"
+
+
+def test_budgeted_context_ranks_personal_facts_and_adds_the_personal_pages(mem: Mem, personal: Mem) -> None:
+    mem("remember", "The dentist invoices go to accounts@example.com")
+    mem.write("USER.md", "# User\n\nAda.\n")
+    personal("remember", "My dentist is Dr. Okafor on Elm Street")
+    personal("remember", "I prefer short answers without emoji")
+    out = mem.json("context", "--query", "dentist", "--budget", "2000", "--mode", "keyword")
+    blocks = {b["kind"]: b for b in out["blocks"]}
+    assert list(blocks) == ["plan", "goals", "facts", "always_on", "personal"]
+    assert sorted(i["name"] for i in blocks["facts"]["items"]) == ["[personal] knowledge/facts.md:3",
+                                                                   "reference/contacts.md:3"]
+    assert [i["name"] for i in blocks["personal"]["items"]] == ["reference/preferences.md"]
+    assert out["tokens"] <= 2000 and out["notes"] == []
+    assert "- [personal] knowledge/facts.md:3 (" in out["text"] and "Dr. Okafor" in out["text"]
+    assert f"## [PERSONAL] pages of your personal notebook ({personal.path})" in out["text"]
+    assert out["text"].index("## [ALWAYS-ON] pages") < out["text"].index("## [PERSONAL]")
+
+
+def test_a_personal_notebook_never_pushes_out_the_projects_budgeted_context(
+        mem: Mem, personal: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.write("USER.md", "# User\n\n" + "Ada likes tea. " * 40 + "\n")
+    personal.write("reference/preferences.md", "# Preferences\n\n" + "- I prefer short answers\n" * 30)
+
+    def project_part(budget: int) -> list[tuple[str, list[str]]]:
+        out = mem.json("context", "--budget", str(budget), "--mode", "keyword")
+        assert out["tokens"] <= budget
+        return [(b["kind"], [i["name"] for i in b["items"]], b["tokens"]) for b in out["blocks"]
+                if b["kind"] != "personal"]
+
+    budgets = (90, 120, 200, 400)
+    both = [project_part(b) for b in budgets]
+    tight, ample = (mem.json("context", "--budget", str(b), "--mode", "keyword") for b in (budgets[0], 2000))
+    assert "personal" in tight["dropped"]
+    assert [(b["kind"], b["items"][0]["truncated"]) for b in ample["blocks"][-1:]] == [("personal", False)]
+    monkeypatch.setenv("GITMEM_PERSONAL", "")
+    assert both == [project_part(b) for b in budgets]
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_personal_notebook_gone_missing_is_a_note_not_a_failed_context(
+        mem: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.write("USER.md", "# User\n\nAda.\n")
+    monkeypatch.setenv("GITMEM_PERSONAL", str(tmp_path / "gone"))
+    out = mem.json("context", "--date", DAY)
+    assert [p["path"] for p in out["parts"]] == ["USER.md"]
+    assert out["notes"] == [f"personal notebook left out: the personal notebook {tmp_path / 'gone'} "
+                            "(GITMEM_PERSONAL / git config mem.personal) does not exist"]
+    assert mem.json("context", "--query", "Ada", "--mode", "keyword")["notes"] == out["notes"]
+
+
+def test_the_mcp_context_tool_quotes_the_personal_notebook_too(mem: Mem, personal: Mem) -> None:
+    from tests.test_server import handler
+
+    personal("remember", "I prefer short answers without emoji")
+    ok, out = handler(mem).call("context", {})
+    assert ok and ("reference/preferences.md", "personal") in [(p["path"], p["kind"]) for p in out["parts"]]
+    assert "## [PERSONAL] reference/preferences.md" in out["text"]
+    ok, out = handler(mem).call("context", {"query": "emoji", "mode": "keyword", "budget": 1000})
+    assert ok and [i["name"] for i in out["blocks"][-1]["items"]] == ["reference/preferences.md"]
