@@ -201,3 +201,70 @@ def test_the_mcp_context_tool_quotes_the_personal_notebook_too(mem: Mem, persona
     assert "## [PERSONAL] reference/preferences.md" in out["text"]
     ok, out = handler(mem).call("context", {"query": "emoji", "mode": "keyword", "budget": 1000})
     assert ok and [i["name"] for i in out["blocks"][-1]["items"]] == ["reference/preferences.md"]
+
+
+# -- the browser: personal results and preferences, read-only --------------------------------------------
+
+def _hit_of(page: str, words: str) -> str:
+    """The search page's <li> of the result that says `words`."""
+    return next(item.split("</li>", 1)[0] for item in page.split('<li class="hit')[1:] if words in item)
+
+
+def test_the_search_page_shows_personal_results_badged_and_never_linked(mem: Mem, personal: Mem) -> None:
+    from tests.test_web import client
+
+    mem("remember", "--to", "knowledge/facts.md", "The office dentist chair is broken")
+    mem("remember", "--to", "knowledge/people.md", "Dr. Okafor is on Elm Street")
+    personal("remember", "--to", "knowledge/facts.md", "My dentist is [[people|Dr. Okafor]]")
+    page = client(mem).get("/search", params={"q": "dentist", "mode": "keyword"}).text
+    ours, mine = _hit_of(page, "office dentist chair"), _hit_of(page, "My dentist is")
+    assert 'href="/page/knowledge/facts.md?lines=3-3"' in ours and "badge personal" not in ours
+    assert '<span class="badge personal"' in mine and '<span class="path">knowledge/facts.md:3</span>' in mine
+    assert "<a " not in mine  # neither the page (this server's knowledge/facts.md is the project's) nor a wikilink
+    assert page.count('href="/page/knowledge/facts.md') == 1
+
+
+def test_without_a_personal_notebook_pages_carry_no_personal_badge(mem: Mem) -> None:
+    from tests.test_web import client
+
+    mem("remember", "I prefer short answers")
+    c = client(mem)
+    for url in ("/", "/facts/preferences", "/search?q=short+answers&mode=keyword"):
+        page = c.get(url).text
+        assert "short answers" in page or url == "/"
+        assert "badge personal" not in page and "pref-personal" not in page, url
+
+
+def test_the_preferences_tab_shows_personal_preferences_read_only(mem: Mem, personal: Mem) -> None:
+    from tests.test_web import client
+
+    mem("remember", "--scope", "project", "I prefer tabs over spaces in this repo")
+    personal("remember", "I prefer short answers without emoji")
+    c = client(mem)
+    page = c.get("/facts/preferences").text
+    ours, mine = page.split('id="pref-personal"', 1)
+    assert "tabs over spaces" in ours and "short answers" not in ours
+    assert "short answers without emoji" in mine and "tabs over spaces" not in mine
+    assert "<a " not in mine.split("</section>", 1)[0]  # read-only: no link to this server's pages or edits
+    assert f"<code>{personal.path}</code> is a repository of its own" in mine
+    home = c.get("/").text
+    assert 'id="personal-h"' in home and f"<code>{personal.path}</code>, a repository of its own" in home
+    text = (personal.path / "reference/preferences.md").read_text()
+    personal.write("reference/preferences.md", "---\nprivate: true\n---\n" + text)
+    assert "short answers" not in c.get("/facts/preferences").text  # private pages stay private
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_personal_notebook_gone_missing_is_one_line_on_the_web_pages(
+        mem: Mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_web import client
+
+    mem("remember", "--scope", "project", "I prefer tabs over spaces in this repo")
+    monkeypatch.setenv("GITMEM_PERSONAL", str(tmp_path / "gone"))
+    c = client(mem)
+    for url in ("/", "/facts/preferences"):
+        answer = c.get(url)
+        assert answer.status_code == 200
+        assert f"the personal notebook {tmp_path / 'gone'} (GITMEM_PERSONAL / git config mem.personal) " \
+               "does not exist" in answer.text.replace("&#39;", "'"), url
+    assert "tabs over spaces" in c.get("/facts/preferences").text
