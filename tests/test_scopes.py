@@ -268,3 +268,76 @@ def test_a_personal_notebook_gone_missing_is_one_line_on_the_web_pages(
         assert f"the personal notebook {tmp_path / 'gone'} (GITMEM_PERSONAL / git config mem.personal) " \
                "does not exist" in answer.text.replace("&#39;", "'"), url
     assert "tabs over spaces" in c.get("/facts/preferences").text
+
+
+# -- the prompt hook: personal facts by keyword, never at the project's expense -----------------------------
+
+@pytest.fixture
+def hooked(tmp_path: Path) -> tuple[Path, Path]:
+    """A project notebook (tests/test_daemon.py's pages) and a personal one, both committed and indexed."""
+    from tests.test_daemon import gm, make_notebook
+
+    project = make_notebook(tmp_path / "project")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    git(mine, "init", "-q")
+    assert gm(mine, "init", "--no-index").returncode == 0
+    (mine / "people").mkdir()
+    (mine / "people/me.md").write_text("# Me\n\n- My phone number is 555-9876\n")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-qm", "me")
+    return project, mine
+
+
+def test_the_prompt_hook_adds_personal_facts_marked(hooked: tuple[Path, Path]) -> None:
+    import json
+
+    from tests.test_daemon import gm
+
+    project, mine = hooked
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "what is Sarah's phone number?"})
+    env = {"GITMEM_DAEMON": "0", "GITMEM_PROMPT_BUDGET": "600", "GITMEM_PERSONAL": str(mine)}
+    out = gm(project, "hooks", "prompt", input=payload, env=env)
+    day = gm(project, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    mine_day = gm(mine, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    lines = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"].split("\n")
+    assert out.returncode == 0 and lines[0].startswith("Memories from the notebook (git mem)")
+    assert sorted(lines[1:]) == sorted([f"- Sarah's phone is 555-1234 (people/sarah.md:3, {day})",
+                                        f"- Sarah prefers email after 6pm (people/sarah.md:4, {day})",
+                                        f"- My phone number is 555-9876 (personal: people/me.md:3, {mine_day})"])
+
+
+def test_the_prompt_hook_keeps_the_projects_facts_when_time_runs_out_on_the_personal_ones(
+        hooked: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deadline falls while the personal notebook is read (a join that returns as soon as that
+    read begins stands for it): the hook prints the project's facts alone, and does not wait."""
+    import threading
+    from types import SimpleNamespace
+
+    from gitmem.cli import prompt
+    from gitmem.search import scopes
+
+    project, mine = hooked
+    reading, release = threading.Event(), threading.Event()
+
+    def slow(*args: object, **kwargs: object) -> object:
+        reading.set()
+        release.wait(600)
+        raise AssertionError("read after the deadline")
+
+    class Late(threading.Thread):
+        def join(self, timeout: float | None = None) -> None:
+            while self.is_alive() and not reading.wait(0.05):  # the search ends, or the personal read begins
+                pass
+
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("GITMEM_PERSONAL", str(mine))
+    monkeypatch.setattr(scopes, "widen", slow)
+    monkeypatch.setattr(prompt, "threading", SimpleNamespace(Thread=Late))
+    try:
+        text, done = prompt._in_process("what is Sarah's phone number?", 0.0)
+    finally:
+        release.set()
+    assert done is False and text is not None
+    assert [line.split(" (")[0] for line in text.split("\n")[1:]] == ["- Sarah's phone is 555-1234",
+                                                                      "- Sarah prefers email after 6pm"]
