@@ -12,7 +12,10 @@ is an upper bound of the count of the whole text printed.
 
 Order. Blocks are spent and printed in this order: the plan, the active goals
 ([GOALS]), the facts most relevant to the query ([FACTS], best first, as recall
-ranks them), then the always-on pages. Within a block items are taken in order
+ranks them), then the always-on pages. With a personal notebook configured,
+[FACTS] ranks its facts with the project's (each marked [personal]) and its
+always-on pages come last ([PERSONAL]), within what the project's blocks left:
+adding a personal notebook never pushes out any of the project's context. Within a block items are taken in order
 while they fit (a later, smaller one may still fit after a larger one did not);
 the plan and an always-on page may be cut (70% head, 20% tail, with a marker,
 as `git mem context` cuts) rather than left out. Every block ends with a line
@@ -36,6 +39,7 @@ HEADER = "# Memory context for: {query}\n\nQuoted from your memory notebook, as 
          "within {budget} tokens ({rule}).\n"
 DROPPED = "\n(left out entirely, over the budget: {blocks})\n"
 EVERY_BLOCK = "plan, goals, facts, always-on pages"
+PERSONAL_BLOCK = ", personal"  # in the reserve for the last line, when a personal notebook is configured
 
 
 @dataclass
@@ -47,7 +51,7 @@ class Item:
 
 @dataclass
 class Block:
-    kind: str  # plan | goals | facts | always_on
+    kind: str  # plan | goals | facts | always_on | personal
     title: str
     tokens: int
     items: list[Item] = field(default_factory=list)
@@ -64,6 +68,7 @@ class Budgeted:
     blocks: list[Block]
     dropped: list[str]  # blocks left out entirely
     text: str
+    notes: list[str] = field(default_factory=list)  # a personal notebook that could not be read
 
 
 def tokens(text: str, bytes_per_token: int = BYTES_PER_TOKEN) -> int:
@@ -73,7 +78,7 @@ def tokens(text: str, bytes_per_token: int = BYTES_PER_TOKEN) -> int:
 
 Candidate = tuple[str, str, bool]  # (name, text, may be cut)
 HINTS = {"plan": "git mem plan", "goals": "git mem goal list", "facts": "git mem get PATH:LINES",
-         "always_on": "git mem get PATH"}
+         "always_on": "git mem get PATH", "personal": "git mem get PATH in your personal notebook"}
 
 
 def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
@@ -88,12 +93,14 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
     count: Callable[[str], int] = lambda text: tokens(text, bytes_per_token)  # noqa: E731
     rule = f"counted as UTF-8 bytes / {bytes_per_token}, rounded up"
     head = HEADER.format(query=" ".join((query or "(none)").split())[:200], budget=budget, rule=rule)
-    spent = count(head) + count(DROPPED.format(blocks=EVERY_BLOCK))  # the last line's room, kept aside
+    personal, trouble = context.personal_of(nb)
+    every = EVERY_BLOCK + (PERSONAL_BLOCK if personal else "")
+    spent = count(head) + count(DROPPED.format(blocks=every))  # the last line's room, kept aside
     if spent > budget:
         raise UsageError(f"a budget of {budget} tokens cannot hold even the context's header ({spent} tokens)",
                          f"give at least --budget {spent}")
     blocks, dropped = [], []
-    for kind, title, candidates, excluded in _blocks(nb, query, mode):
+    for kind, title, candidates, excluded in _blocks(nb, query, mode, personal):
         block = _fill(kind, title, candidates, excluded, budget - spent, count)
         if block is None:
             dropped.append(kind.replace("_", "-"))
@@ -101,15 +108,15 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
         blocks.append(block)
         spent += block.tokens
     tail = DROPPED.format(blocks=", ".join(dropped)) if dropped else ""
-    spent += count(tail) - count(DROPPED.format(blocks=EVERY_BLOCK))
+    spent += count(tail) - count(DROPPED.format(blocks=every))
     text = head + "".join(b.text for b in blocks) + tail
-    return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text)
+    return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, [trouble] if trouble else [])
 
 
 Blocks = list[tuple[str, str, list[Candidate], list[dict[str, str]]]]
 
 
-def _blocks(nb: Notebook, query: str | None, mode: str) -> Blocks:
+def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | None = None) -> Blocks:
     """(kind, title, candidates best first, left out already) of each block, in the order they are spent."""
     from ..notes import goals, plan
 
@@ -124,11 +131,18 @@ def _blocks(nb: Notebook, query: str | None, mode: str) -> Blocks:
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
-                    _facts(nb, query, mode), []))
+                    _facts(nb, query, mode, personal), []))
+    out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN])))
+    if personal is not None:
+        out.append(("personal", f"[PERSONAL] pages of your personal notebook ({personal.root})",
+                    *_pages(personal, context.personal_pages(personal))))
+    return out
+
+
+def _pages(nb: Notebook, paths: list[str]) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The pages as candidates (each may be cut), and those left out already: unreadable or private."""
     pages, skipped = [], []
-    for rel in context.always_on(nb):
-        if rel == plan.PLAN:
-            continue
+    for rel in paths:
         try:
             text = nb.read(rel)
         except GitmemError as exc:
@@ -138,22 +152,25 @@ def _blocks(nb: Notebook, query: str | None, mode: str) -> Blocks:
             skipped.append({"name": rel, "reason": "private: true"})
         elif text.strip():
             pages.append((rel, f"### {rel}\n\n{text.strip()}\n", True))
-    out.append(("always_on", "[ALWAYS-ON] pages", pages, skipped))
-    return out
+    return pages, skipped
 
 
-def _facts(nb: Notebook, query: str, mode: str) -> list[Candidate]:
+def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None) -> list[Candidate]:
     from ..search import engine as search
+    from ..search import scopes
 
-    found = search.run(nb, search.Query(query, mode=mode, limit=FACTS, served=True))
+    asked = search.Query(query, mode=mode, limit=FACTS, served=True)
+    found = search.run(nb, asked)
+    if personal is not None:  # ranked with the project's; a personal notebook that cannot be read was said
+        found = scopes.widen(nb, asked, found)
     out = []
     for hit in found.results:
-        if hit.path == "PLAN.md" or hit.path.startswith("goals/"):
+        if hit.scope == "project" and (hit.path == "PLAN.md" or hit.path.startswith("goals/")):
             continue  # their blocks come first and say it already
         fact = hit.fact
         lines = fact.lines if fact else hit.lines
         span = f"{lines['start']}" + (f"-{lines['end']}" if lines["end"] != lines["start"] else "")
-        name = f"{hit.path}:{span}"
+        name = f"{'[personal] ' if hit.scope == 'personal' else ''}{hit.path}:{span}"
         text = " ".join((fact.text if fact else hit.text).split())
         out.append((name, f"- {name} ({(hit.date or '')[:10]}): {text}\n", False))
     return out

@@ -41,6 +41,10 @@ def context(day: str | None, flush: bool, query: str | None, budget: int | None,
     relevant to the query (best first) and the always-on pages, never over
     --budget tokens; each block says what it left out.
 
+    With a personal notebook (git config --global mem.personal PATH), its
+    always-on pages come last under [PERSONAL] headers, within what the
+    project's parts left of the same budget; --query ranks its facts too.
+
     \b
     Examples:
       git mem context                       for a SessionStart hook or a system prompt

@@ -6,6 +6,12 @@ With the warm daemon up, the recall is hybrid (the daemon answers in millisecond
 keyword recall in this process, on a thread: if it has not answered when the budget is spent, the
 hook prints nothing and exits. It always exits 0 (exit 2 would block the prompt), and prints
 nothing for no match, an empty prompt or input that is not Claude Code's JSON.
+
+With a personal notebook configured (search/scopes.py), its facts are recalled too, by keyword
+(also through the daemon: no model time is spent on it), after the project's, and ranked with
+them (each marked "personal:"). The project's answer is kept as soon as
+it is in hand: when the budget runs out while the personal notebook is being read, the hook prints
+the project's facts alone, so a personal notebook never costs the prompt what it had before.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 BUDGET = 0.3  # seconds from this process's start to its answer, Python's own start excluded
@@ -57,12 +64,13 @@ def main(argv: list[str]) -> int:
                                                                "env": client.env_snapshot()}, wait=left)
             if answer is not None and isinstance(answer.get("text"), str):
                 text = answer["text"]
+    done = True
     if text is None:
-        text = _in_process(query, deadline)
+        text, done = _in_process(query, deadline)
     if text:
         sys.stdout.write(hook_output(text))
         sys.stdout.flush()
-    if text is None:  # the budget ran out: leave the search thread behind
+    if not done:  # the budget ran out: leave the search thread behind
         sys.stdout.flush()
         os._exit(0)
     return 0
@@ -88,30 +96,49 @@ def hook_output(text: str) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def _in_process(query: str, deadline: float) -> str | None:
-    """A keyword recall here, on a thread; None if it has not answered by the deadline."""
+def _in_process(query: str, deadline: float) -> tuple[str | None, bool]:
+    """A keyword recall here, on a thread: (its text, whether it finished) by the deadline; the
+    project's facts alone when only they are in hand then, None when not even they are."""
     box: dict[str, str] = {}
 
     def work() -> None:
         try:
-            box["text"] = context(".", query, "keyword")
+            box["text"] = context(".", query, "keyword", partial=lambda text: box.setdefault("project", text))
         except Exception:  # noqa: BLE001 - no notebook, an index being rebuilt: the prompt goes on
-            box["text"] = ""
+            box["text"] = box.get("project", "")
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
     thread.join(max(0.0, deadline - time.monotonic()))
-    return box.get("text")
+    text = box.get("text")
+    return (text, True) if text is not None else (box.get("project"), False)
 
 
-def context(where: str, query: str, mode: str) -> str:
-    """The facts that bear on `query`, as the hook injects them ('' for no good match)."""
+def context(where: str, query: str, mode: str, partial: Callable[[str], object] | None = None) -> str:
+    """The facts that bear on `query`, as the hook injects them ('' for no good match): the
+    project's, and the personal notebook's when one is configured. `partial` is handed the
+    project's alone first, while the personal notebook is still to be read."""
+    from dataclasses import replace
+
+    from ..errors import GitmemError
     from ..gitops.repo import open_notebook
-    from ..search import engine
+    from ..search import engine, scopes
 
-    results = engine.run(open_notebook(where), engine.Query(query, mode=mode, limit=LIMIT, served=True))
+    nb = open_notebook(where)
+    asked = engine.Query(query, mode=mode, limit=LIMIT, served=True)
+    results = engine.run(nb, asked)
+    if partial is not None:
+        partial(_strong(results.results))
+    try:  # by keyword in every mode: cheap, and it never embeds the personal notebook's new text now
+        results = scopes.widen(nb, replace(asked, mode="keyword"), results)
+    except GitmemError:  # a personal notebook gone missing: the project's facts still reach the prompt
+        pass
+    return _strong(results.results)
+
+
+def _strong(hits: list[Any]) -> str:
     # weak matches are shown to a person as weak; a prompt gets only what stands out (no noise in context)
-    return render([hit for hit in results.results if not getattr(hit, "weak", False)])
+    return render([hit for hit in hits if not getattr(hit, "weak", False)])
 
 
 def render(hits: list[Any]) -> str:
@@ -126,6 +153,7 @@ def render(hits: list[Any]) -> str:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines
         where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
+        where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where
         date = (fact.date if fact and fact.date else hit.date) or ""
         lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''})"))
     return "\n".join([HEADER, *lines]) if lines else ""

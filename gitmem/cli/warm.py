@@ -130,6 +130,8 @@ def hooks_prompt() -> None:
     (hookSpecificOutput.additionalContext) with up to five facts, or nothing. Never holds the prompt more
     than 0.3 s: hybrid through the daemon when it runs, else keyword in-process, else
     nothing. Always exits 0. The recipe: hooks/claude-code-prompt.json.
+    With a personal notebook (mem.personal), its facts too, by keyword, marked
+    "personal:"; the project's are printed alone if time runs out on it.
 
     \b
     Examples:

@@ -42,10 +42,11 @@ class Hit:
     weak: bool = False  # shown though it may not answer (scale.weak, or a score under min_score)
     successor: dict[str, Any] | None = None  # superseded by an edit: the fact that took its place
 
-    def record(self, full: bool = False) -> dict[str, Any]:
+    def record(self, full: bool = False, scoped: bool = False) -> dict[str, Any]:
         """The result as an agent reads it: the fact's text, PATH:LINES, score, weak, its date and
         short commit (provenance once), and for a superseded fact when and what replaced it; with
-        `full`, every field (the chunk, the fact's author, subject and trailers, ...)."""
+        `full`, every field (the chunk, the fact's author, subject and trailers, ...). `scoped`: a
+        personal notebook was read too, so the result names its scope even when it is "project"."""
         from dataclasses import asdict
 
         if full:
@@ -62,7 +63,7 @@ class Hit:
             out["headings"] = self.fact.headings
         if self.confidence is not None:
             out["confidence"] = self.confidence
-        if self.scope != "project":  # the personal notebook's results say so; the project's are the default
+        if scoped or self.scope != "project":  # no label for people without a personal notebook
             out["scope"] = self.scope
         if not self.current and self.changed_by is not None:
             change = self.changed_by
@@ -94,6 +95,7 @@ class Results:
     view: dict[str, Any] | None = None
     evidence: Evidence | None = None  # how well the best match answers the query (scale.py)
     full: bool = False  # the JSON record carries every field of each result (record)
+    scoped: bool = False  # a personal notebook was read too: every compact result names its scope
 
     def record(self) -> dict[str, Any]:
         """The results as JSON: compact results unless `full` (see Hit.record)."""
@@ -101,13 +103,13 @@ class Results:
 
         if self.full:
             out = asdict(self)
-            del out["full"]
+            del out["full"], out["scoped"]  # every full result carries its scope anyway
             return out
         evidence = asdict(self.evidence) if self.evidence is not None else None
         if evidence is not None:
             evidence["weak"] = bool(self.results) and all(h.weak for h in self.results)
         return {"query": self.query, "mode": self.mode, "semantic": self.semantic,
-                "results": [h.record() for h in self.results], "notes": self.notes, "view": self.view,
+                "results": [h.record(scoped=self.scoped) for h in self.results], "notes": self.notes, "view": self.view,
                 "evidence": evidence, "timing": self.timing}
 
 

@@ -21,7 +21,14 @@ from .hits import Results
 
 def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: Progress | None = None) -> Results:
     """engine.run over the project's notebook and, when one is configured, the personal one."""
-    found = engine.run(nb, query, progress=progress, indexing=indexing)
+    return widen(nb, query, engine.run(nb, query, progress=progress, indexing=indexing), progress, indexing)
+
+
+def widen(nb: Notebook, query: Query, found: Results, progress: Progress | None = None,
+          indexing: Progress | None = None) -> Results:
+    """`found` (the project's results for `query`) with the personal notebook's merged in and every
+    result labelled, when one is configured; else `found` as it is. The prompt hook calls it after
+    it has the project's answer in hand, so a slow personal notebook never costs it that."""
     personal = personal_notebook(nb)
     if personal is None:
         return found
@@ -33,6 +40,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
     order = {group: i for i, group in enumerate(GROUPS)}
     merged = sorted(found.results + mine.results, key=lambda h: (order.get(h.group, len(order)), -h.score))
     found.results = merged[:limit]
+    found.scoped = True
     found.notes = [*found.notes, *(f"personal notebook: {note}" for note in mine.notes),
                    f"read the personal notebook too ({personal.root}); each result's scope says which"]
     return found

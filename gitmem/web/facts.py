@@ -113,12 +113,35 @@ def summaries(nb: Notebook) -> list[dict[str, Any]]:
     return sorted(found, key=lambda s: (s["day"], s["time"]), reverse=True)
 
 
+def personal_preferences(nb: Notebook) -> dict[str, Any] | None:
+    """The personal notebook's preferences beside the project's, to read only (None when none is
+    configured): it is another repository, so its facts are shown as text, never linked to this
+    server's pages or edit forms, and its private pages are left out."""
+    from ..agent.context import is_private
+    from .views import personal_of
+
+    personal = personal_of(nb)
+    if personal is None or personal["notebook"] is None:
+        return personal
+    mine: Notebook = personal["notebook"]
+    private: dict[str, bool] = {}
+    sections = []
+    for section in preferences(mine):
+        kept = [f for f in section["facts"]
+                if not private.setdefault(f["path"], is_private(mine.read(f["path"])))]
+        if kept:
+            sections.append({**section, "facts": kept})
+    return {"root": personal["root"], "error": None, "sections": sections}
+
+
 async def preferences_page(request: Request) -> Response:
     web = app_of(request)
     from ..search.links import pages
 
     found, known = await web.call(preferences), await web.call(pages)
-    return web.page(request, "preferences.html", nav="facts", title="Preferences", sections=found, pages=known)
+    mine = await web.call(personal_preferences)
+    return web.page(request, "preferences.html", nav="facts", title="Preferences", sections=found, pages=known,
+                    personal=mine)
 
 
 async def summaries_page(request: Request) -> Response:

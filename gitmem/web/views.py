@@ -38,9 +38,22 @@ async def home(request: Request) -> Response:
             daily = {"path": listing.latest_daily, "html": render(nb.read(listing.latest_daily),
                                                                   listing.latest_daily, web.remote_images).html}
         return {"listing": listing, "daily": daily, "status": maintenance.status(nb, check_model=False),
-                **structured(nb, web.remote_images)}
+                "personal": personal_of(nb), **structured(nb, web.remote_images)}
 
     return web.page(request, "home.html", nav="home", **await web.call(work))
+
+
+def personal_of(nb: Notebook) -> dict[str, Any] | None:
+    """{"notebook": the personal notebook, or None, "root", "error"} when one is configured, else None.
+    Pages only name it and read it: this server edits the project's notebook alone."""
+    from ..errors import GitmemError
+    from ..gitops.repo import personal_notebook, personal_path
+
+    try:
+        personal = personal_notebook(nb)
+    except GitmemError as exc:  # configured but gone: the page says so, and the rest of it still works
+        return {"notebook": None, "root": str(personal_path(nb)), "error": exc.line()}
+    return {"notebook": personal, "root": str(personal.root), "error": None} if personal else None
 
 
 def structured(nb: Notebook, remote_images: bool) -> dict[str, Any]:
