@@ -157,6 +157,7 @@ def test_a_remote_without_the_ref_works_as_before(tmp_path, monkeypatch, remote)
     assert [h["path"] for h in b.json("recall", "who services the boiler")["results"]][:1] == ["knowledge/facts.md"]
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_tampered_files_are_ignored_and_the_texts_embedded_here(tmp_path, monkeypatch, remote, first) -> None:
     g = Git.find(first.path)
     from gitmem.gitops import vectorref
@@ -182,6 +183,22 @@ def test_tampered_files_are_ignored_and_the_texts_embedded_here(tmp_path, monkey
                      "ignored: not a well-formed embeddings file",
                      "ignored: vectors of another model (name:another-model)"]
     assert _hits(b, "who looks after the heating") == _hits(first, "who looks after the heating")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_ref_that_is_not_a_commit_costs_only_the_embedding(tmp_path, monkeypatch, remote) -> None:
+    a = _clone(tmp_path, monkeypatch, remote, "a", "--no-index")
+    a("remember", FACTS[0])
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=a.path, input=b"not a commit",
+                          capture_output=True, check=True).stdout.decode().strip()
+    a.git("update-ref", REF, blob)
+    summary = a.json("index")
+    assert summary["embedded"] > 0
+    assert [n.split(":")[0] for n in summary["notes"]] == [
+        "shared embeddings (refs/gitmem/embeddings) could not be read",
+        "embeddings could not be shared in refs/gitmem/embeddings"]
+    assert a.git("rev-parse", REF).strip() == blob  # left as it was: nothing of a person's is overwritten
+    assert _hits(a, "who services the boiler")[0][2] == f"- {FACTS[0]}"
 
 
 def test_only_committed_public_text_is_exported(tmp_path, monkeypatch, remote) -> None:

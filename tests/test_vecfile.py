@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def test_the_header_says_version_model_dimension_and_count() -> None:
         "gitmem-embeddings 1", "model name:BAAI/bge-small-en-v1.5", "dim 8", "encoding int8", "count 2"]
 
 
+@pytest.mark.tally("bad-input/fault matrix")
 def test_malformed_files_decode_to_none() -> None:
     good = vecfile.encode("m", 8, _vectors(3, 8))
     header, _, body = good.partition(b"\n\n")
