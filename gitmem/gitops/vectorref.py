@@ -77,11 +77,16 @@ def read(git: Git, oids: list[str]) -> Iterator[tuple[str, bytes]]:
     raw = git.run("cat-file", "--batch", input="\n".join(wanted).encode() + b"\n")
     at = 0
     while at < len(raw):
-        end = raw.index(b"\n", at)
-        oid, kind, size = raw[at:end].decode().split()
+        end = raw.find(b"\n", at)
+        if end < 0:
+            return
+        parts = raw[at:end].decode("ascii", "replace").split()
+        if len(parts) != 3 or not parts[2].isdigit():
+            at = end + 1  # an object gone since --batch-check ("OID missing"): no content follows
+            continue
         start = end + 1
-        yield oid, raw[start:start + int(size)]
-        at = start + int(size) + 1
+        yield parts[0], raw[start:start + int(parts[2])]
+        at = start + int(parts[2]) + 1
 
 
 def add(git: Git, blobs: list[tuple[str, bytes]], drop: set[str], message: str) -> tuple[str | None, list[str]]:
