@@ -41,6 +41,7 @@ FILES = {
     "identity-noted": "a fixed sentence",
     "commit-index.*": "a private git index of one commit: paths and blob ids, removed after it",
     "plumbing-*.index": "a private git index of one merge: paths and blob ids, removed after it",
+    "vectors-*.index": "a private git index of one embeddings commit: paths and blob ids, removed after it",
 }
 # database -> its tables (FTS5 and sqlite-vec shadow tables included)
 TABLES = {
@@ -48,7 +49,7 @@ TABLES = {
                  "texts_fts_docsize", "texts_fts_idx", "chunks", "commits", "versions", "worktree", "origins",
                  "merged", "forgotten", "documents", "blames", "links", "sqlite_sequence", "vectors", "vectors_chunks",
                  "vectors_info", "vectors_rowids", "vectors_vector_chunks00"},
-    "embeddings.db": {"migrations", "embeddings", "extracts"},
+    "embeddings.db": {"migrations", "embeddings", "extracts", "shared_blobs", "shared", "shared_state"},
     "confidence.db": {"migrations", "reinforced"},
 }
 

@@ -153,6 +153,14 @@ CACHE_MIGRATIONS: list[tuple[int, str]] = [
         failed TEXT, note TEXT, total_pages INTEGER, seconds REAL NOT NULL,
         PRIMARY KEY(oid, kind)) WITHOUT ROWID;
     """),
+    # 3: embeddings shared through git (sharing.py): the files of refs/gitmem/embeddings already
+    # read (imported, or ignored and why), the text hashes the ref holds per model id, and the
+    # ref tips last read
+    (3, """
+    CREATE TABLE shared_blobs(oid TEXT PRIMARY KEY, model TEXT NOT NULL, note TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE shared(model TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(model, hash)) WITHOUT ROWID;
+    CREATE TABLE shared_state(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    """),
 ]
 
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from . import db
+from ..errors import GitmemError
+from . import db, sharing
 from .blobs import text_hash
 from .db import LIVE_VIEW
 from .indexer import Index, SyncReport
@@ -33,6 +34,7 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     try:
         with db.transaction(index.conn):
             _check_model(index, embedder)
+        _adopt(index, embedder, report)
         pending = _pending_ids(index, live_only, embedder, view=view)
         done = 0
         for i in range(0, len(pending), EMBED_BATCH):
@@ -44,6 +46,15 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     finally:
         index.lock.release()
     return report
+
+
+def _adopt(index: Index, embedder: Embedder, report: SyncReport) -> None:
+    """Vectors another clone computed (refs/gitmem/embeddings) into the cache, before embedding;
+    a ref that cannot be read costs only the embedding."""
+    try:
+        sharing.adopt(index, embedder)
+    except (GitmemError, apsw.Error, OSError) as exc:
+        report.notes.append(f"shared embeddings (refs/gitmem/embeddings) could not be read: {exc}")
 
 
 def _pending_ids(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,
@@ -110,7 +121,7 @@ def vectors_of(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes
 def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
     """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
     Also how many were embedded."""
-    cached = _cached_vectors(index, embedder.key, list(texts))
+    cached = sharing.cached(index, embedder.key, list(texts))
     missing = [(h, t) for h, t in texts.items() if h not in cached]
     if missing:
         vectors = embedder.embed([t for _, t in missing])
@@ -119,13 +130,3 @@ def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> t
                                     [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
         cached.update({h: v for (h, _), v in zip(missing, vectors)})
     return cached, len(missing)
-
-
-def _cached_vectors(index: Index, model: str, hashes: list[str]) -> dict[str, bytes]:
-    found: dict[str, bytes] = {}
-    for i in range(0, len(hashes), 500):
-        part = hashes[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(index.cache.execute(
-            f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *part]))
-    return found

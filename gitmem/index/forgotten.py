@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     from ..notebook import Notebook
     from .indexer import Index
 
-HEADER = "# gitmem: salted hashes of forgotten text (see docs/safety.md, Forgetting); safe to delete after purging history"
+HEADER = ("# gitmem: salted hashes of forgotten text (see docs/safety.md, Forgetting); "
+          "safe to delete after purging history")
 WITHHELD = "(subject withheld: it held forgotten text)"
 LINE_WITHHELD = "(line withheld: it held forgotten text)"
 MIN_PHRASE_WORDS = 2  # one word is too common to blank wherever it appears
@@ -425,6 +426,7 @@ def after_purge(index: Index, purged: Purge) -> dict[str, int]:
             for digest in purged.hashes:
                 cache_rows += len(cache.execute("DELETE FROM embeddings WHERE hash = ? RETURNING 1",
                                                 (digest,)).fetchall())
+                cache.execute("DELETE FROM shared WHERE hash = ?", (digest,))  # the ref's record of it
             unheld = [(model, digest) for model, digest in cache.execute("SELECT model, hash FROM embeddings")
                       if digest not in held]
             cache.executemany("DELETE FROM embeddings WHERE model = ? AND hash = ?", unheld)

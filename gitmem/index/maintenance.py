@@ -7,11 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import apsw
+
 from ..errors import GitmemError
 from ..gitops import factmerge, hookrun, hooks, sync
 from ..gitops.lock import FileLock
 from ..notebook import Notebook
-from . import db, embed, embeddings, extracts
+from . import db, embed, embeddings, extracts, sharing
 from .blobs import BAD_FRONTMATTER
 from .db import LIVE_VIEW
 from .indexer import Index, SyncReport, recovering
@@ -53,9 +55,20 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
             emb = embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
             report.embedded, report.reused = emb.embedded, emb.reused
             report.notes.extend(emb.notes)
+            report.notes.extend(_share(index, embedder))
         return _summary(index, report, semantic, started)
     finally:
         index.close()
+
+
+def _share(index: Index, embedder: embed.Embedder) -> list[str]:
+    """Export the new vectors of committed text into refs/gitmem/embeddings (sharing.py); a
+    failure is a note: the index itself is complete."""
+    try:
+        sharing.export(index, embedder)
+    except (GitmemError, apsw.Error, OSError) as exc:
+        return [f"embeddings could not be shared in refs/gitmem/embeddings: {exc}"]
+    return []
 
 
 def fetch_model(nb: Notebook | None) -> dict[str, Any]:

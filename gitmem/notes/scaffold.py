@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import config
 from ..errors import NotARepo, UsageError
-from ..gitops import commits, hookrun, hooks, merge
+from ..gitops import commits, hookrun, hooks, merge, vectorref
 from ..gitops.git import Git
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
@@ -71,11 +71,24 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
             notes.append(FALLBACK_HINT)
     merge.configure(git)
     installed = _hooks(nb, notes) if install_hooks else None
+    notes.extend(_share_refs(git))
     summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
     if summary:
         notes.extend(summary.notes)
     return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
                       installed)
+
+
+def _share_refs(git: Git) -> list[str]:
+    """Let plain `git fetch` bring gitmem's refs (the shared embeddings) into each remote's
+    remote-tracking namespace, and fetch them once now, so that the index built next reuses the
+    vectors another clone computed (docs/git.md). A remote that cannot be reached is a note."""
+    notes = []
+    for remote in vectorref.configure(git):
+        failed = vectorref.fetch(git, remote)
+        if failed:
+            notes.append(f"could not fetch gitmem's refs from {remote} ({failed}); embeddings are computed here")
+    return notes
 
 
 def remember_model(git: Git, model_dir: Path) -> str:
