@@ -102,7 +102,8 @@ def decayed(stated: float, source: str, weeks: float) -> float:
     """Stated confidence after `weeks` unconfirmed: rate**weeks, never under the
     floor (a fact stated under its floor keeps its stated value)."""
     rate, floor = RATES.get(source, RATES["explicit"])
-    return max(min(stated, floor), stated * rate ** max(0.0, weeks))
+    decay: float = rate ** max(0.0, weeks)
+    return max(min(stated, floor), stated * decay)
 
 
 def is_fact(line: str) -> bool:
