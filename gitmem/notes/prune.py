@@ -12,6 +12,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from ..errors import GitFailed, UsageError
 from ..index import confidence
@@ -28,8 +29,8 @@ SUMMARY_ENTRY = re.compile(r"^## \d{2}:\d{2} — " + re.escape(SUMMARY_HEADING) 
 class Pruned:
     dry_run: bool
     threshold: float
-    facts: list[dict] = field(default_factory=list)
-    summaries: list[dict] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
     commit: str | None = None
     notes: list[str] = field(default_factory=list)
 
