@@ -113,8 +113,8 @@ def templates() -> Environment:
     env.filters["level"] = level
     env.filters["untrailered"] = untrailered
     env.filters["inline"] = lambda text, rel="", pages=None: Markup(inline(unlearned(str(text)), rel, pages))
-    env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items() if k != "page"),
-                                                              ("page", str(number))])
+    env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items()
+                                                                 if k != "page"), ("page", str(number))])
     return env
 
 
