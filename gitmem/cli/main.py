@@ -20,7 +20,7 @@ from .output import terminal_safe
 from .terminal import error_line
 
 COMPLETE_VAR = "_GIT_MEM_COMPLETE"
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class App(click.Group):
