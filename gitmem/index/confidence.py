@@ -30,6 +30,8 @@ from ..notebook import Notebook
 from . import db
 
 if TYPE_CHECKING:
+    import apsw
+
     from .forgotten import Matcher
 
 # source -> (weekly rate, floor)
@@ -145,7 +147,7 @@ def facts(nb: Notebook, rel: str, text: str | None = None, now: float | None = N
 
 # -- reinforcement on use (local, per clone) --------------------------------
 
-def _connect(nb: Notebook):  # type: ignore[no-untyped-def]
+def _connect(nb: Notebook) -> apsw.Connection:
     return db.connect(nb.state_dir / "confidence.db", db.CONFIDENCE_MIGRATIONS, vec=False)
 
 

@@ -276,7 +276,7 @@ class Extractor:
     def close(self) -> None:
         if self.proc is not None:
             proc, self.proc = self.proc, None
-            try:
+            try:  # (union-attr: typeshed types a pipe as Optional; Popen made both pipes, so they exist)
                 proc.stdin.close()  # type: ignore[union-attr]
                 proc.wait(timeout=GRACE_SECONDS)
             except (OSError, subprocess.TimeoutExpired):

@@ -59,7 +59,8 @@ def run(nb: Notebook, dry_run: bool = False, now: float | None = None) -> Pruned
             if rel is None or not nb.settings.is_note(rel):
                 continue
             group = nb.settings.group_of(rel)
-            if group == "daily" and _day(rel) is not None and _day(rel) < cutoff:  # type: ignore[operator]
+            day = _day(rel)
+            if group == "daily" and day is not None and day < cutoff:
                 text = texts.setdefault(rel, nb.read(rel))
                 _summaries(rel, text, result, spans)
             elif group == "notebook" and not confidence.exempt(nb, rel):
