@@ -201,7 +201,9 @@ def _coerce(value: Any, kind: str, name: str) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UsageError(f"{CONFIG_FILE}: {name} must be a list of strings", f"fix {name}")
         return tuple(value)
-    expected = {"int": int, "float": (int, float), "str": str}[kind]
+    kinds: dict[str, type[int] | type[str] | tuple[type[int], type[float]]] = {
+        "int": int, "float": (int, float), "str": str}
+    expected = kinds[kind]
     if not isinstance(value, expected) or isinstance(value, bool):
         raise UsageError(f"{CONFIG_FILE}: {name} must be a {kind}", f"fix {name}")
     return float(value) if kind == "float" else value
@@ -212,6 +214,7 @@ def render(settings: Settings) -> str:
     def lst(items: tuple[str, ...]) -> str:
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
+    # the TOML's comments sit on their settings' lines, so a few source lines run past 120 columns
     return f"""# gitmem notebook settings. They travel with the notebook; see docs/commands.md.
 [notebook]
 path = {json.dumps(settings.path)}        # the notebook folder, relative to the repository root
@@ -245,7 +248,7 @@ memory_mb = {settings.doc_memory_mb}
 always_on = {lst(settings.always_on)}
 file_budget = {settings.file_budget}
 total_budget = {settings.total_budget}
-"""
+"""  # noqa: E501
 
 
 def matches(patterns: tuple[str, ...], path: str) -> bool:

@@ -115,6 +115,7 @@ def name_span(path: str) -> tuple[float, float] | None:
         return None
     year, month, day, hour, minute = (int(g) if g else None for g in match.groups())
     try:
+        # NAME_DAY's year, month and day groups are not optional: never None here
         start = _day_bound(date(year, month, day), False)  # type: ignore[arg-type]
         if hour is not None and hour < 24 and minute is not None and minute < 60:
             moment = datetime.combine(start.date(), time(hour, minute)).astimezone()

@@ -33,7 +33,8 @@ def confine(name: str) -> str:
     if "\0" in name:
         raise PathOutside("path contains a NUL byte", "name a page inside the notebook")
     if name.startswith(("/", "~", "\\")) or os.path.isabs(name):
-        raise PathOutside(f"{name!r} is outside the notebook", "use a path relative to the notebook, e.g. knowledge/facts.md")
+        raise PathOutside(f"{name!r} is outside the notebook",
+                          "use a path relative to the notebook, e.g. knowledge/facts.md")
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts:
         raise UsageError("empty path", "name a page, e.g. reference/contacts.md")
@@ -41,7 +42,8 @@ def confine(name: str) -> str:
         if part == "..":
             raise PathOutside(f"{name!r} leaves the notebook ('..')", "use a path inside the notebook")
         if part.startswith("."):
-            raise PathOutside(f"{name!r} names a hidden file", "gitmem pages cannot be hidden files (.git, .gitmem.toml)")
+            raise PathOutside(f"{name!r} names a hidden file",
+                              "gitmem pages cannot be hidden files (.git, .gitmem.toml)")
         if len(os.fsencode(part)) > MAX_NAME_BYTES:
             raise UsageError(f"a path component is longer than {MAX_NAME_BYTES} bytes", "use a shorter page name")
     rel = "/".join(parts)

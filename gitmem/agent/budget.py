@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from ..errors import GitmemError, UsageError
 from ..notebook import Notebook
@@ -189,7 +190,7 @@ def _fill(kind: str, title: str, candidates: list[Candidate], excluded: list[dic
 
     for number, (name, text, cuttable) in enumerate(candidates):
         later = [{"name": n, "reason": "over the budget"} for n, _, _ in candidates[number + 1:]]
-        choice = _fitting(name, text, cuttable, lambda item: cost(taken + [item], out + later) <= room, count)
+        choice = _fitting(name, text, cuttable, partial(_fits, cost, taken, out + later, room), count)
         if choice is None:
             out.append({"name": name, "reason": "over the budget"})
         else:
@@ -198,6 +199,12 @@ def _fill(kind: str, title: str, candidates: list[Candidate], excluded: list[dic
         return None
     body = heading + "".join(text for _, text in taken) + _left_line(out, HINTS[kind])
     return Block(kind, title, cost(taken, out), [item for item, _ in taken], out, body)
+
+
+def _fits(cost: Callable[[list[tuple[Item, str]], list[dict[str, str]]], int], taken: list[tuple[Item, str]],
+          rest: list[dict[str, str]], room: int, item: tuple[Item, str]) -> bool:
+    """Whether `item`, taken too, keeps the section within `room` (with `rest` left out)."""
+    return cost(taken + [item], rest) <= room
 
 
 def _fitting(name: str, text: str, cuttable: bool, fits: Callable[[tuple[Item, str]], bool],

@@ -100,10 +100,10 @@ class SessionRun:
     commit: str | None = None
     proposal: str | None = None  # --apply: the proposal holding its changes to pages that steer the agent
     reason: str | None = None
-    written: list[dict] = field(default_factory=list)
-    reinforced: list[dict] = field(default_factory=list)
-    corrected: list[dict] = field(default_factory=list)
-    refused: list[dict] = field(default_factory=list)
+    written: list[dict[str, Any]] = field(default_factory=list)
+    reinforced: list[dict[str, Any]] = field(default_factory=list)
+    corrected: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
     prompt: list[dict[str, str]] | None = None  # --dry-run: what would be sent
 
 

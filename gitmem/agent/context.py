@@ -50,7 +50,7 @@ FLUSH = """Session nearing compaction. Write any durable memories to your notebo
 - What happened in this session, progress and open threads: git mem daily "..." (MCP tool: daily); today's log is {daily}.
 - Leave out what the notebook already says, and never store secrets (keys, passwords, tokens).
 
-If there is nothing worth keeping, reply only: nothing to save."""
+If there is nothing worth keeping, reply only: nothing to save."""  # noqa: E501 (the agent reads one line per item)
 
 
 @dataclass

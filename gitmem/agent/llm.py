@@ -121,6 +121,7 @@ class Deadline:
     def connection(self, base: type[http.client.HTTPConnection]) -> type[http.client.HTTPConnection]:
         watch = self
 
+        # a subclass of a class chosen at run time (HTTP or HTTPS), which mypy cannot follow
         class Watched(base):  # type: ignore[valid-type, misc]
             def connect(self) -> None:
                 super().connect()

@@ -123,7 +123,8 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                 lines.append(f"{_size(Path(folder, name))}\t{path.rstrip('/')}/{prefix}{name}/")
             for name in sorted(files):
                 full = Path(folder, name)
-                if not name.startswith(".") and not full.is_symlink() and self.nb.settings.is_note(f"{rel}/{prefix}{name}"):
+                if not name.startswith(".") and not full.is_symlink() \
+                        and self.nb.settings.is_note(f"{rel}/{prefix}{name}"):
                     lines.append(f"{_size(full)}\t{path.rstrip('/')}/{prefix}{name}")
         header = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
         return header + "\n" + "\n".join(lines)

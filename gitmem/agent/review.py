@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import GitmemError, Refused, UsageError
 from ..gitops import plumbing
@@ -62,7 +63,7 @@ class Proposal:
 @dataclass
 class Reviewed:
     action: str  # "accepted" or "dropped"
-    proposals: list[dict]
+    proposals: list[dict[str, Any]]
     commits: list[str]
     notes: list[str] = field(default_factory=list)
 
@@ -198,8 +199,8 @@ def _select(nb: Notebook, ids: tuple[str, ...], every: bool) -> list[Proposal]:
     for want in ids:
         match = [p for p in found if p.id.startswith(want.lower())] if len(want) >= 4 else []
         if len(match) != 1:
-            raise ProposalNotFound(f"no pending proposal {want!r}" if not match else f"{want!r} names several proposals",
-                                   "list them with: git mem review")
+            raise ProposalNotFound(f"no pending proposal {want!r}" if not match
+                                   else f"{want!r} names several proposals", "list them with: git mem review")
         chosen.append(match[0])
     return _unique(chosen)
 

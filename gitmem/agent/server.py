@@ -64,7 +64,7 @@ class Tool:
     required: tuple[str, ...]
     run: Callable[[Notebook, dict[str, Any]], Any]  # returns what the CLI's --json prints
     # MCP tool annotations: readOnlyHint, destructiveHint, idempotentHint, openWorldHint
-    hints: dict[str, bool] = field(default_factory=dict)
+    hints: dict[str, Any] = field(default_factory=dict)  # MCP ToolAnnotations' fields (the *Hint booleans)
 
     def schema(self) -> Schema:
         return {"type": "object", "properties": self.params, "required": list(self.required),
@@ -140,8 +140,8 @@ TOOLS: list[Tool] = [
          (), lambda nb, a: _context(nb, a), READ_ONLY),
     Tool("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
-         "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
-         "refused.",
+         "(same subject, another value) replaces it, and the result says what it replaced. Secrets and "
+         "instruction-like text are refused.",
          {"text": string("The fact, in one or a few sentences."),
           "to": string("Store it on this page (notebook-relative path)."),
           "section": string("Under this H2 section of the page."),
@@ -315,7 +315,8 @@ PAGE_COMMAND = re.compile(r"\bgit mem (write|get) ([^\s;,)]+)(?: TEXT\b)?")
 TOOL_OF = {"goal add": "goal_add", "goal update": "goal_update", "goal list": "goals", "watch list": "watch_list",
            "plan update": "plan_update", "session changes": "session_changes", "watch": "watch",
            "unwatch": "unwatch", "plan": "plan"}
-TOOL_COMMAND = re.compile(r"\bgit mem (" + "|".join(sorted(TOOL_OF, key=len, reverse=True)) + r")\b(?: --all\b| TEXT --reason WHY\b| TITLE\b)?")
+TOOL_COMMAND = re.compile(r"\bgit mem (" + "|".join(sorted(TOOL_OF, key=len, reverse=True))
+                          + r")\b(?: --all\b| TEXT --reason WHY\b| TITLE\b)?")
 
 
 def for_agents(text: str) -> str:

@@ -327,7 +327,8 @@ def save(nb: Notebook, raw: str, chat: str | None = None, agent: str | None = No
         # A transcript without timestamps keeps the start time its file already has.
         when = transcript.time or _time(header(before).get("time")) or now or datetime.now().astimezone()
         rel = rel or f"{_folder(nb)}/{file_name(chat, when)}"
-        body, found = (render(transcript.messages, chat, agent, when), [])
+        body = render(transcript.messages, chat, agent, when)
+        found: list[guard.Finding] = []
         if not allow:
             body, found = guard.redact(body)
         saved = Saved("updated" if before else "saved", rel, chat, agent, when.isoformat(timespec="seconds"),

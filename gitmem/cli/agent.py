@@ -63,8 +63,8 @@ def context(day: str | None, flush: bool, query: str | None, budget: int | None,
         result = budgets.assemble(notebook(), query, budget or BUDGET, mode, bytes_per_token)
         show(result, as_json, output.context)
         return
-    result = assembly.run(notebook(), day, flush)
-    show(result, as_json, output.reminder if flush else output.context)
+    assembled = assembly.run(notebook(), day, flush)
+    show(assembled, as_json, output.reminder if flush else output.context)
 
 
 @click.group()

@@ -341,7 +341,7 @@ def _same_user(conn: socket.socket) -> bool:
         return True
     creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
     _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid == os.getuid()
+    return int(uid) == os.getuid()
 
 
 def idle_seconds(top: Path) -> float:

@@ -20,8 +20,8 @@ def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int |
     from . import output
 
     since, until = dates.date_range(since, start, end, day)
-    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
-                         served=True, full=full)
+    query = search.Query(" ".join(words), mode, groups or (), limit, min_score, tags, kind, at, history, since, until,
+                         by, served=True, full=full)
     show(scopes.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
          as_json, output.ranked if flat else output.results)
 
@@ -93,8 +93,8 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
 @click.command("log")
 @click.option("--since", metavar="PERIOD|DATE", help="Only commits since then: 30m, 24h, 7d, 2w, or a date.")
 @click.option("--until", metavar="PERIOD|DATE", help="Only commits up to then (a bare date: its end).")
-@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames; relative to the "
-                                         "current folder, ':/PAGE' from the notebook's root).")
+@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames; relative "
+                                         "to the current folder, ':/PAGE' from the notebook's root).")
 @click.option("--grep", metavar="QUERY",
               help="Only commits whose added or removed text matches QUERY, by keyword or meaning.")
 @click.option("-n", "--max-count", "limit", type=click.IntRange(1), help="At most this many commits.")

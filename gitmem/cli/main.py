@@ -20,12 +20,13 @@ from .output import terminal_safe
 from .terminal import error_line
 
 COMPLETE_VAR = "_GIT_MEM_COMPLETE"
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class App(click.Group):
     """Maps errors to exit codes: 1 expected, 2 usage, 3 bug (traceback logged)."""
 
+    # narrower than click's overloaded main (standalone_mode is always ours): an override mypy rejects
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         extra.pop("standalone_mode", None)
         argv = list(sys.argv[1:] if args is None else args)

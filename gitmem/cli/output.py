@@ -280,7 +280,8 @@ def forget_preview(preview: list[dict[str, Any]]) -> str:
 
 
 def page(p: Any) -> str:
-    return p.text.rstrip("\n")
+    text: str = p.text
+    return text.rstrip("\n")
 
 
 def summary(s: Any) -> str:
@@ -324,7 +325,8 @@ def status(d: dict[str, Any]) -> str:
         f"{counts['embeddings_computed']} computed, {counts['embeddings_reused']} reused from cache",
         f"model:      {model['name']} ({model['source']}); semantic search "
         + ("on" if model.get("semantic") else "off"),
-        f"sizes:      index {sizes['index_bytes'] // 1024} KiB, embedding cache {sizes['embedding_cache_bytes'] // 1024} KiB",
+        f"sizes:      index {sizes['index_bytes'] // 1024} KiB, "
+        f"embedding cache {sizes['embedding_cache_bytes'] // 1024} KiB",
     ]
     if "hooks" in d:
         lines.append(f"hooks:      {_hooks_line(d['hooks'])}")
@@ -359,7 +361,8 @@ def _documents(docs: dict[str, Any] | None) -> list[str]:
     kinds = ", ".join(f"{n} {k.upper()}" for k, n in docs["kinds"].items())
     lines = [f"documents:  {docs['files']} ({kinds}): {docs['extracted']} extracted ({docs['pages']} PDF pages), "
              f"{docs['pending']} waiting, {docs['failed']} failed"]
-    lines.extend(f"  {shown(p['path'])}: {'failed: ' if p['state'] == 'failed' else ''}{p['note']}" for p in docs["problems"])
+    lines.extend(f"  {shown(p['path'])}: {'failed: ' if p['state'] == 'failed' else ''}{p['note']}"
+                 for p in docs["problems"])
     return lines
 
 
@@ -368,11 +371,13 @@ def _short(oid: str | None) -> str:
 
 
 def context(c: Any) -> str:
-    return c.text.rstrip("\n")
+    text: str = c.text
+    return text.rstrip("\n")
 
 
 def reminder(r: Any) -> str:
-    return r.text
+    text: str = r.text
+    return text
 
 
 def session_saved(s: Any) -> str:
@@ -423,7 +428,8 @@ def hooks_status(s: Any) -> str:
 
 def guard(report: Any) -> str:
     """`git mem guard`: one line a finding."""
-    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(f['path'])}:{f['line']}: {f['excerpt']}" for f in report.findings)
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(f['path'])}:{f['line']}: {f['excerpt']}"
+                     for f in report.findings)
 
 
 def model_ready(d: dict[str, Any]) -> str:

@@ -52,7 +52,8 @@ def plan(p: Any) -> str:
     if not p.exists:
         return f"({p.hint})"
     when = f"\n\n(last changed {p.date}, commit {_commit(p.commit)}: {p.reason})" if p.commit else ""
-    return p.text + when
+    text: str = p.text
+    return text + when
 
 
 def plan_updated(u: Any) -> str:

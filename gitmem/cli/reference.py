@@ -17,12 +17,24 @@ END = "<!-- END generated -->"
 # A pointer printed after a verb's help block in docs/commands.md (by its name after 'git mem'):
 # its JSON, and where its concepts live.
 SEE_ALSO = {
-    "daemon stop": '`daemon status --json` (and `start`, `stop`): `{"running": bool, "enabled": "true" | null, "socket": PATH, ...}`; while it runs also `pid`, `top`, `since` (Unix time), `served` (requests run), `ready` (caught up and warmed), `idle_seconds`, `python`, `package` and `models` (the embedding keys loaded); when not running, `note` says why (`stopped`, or why a socket was refused). How it works: [git.md](git.md#the-warm-daemon).',
-    "hooks prompt": 'The output, the budget and the recipe: [hooks/README.md](../hooks/README.md#claude-code-facts-for-each-prompt).',
+    "daemon stop": ('`daemon status --json` (and `start`, `stop`): `{"running": bool, "enabled": "true" | null, '
+                    '"socket": PATH, ...}`; while it runs also `pid`, `top`, `since` (Unix time), `served` (requests '
+                    'run), `ready` (caught up and warmed), `idle_seconds`, `python`, `package` and `models` (the '
+                    'embedding keys loaded); when not running, `note` says why (`stopped`, or why a socket was '
+                    'refused). How it works: [git.md](git.md#the-warm-daemon).'),
+    "hooks prompt": ('The output, the budget and the recipe: '
+                     '[hooks/README.md](../hooks/README.md#claude-code-facts-for-each-prompt).'),
     "serve": "The pages, the JSON API and its security: [web.md](web.md).",
     "why": "More: [facts.md](facts.md#git-mem-why-pathline).",
-    "resolve": '`--json`: `{"path", "take", "conflicts", "concluded", "commit", "unmerged", "notes"}` (`concluded`: `merge`,\n`rebase` or null). More: [git.md](git.md#conflicts).',
-    "sync": '`--json`: `{"remote", "branch", "mode", "integrated", "pushed", "attempts", "head", "notes"}` (`integrated`:\n`up to date`, `fast-forward`, `merged`, `rebased` or `nothing on the remote yet`; `pushed`: the refs the\nremote took; `attempts`: rounds, more than 1 when the remote moved meanwhile). Errors (exit 1, one line):\na conflict (the merge or rebase stays in progress for `git mem resolve`), a remote that was force-pushed\nto another history (`--allow-rewritten` merges it keeping every fact), a push the remote kept rejecting\n(after 12 rounds), a wrong password or an unreachable remote. More: [git.md](git.md#git-mem-sync).',
+    "resolve": ('`--json`: `{"path", "take", "conflicts", "concluded", "commit", "unmerged", "notes"}` (`concluded`: '
+                '`merge`,\n`rebase` or null). More: [git.md](git.md#conflicts).'),
+    "sync": ('`--json`: `{"remote", "branch", "mode", "integrated", "pushed", "attempts", "head", "notes"}` '
+             '(`integrated`:\n`up to date`, `fast-forward`, `merged`, `rebased` or `nothing on the remote yet`; '
+             '`pushed`: the refs the\nremote took; `attempts`: rounds, more than 1 when the remote moved meanwhile). '
+             'Errors (exit 1, one line):\na conflict (the merge or rebase stays in progress for `git mem resolve`), a '
+             'remote that was force-pushed\nto another history (`--allow-rewritten` merges it keeping every fact), a '
+             'push the remote kept rejecting\n(after 12 rounds), a wrong password or an unreachable remote. More: '
+             '[git.md](git.md#git-mem-sync).'),
 }
 
 

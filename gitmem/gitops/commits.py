@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from functools import partial
 
 from ..errors import GitFailed, GitmemError
 from . import indexlock
@@ -181,7 +182,7 @@ def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str,
                 continue
             oid = _store(git, staged[path])
         info = f"100644,{oid},{path}"
-        indexlock.retry(git, lambda: git.run("update-index", "--add", "--cacheinfo", info))
+        indexlock.retry(git, partial(git.run, "update-index", "--add", "--cacheinfo", info))
     try:  # record the files' stat data, as `git add` would (else git sees them as not up to date)
         git.run("update-index", "-q", "--refresh")
     except GitFailed:

@@ -101,7 +101,7 @@ class Git:
             raise NotARepo(f"not a git repository: {where.resolve()}", hint)
         proc = subprocess.run(["git", "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir",
                                "--git-common-dir", "--show-toplevel"], cwd=where, env={**os.environ, **C_LOCALE},
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdin=subprocess.DEVNULL, capture_output=True)
         lines = os.fsdecode(proc.stdout).split("\n")
         if lines[0] == "true":
             raise NotARepo(f"{lines[2]} is a bare repository; a notebook needs a work tree",
@@ -135,12 +135,12 @@ class Git:
             self._repo = gitpython.Repo(str(self.top or self.git_dir))
         return self._repo
 
-    def call(self, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> tuple[int, bytes, bytes]:
+    def call(self, *args: str, env: dict[str, str] | None = None,
+             input: bytes | None = None) -> tuple[int, bytes, bytes]:
         """Run git with these arguments: (exit status, stdout, stderr), whatever the status."""
         full = {**os.environ, **(env or {}), **C_LOCALE}
         proc = subprocess.run(["git", *args], cwd=self.top or self.git_dir, env=full, input=input,
-                              stdin=None if input is not None else subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdin=None if input is not None else subprocess.DEVNULL, capture_output=True)
         return proc.returncode, proc.stdout, proc.stderr
 
     def run(self, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> bytes:
@@ -275,8 +275,8 @@ class Git:
                            "--")
             parts = raw.split(b"\0")
             for oid, block in zip(parts[0::2], parts[1::2]):
-                pairs = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
-                found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in pairs}
+                split = (line.split(":", 1) for line in block.decode("utf-8", "replace").splitlines() if ":" in line)
+                found[_dec(oid).strip()] = {k.strip(): v.strip() for k, v in split}
             if len(_TRAILERS) > TRAILERS_KEPT:
                 _TRAILERS.clear()
             # answered from `found`, not the cache: another thread (a server's other query) may clear it

@@ -118,7 +118,8 @@ def _inside(path: Path, top: Path) -> bool:
 
 
 def install(nb: Notebook, force: bool = False) -> HooksChange:
-    """Install the four hooks (chaining any already there) and the merge drivers (pages fact by fact, daily logs entry by entry)."""
+    """Install the four hooks (chaining any already there) and the merge drivers (pages fact by fact,
+    daily logs entry by entry)."""
     git = nb.git
     where = place(git)
     if where.shared and not force:

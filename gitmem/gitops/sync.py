@@ -115,7 +115,7 @@ def sync(git: Git, remote: str | None = None, allow_rewritten: bool = False, att
 def backoff(attempt: int) -> float:
     """The pause before round `attempt + 1`: growing, capped at 3 s, random so that writers that
     collided do not collide again."""
-    return min(3.0, 0.05 * 2 ** attempt) * random.uniform(0.5, 1.5)
+    return min(3.0, 0.05 * 2.0 ** attempt) * random.uniform(0.5, 1.5)
 
 
 # -- where and how -------------------------------------------------------------

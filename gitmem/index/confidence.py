@@ -30,6 +30,8 @@ from ..notebook import Notebook
 from . import db
 
 if TYPE_CHECKING:
+    import apsw
+
     from .forgotten import Matcher
 
 # source -> (weekly rate, floor)
@@ -102,7 +104,8 @@ def decayed(stated: float, source: str, weeks: float) -> float:
     """Stated confidence after `weeks` unconfirmed: rate**weeks, never under the
     floor (a fact stated under its floor keeps its stated value)."""
     rate, floor = RATES.get(source, RATES["explicit"])
-    return max(min(stated, floor), stated * rate ** max(0.0, weeks))
+    decay: float = rate ** max(0.0, weeks)
+    return max(min(stated, floor), stated * decay)
 
 
 def is_fact(line: str) -> bool:
@@ -144,7 +147,7 @@ def facts(nb: Notebook, rel: str, text: str | None = None, now: float | None = N
 
 # -- reinforcement on use (local, per clone) --------------------------------
 
-def _connect(nb: Notebook):  # type: ignore[no-untyped-def]
+def _connect(nb: Notebook) -> apsw.Connection:
     return db.connect(nb.state_dir / "confidence.db", db.CONFIDENCE_MIGRATIONS, vec=False)
 
 

@@ -264,7 +264,7 @@ def _wal(conn: apsw.Connection) -> None:
     deadline = time.monotonic() + BUSY_MS / 1000
     while True:
         try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if one(conn.execute("PRAGMA journal_mode"))[0] != "wal":
                 conn.execute("PRAGMA journal_mode=WAL")
             return
         except apsw.BusyError:
@@ -357,6 +357,15 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def one(cursor: apsw.Cursor) -> Any:
+    """The row of a query that always yields one (count(*), RETURNING, a row the caller knows is
+    there). apsw types fetchone() as row-or-None; here no row is a bug, and says so."""
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("the query found no row")
+    return row
 
 
 def get_meta(conn: apsw.Connection, key: str, default: str | None = None) -> str | None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..markdown import body_offset, headings_of
 from ..notebook import decode
-from . import extracts
+from . import db, extracts
 
 if TYPE_CHECKING:
     from .forgotten import Matcher
@@ -76,7 +76,7 @@ class Differ:
         if blob is None:
             return ""
         if blob not in self._texts:
-            oid, private = self.index.conn.execute("SELECT oid, private FROM blobs WHERE id = ?", (blob,)).fetchone()
+            oid, private = db.one(self.index.conn.execute("SELECT oid, private FROM blobs WHERE id = ?", (blob,)))
             document = None if private else extracts.text(self.index, blob)  # a document: never its bytes
             if private:
                 self._private.add(blob)
@@ -110,9 +110,10 @@ class Differ:
         return "\n".join(lines)
 
     def _diff(self, c: Commit) -> list[PageChange]:
-        rows = self.index.conn.execute("""SELECT path, blob, 0 FROM versions WHERE end_commit = ?
+        rows = cast(list[tuple[str, int, int]],
+                    self.index.conn.execute("""SELECT path, blob, 0 FROM versions WHERE end_commit = ?
                                           UNION ALL SELECT path, blob, 1 FROM versions WHERE start_commit = ?""",
-                                       (c.id, c.id)).fetchall()
+                                            (c.id, c.id)).fetchall())
         old: dict[str, int] = {p: b for p, b, new in rows if not new}
         new: dict[str, int] = {p: b for p, b, n in rows if n}
         renames = self._renames([p for p in old if p not in new], [p for p in new if p not in old], old, new)

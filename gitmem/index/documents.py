@@ -55,7 +55,8 @@ thead tr ul""".split())
 HTML_DROP = ("script", "style", "noscript", "template", "head", "svg", "math")
 CHARSET = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.IGNORECASE)
 XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
-PARA, BREAK = "\ue000", "\ue001"  # markers (private-use characters) inside HTML text, replaced once whitespace is collapsed
+# markers (private-use characters) inside HTML text, replaced once whitespace is collapsed
+PARA, BREAK = "\ue000", "\ue001"
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,7 @@ class Extractor:
     def close(self) -> None:
         if self.proc is not None:
             proc, self.proc = self.proc, None
-            try:
+            try:  # (union-attr: typeshed types a pipe as Optional; Popen made both pipes, so they exist)
                 proc.stdin.close()  # type: ignore[union-attr]
                 proc.wait(timeout=GRACE_SECONDS)
             except (OSError, subprocess.TimeoutExpired):

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import config
 from ..errors import GitmemError
@@ -70,10 +70,18 @@ def cache_dir() -> Path:
     return Path(base) / "gitmem" / "models"
 
 
+class Model(Protocol):
+    """What an Embedder needs of its model: gitmem's own Encoder, or fastembed's TextEmbedding."""
+
+    def embed(self, texts: list[str], /, batch_size: int) -> Iterable[Any]: ...
+
+    def query_embed(self, text: str, /) -> Iterable[Any]: ...
+
+
 class Embedder:
     """A loaded model: texts in, L2-normalised float32 vectors (as bytes) out."""
 
-    def __init__(self, spec: ModelSpec, model: object, dim: int, max_tokens: int | None = None) -> None:
+    def __init__(self, spec: ModelSpec, model: Model, dim: int, max_tokens: int | None = None) -> None:
         self.spec = spec
         self.dim = dim
         self.max_tokens = max_tokens  # inputs cut to this many tokens, if gitmem cut them shorter than the loader
@@ -102,7 +110,7 @@ class Embedder:
         with self._lock:
             if self._last_query is not None and self._last_query[0] == text:
                 return self._last_query[1]
-            vector = next(iter(self._model.query_embed(text))).astype("float32").tobytes()
+            vector: bytes = next(iter(self._model.query_embed(text))).astype("float32").tobytes()
             self._last_query = (text, vector)
         return vector
 

@@ -5,7 +5,7 @@ text is embedded once per model, ever."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import apsw
 
@@ -85,7 +85,8 @@ def _check_model(index: Index, embedder: Embedder) -> None:
 
 def _embed_batch(index: Index, embedder: Embedder, ids: list[int], report: SyncReport) -> None:
     marks = ",".join("?" * len(ids))
-    rows = index.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall()
+    rows = cast(list[tuple[int, str, str]],
+                index.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall())
     vectors, computed = _through_cache(index, embedder, {digest: body for _, digest, body in rows})
     with db.transaction(index.conn):
         for tid, digest, _ in rows:

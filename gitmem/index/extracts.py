@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import GitmemError
 from ..gitops.lock import FileLock
@@ -72,7 +72,7 @@ def add(index: Index, oid: str, kind: str, data: bytes | None, row: tuple[int, i
         bid = int(row[0])
         conn.execute("UPDATE blobs SET chunked = 1 WHERE id = ?", (bid,))
     else:
-        bid = conn.execute("INSERT INTO blobs(oid, chunked) VALUES(?, 1) RETURNING id", (oid,)).fetchone()[0]
+        bid = db.one(conn.execute("INSERT INTO blobs(oid, chunked) VALUES(?, 1) RETURNING id", (oid,)))[0]
     report.blobs_chunked += 1
     got = cached(index, oid, kind)
     if got is None:
@@ -167,7 +167,7 @@ def read(index: Index, rel: str, kind: str, data: bytes) -> documents.Extract:
 
 # -- the extraction step ------------------------------------------------------
 def pending(index: Index) -> int:
-    return int(index.conn.execute(PENDING).fetchone()[0])
+    return int(db.one(index.conn.execute(PENDING))[0])
 
 
 def run(index: Index, max_seconds: float | None = None, max_size: int | None = None,
@@ -199,10 +199,11 @@ def run(index: Index, max_seconds: float | None = None, max_size: int | None = N
 def _run(index: Index, report: ExtractReport, started: float, max_seconds: float | None, max_size: int | None,
          wait: float | None, sync: SyncReport | None) -> None:
     """The loop of `run`, with one fenced child for all the documents it extracts."""
-    rows = index.conn.execute(f"""SELECT d.blob, b.oid, d.kind, d.size FROM documents d
+    rows = cast(list[tuple[int, str, str, int]], index.conn.execute(f"""SELECT d.blob, b.oid, d.kind, d.size
+                                    FROM documents d
                                     JOIN blobs b ON b.id = d.blob WHERE d.state = 'pending'
                                    ORDER BY d.blob IN (SELECT blob FROM ({LIVE_VIEW})) DESC, d.size, d.blob
-                               """).fetchall()
+                               """).fetchall())
     with documents.Extractor(limits(index.nb)) as child:
         for bid, oid, kind, size in rows:
             if (max_size is not None and size > max_size) or \
@@ -246,7 +247,8 @@ def _data(index: Index, bid: int, oid: str) -> bytes | None:
 
     if index.nb.git.has_object(oid, "blob"):
         return index.nb.git.read_blob(oid)
-    for (path,) in index.conn.execute("SELECT path FROM worktree WHERE blob = ?", (bid,)).fetchall():
+    for (path,) in cast(list[tuple[str]],
+                        index.conn.execute("SELECT path FROM worktree WHERE blob = ?", (bid,)).fetchall()):
         try:
             data = index.nb.read_bytes(path)
         except PathOutside:

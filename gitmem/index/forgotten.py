@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
@@ -268,7 +268,7 @@ def purge(index: Index, fresh: Matcher, before: Matcher | None = None) -> Purge:
     for tid in _split_across_chunks(index, fresh):
         if tid not in seen:
             seen.add(tid)
-            bad.append(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,)).fetchone())
+            bad.append(db.one(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,))))
     ids = [tid for tid, _, _ in bad]
     blobs = _blobs_holding(conn, ids)
     # uncommitted files are re-read from the work tree by the same sync
@@ -340,7 +340,8 @@ def _redact_extracts(index: Index, fresh: Matcher) -> int:
     the cache is by blob and outlives the file), in the shared embeddings.db; how many changed."""
     cache = index.cache
     changed = []
-    for oid, kind, pages in cache.execute("SELECT oid, kind, pages FROM extracts").fetchall():
+    rows = cast(list[tuple[str, str, str]], cache.execute("SELECT oid, kind, pages FROM extracts").fetchall())
+    for oid, kind, pages in rows:
         was = json.loads(pages)
         now = [fresh.redact(page) for page in was]
         if now != was:
@@ -361,8 +362,8 @@ def _split_across_chunks(index: Index, fresh: Matcher) -> set[int]:
 
     conn, git = index.conn, index.nb.git
     found: set[int] = set()
-    many = conn.execute("SELECT b.id, b.oid FROM blobs b WHERE (SELECT count(*) FROM chunks c "
-                        "WHERE c.blob = b.id) > 1").fetchall()
+    many = cast(list[tuple[int, str]], conn.execute("SELECT b.id, b.oid FROM blobs b WHERE (SELECT count(*) "
+                                                    "FROM chunks c WHERE c.blob = b.id) > 1").fetchall())
     for bid, oid in many:
         data = git.blob_or_none(oid)
         if data is None:
@@ -407,7 +408,7 @@ def _grep_documents(index: Index, blobs: list[int], before: Matcher) -> list[str
 def _rechunk(index: Index, blobs: list[int]) -> None:
     """Chunk again, from git, the blobs that held purged text (blanked this time)."""
     for bid in blobs:
-        oid = index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)).fetchone()[0]
+        oid = db.one(index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (bid,)))[0]
         # a blob only the work tree had is re-read from there by the same sync, if it still is
         if index.nb.git.has_object(oid, "blob"):
             index.chunk_blob(oid, None)
@@ -432,7 +433,7 @@ def after_purge(index: Index, purged: Purge) -> dict[str, int]:
             cache.executemany("DELETE FROM embeddings WHERE model = ? AND hash = ?", unheld)
             cache_rows += len(unheld)
         cache.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    busy = index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    busy = db.one(index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)"))[0]
     return {"cached_embeddings": cache_rows, "wal_busy": int(busy)}
 
 
@@ -453,6 +454,6 @@ def document_bodies(index: Index) -> list[tuple[str, str]]:
     """(path, chunk text) of each document the notebook holds now."""
     from .db import LIVE_VIEW
 
-    return index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
+    return cast(list[tuple[str, str]], index.conn.execute(f"""SELECT DISTINCT v.path, t.body FROM ({LIVE_VIEW}) v
                                     JOIN documents d ON d.blob = v.blob JOIN chunks c ON c.blob = v.blob
-                                    JOIN texts t ON t.id = c.text""").fetchall()
+                                    JOIN texts t ON t.id = c.text""").fetchall())

@@ -259,11 +259,11 @@ class Index:
         return before
 
     def _apply(self, commit: Commit, report: SyncReport) -> None:
-        seq = (self.conn.execute("SELECT max(seq) FROM commits").fetchone()[0] or 0) + 1
-        cid = self.conn.execute(
+        seq = (db.one(self.conn.execute("SELECT max(seq) FROM commits"))[0] or 0) + 1
+        cid = db.one(self.conn.execute(
             "INSERT INTO commits(oid, seq, time, author, email, subject) VALUES(?,?,?,?,?,?) RETURNING id",
             (commit.oid, seq, commit.time, commit.author, commit.email,
-             self.forgotten.subject(commit.subject))).fetchone()[0]
+             self.forgotten.subject(commit.subject))))[0]
         report.commits += 1
         added: list[tuple[int, str, int | None]] = []
         deleted: list[int] = []
@@ -277,9 +277,9 @@ class Index:
                               (cid, rel))
             if change.oid:
                 blob = self.chunk_blob(change.oid, None, report, extracts.kind_of(self.nb, rel))
-                vid = self.conn.execute(
+                vid = db.one(self.conn.execute(
                     "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
-                    (rel, self.nb.settings.group_of(rel), blob, cid)).fetchone()[0]
+                    (rel, self.nb.settings.group_of(rel), blob, cid)))[0]
                 added.append((vid, rel, prev[0] if prev else None))
             elif prev:
                 deleted.append(prev[0])
@@ -375,9 +375,9 @@ class Index:
             self.conn.execute("UPDATE blobs SET tags=?, type=?, private=?, flags=?, chunked=1 WHERE id=?",
                               (parsed.tags, parsed.type, parsed.private, parsed.flags, bid))
         else:
-            bid = self.conn.execute(
+            bid = db.one(self.conn.execute(
                 "INSERT INTO blobs(oid, tags, type, private, flags, chunked) VALUES(?,?,?,?,?,1) RETURNING id",
-                (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)).fetchone()[0]
+                (oid, parsed.tags, parsed.type, parsed.private, parsed.flags)))[0]
         report.blobs_chunked += 1
         links.store(self.conn, bid, links.linkable(self, parsed))
         spans, seq = set(), -1
@@ -435,8 +435,8 @@ class Index:
         row = self.conn.execute("SELECT id FROM texts WHERE hash = ?", (digest,)).fetchone()
         if row:
             return int(row[0])
-        tid = self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
-                                (digest, body)).fetchone()[0]
+        tid = db.one(self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
+                                       (digest, body)))[0]
         self.conn.execute("INSERT INTO texts_fts(rowid, body) VALUES(?, ?)", (tid, body))
         if report is not None:
             report.texts_added += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
@@ -137,14 +137,17 @@ def _index_state(index: Index) -> dict[str, Any]:
         state = "stale"
         # None: the indexed commit is not an ancestor of HEAD (reset, rebase).
         behind = git.count(indexed, head) if indexed and head and git.is_ancestor(indexed, head) else None
-    dirty = index.conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
+    dirty = db.one(index.conn.execute("SELECT count(*) FROM worktree"))[0]
     updating = index.lock.held_elsewhere() or hookrun.busy(index.nb.state_dir)
     return {"state": "updating" if updating else state, "head": head,
             "indexed_commit": indexed, "commits_behind": behind, "worktree_changes_indexed": dirty}
 
 
 def _counts(index: Index) -> dict[str, int]:
-    one = lambda sql: int(index.conn.execute(sql).fetchone()[0] or 0)  # noqa: E731
+    def one(sql: str) -> int:
+        return int(db.one(index.conn.execute(sql))[0] or 0)
+
+
     return {
         "files": one(f"SELECT count(*) FROM ({LIVE_VIEW})"),
         "chunks": one(f"SELECT count(*) FROM ({LIVE_VIEW}) v JOIN chunks c ON c.blob = v.blob WHERE c.fact = 0"),
@@ -171,8 +174,9 @@ def _conflicts(index: Index) -> dict[str, Any]:
     as git has them unmerged now, with how many facts conflict in each; and the merge or rebase git
     is in the middle of, if any."""
     nb = index.nb
-    rows = index.conn.execute(f"""SELECT v.path FROM ({LIVE_VIEW}) v JOIN blobs b ON b.id = v.blob
-                                  WHERE b.flags LIKE '%conflict%'""").fetchall()
+    rows = cast(list[tuple[str]], index.conn.execute(f"""SELECT v.path FROM ({LIVE_VIEW}) v
+                                  JOIN blobs b ON b.id = v.blob
+                                  WHERE b.flags LIKE '%conflict%'""").fetchall())
     paths = {path for (path,) in rows} | {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
     pages = []
     for path in sorted(paths):

@@ -21,7 +21,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import apsw
 
@@ -167,7 +167,8 @@ def load(index: Index, keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
         return []
     marks = ",".join("?" * len(wanted))
     try:
-        rows = index.conn.execute(f"SELECT key, lines FROM blames WHERE key IN ({marks})", list(wanted)).fetchall()
+        rows = cast(list[tuple[str, str]], index.conn.execute(f"SELECT key, lines FROM blames WHERE key IN ({marks})",
+                                                              list(wanted)).fetchall())
     except apsw.Error:  # an index opened read-only, from before migration 7: blame afresh
         return []
     with _BLAMES_LOCK:
@@ -188,7 +189,7 @@ def keep(index: Index, keys: list[tuple[str, ...]]) -> None:
         return
     try:
         with db.transaction(index.conn):
-            if index.conn.execute("SELECT count(*) FROM blames").fetchone()[0] + len(rows) > BLAMES_STORED:
+            if db.one(index.conn.execute("SELECT count(*) FROM blames"))[0] + len(rows) > BLAMES_STORED:
                 index.conn.execute("DELETE FROM blames")  # bounded: pages blamed since start over
             index.conn.executemany("INSERT OR IGNORE INTO blames VALUES(?, ?)", rows)
     except apsw.Error:  # read-only, full or busy: the next process blames again, nothing is lost
@@ -314,8 +315,9 @@ def _carry_moved(index: Index, commit: Commit, added: list[int], deleted: list[i
 def _attribute_merged(index: Index, merge: Commit, added: list[tuple[int, str, int | None]]) -> None:
     conn = index.conn
     hashes: dict[str, set[str]] = {}
-    fresh = {vid: dict(conn.execute("""SELECT t.hash, t.id FROM origins o JOIN texts t ON t.id = o.text
-                                        WHERE o.version = ? AND o.oid = ?""", (vid, merge.oid)).fetchall())
+    fresh = {vid: dict(cast(list[tuple[str, int]], conn.execute("""SELECT t.hash, t.id FROM origins o
+                                        JOIN texts t ON t.id = o.text
+                                        WHERE o.version = ? AND o.oid = ?""", (vid, merge.oid)).fetchall()))
              for vid, _path, _prev in added}
     for side in merge.parents[1:]:
         if not any(fresh.values()):

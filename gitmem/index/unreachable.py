@@ -76,4 +76,4 @@ def _only_in(conn: apsw.Connection, blobs: list[int]) -> list[tuple[int, str, st
         ids.update(r[0] for r in conn.execute(
             f"""SELECT DISTINCT c.text FROM chunks c WHERE c.blob IN ({marks}) AND NOT EXISTS (
                   SELECT 1 FROM chunks o WHERE o.text = c.text AND o.blob NOT IN ({marks}))""", part + part))
-    return [conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,)).fetchone() for tid in sorted(ids)]
+    return [db.one(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,))) for tid in sorted(ids)]

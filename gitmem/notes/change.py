@@ -37,7 +37,7 @@ from ..gitops import commits, indexlock, plumbing
 from ..gitops.lock import FileLock, atomic_write_all
 from ..notebook import Notebook, decode
 from . import pages
-from .pages import Edit
+from .pages import Edit as Edit  # re-exported: callers write change.Edit
 
 Change = Callable[[str], "Edit | None"]
 BARE_LF = re.compile(r"(?<!\r)\n")

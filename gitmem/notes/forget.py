@@ -287,7 +287,7 @@ def _narrow_enough(nb: Notebook, spots: list[Spot], past: list[str], agent: bool
     pages_hit = len({s.path for s in spots})
     if count <= BROAD_LINES and pages_hit <= 1:
         return
-    preview = [{"path": s.path, "lines": {"start": s.start, "end": s.end},
+    preview: list[dict[str, Any]] = [{"path": s.path, "lines": {"start": s.start, "end": s.end},
                 "text": "\n".join(spot_lines(nb, s))} for s in spots]
     preview += [{"path": None, "lines": None, "text": line} for line in past]
     what = f"{count} line{'s' if count != 1 else ''}" + (f" from {pages_hit} pages" if pages_hit > 1 else "")

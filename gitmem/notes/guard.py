@@ -27,6 +27,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import Refused
 from .requests import REQUEST_PATTERNS
@@ -397,14 +398,14 @@ def _plugin_classes() -> list[type]:
     return _CLASSES
 
 
-def _detect_secrets(lines: dict[int, str], values: bool = False) -> dict[int, list]:
+def _detect_secrets(lines: dict[int, str], values: bool = False) -> dict[int, list[Any]]:
     """detect-secrets' findings for each line, by number: the secret types, or with
     `values` (type, secret) pairs."""
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
     plugins = [{"name": c.__name__} for c in _plugin_classes()]
-    found: dict[int, list] = {}
+    found: dict[int, list[Any]] = {}
     with transient_settings({"plugins_used": plugins}):  # entered once: it is the costly part
         for number, line in lines.items():
             types = [(secret.type, secret.secret_value or "") if values else secret.type for secret in scan_line(line)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..errors import Refused
 from ..index import confidence
@@ -33,9 +34,9 @@ SUMMARY_HEADING = "Session summary"
 class Learned:
     """What an LLM extracted from one conversation (already schema-checked)."""
 
-    facts: list[dict]  # {text, source: explicit|inferred, confidence}
-    preferences: list[dict]  # {category, value, confidence?}
-    corrections: list[dict]  # {old, new, confidence?}
+    facts: list[dict[str, Any]]  # {text, source: explicit|inferred, confidence}
+    preferences: list[dict[str, Any]]  # {category, value, confidence?}
+    corrections: list[dict[str, Any]]  # {old, new, confidence?}
     summary: str
     topics: list[str]
 
@@ -45,14 +46,14 @@ class Outcome:
     """The new page texts and what became of each extracted item."""
 
     pages: dict[str, str] = field(default_factory=dict)
-    written: list[dict] = field(default_factory=list)
-    reinforced: list[dict] = field(default_factory=list)
-    corrected: list[dict] = field(default_factory=list)
-    refused: list[dict] = field(default_factory=list)
+    written: list[dict[str, Any]] = field(default_factory=list)
+    reinforced: list[dict[str, Any]] = field(default_factory=list)
+    corrected: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
 
     def only(self, rels: set[str]) -> Outcome:
         """The part of the outcome on these pages (what one commit of it holds); refusals stay with it."""
-        def on(items: list[dict]) -> list[dict]:
+        def on(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return [i for i in items if i.get("path") in rels]
 
         return Outcome({r: t for r, t in self.pages.items() if r in rels}, on(self.written), on(self.reinforced),

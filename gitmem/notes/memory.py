@@ -23,7 +23,11 @@ from ..markdown import normalize_fact
 from ..notebook import Notebook
 from ..text import clean_text
 from . import change, guard, pages, routing, supersede, trailers
-from .change import PageChanged, committable, write_lock  # noqa: F401  (callers import them from here)
+
+# callers import these from here ("X as X": an explicit re-export)
+from .change import PageChanged as PageChanged
+from .change import committable as committable
+from .change import write_lock as write_lock
 
 # category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
 CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [

@@ -12,6 +12,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from ..errors import GitFailed, UsageError
 from ..index import confidence
@@ -28,8 +29,8 @@ SUMMARY_ENTRY = re.compile(r"^## \d{2}:\d{2} — " + re.escape(SUMMARY_HEADING) 
 class Pruned:
     dry_run: bool
     threshold: float
-    facts: list[dict] = field(default_factory=list)
-    summaries: list[dict] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
     commit: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -58,7 +59,8 @@ def run(nb: Notebook, dry_run: bool = False, now: float | None = None) -> Pruned
             if rel is None or not nb.settings.is_note(rel):
                 continue
             group = nb.settings.group_of(rel)
-            if group == "daily" and _day(rel) is not None and _day(rel) < cutoff:  # type: ignore[operator]
+            day = _day(rel)
+            if group == "daily" and day is not None and day < cutoff:
                 text = texts.setdefault(rel, nb.read(rel))
                 _summaries(rel, text, result, spans)
             elif group == "notebook" and not confidence.exempt(nb, rel):

@@ -101,8 +101,9 @@ RULES: tuple[Rule, ...] = (
     _rule("rule", "must, said of others", r"^(?!\s*(i|we|you|must|please)\b)(?!.*\b(by|before) (mon|tues|wednes|"
                                           r"thurs|fri|satur|sun)day\b).*\b(must|mustn'?t|shall)\b"),
     _rule("rule", "always or never, as an order", rf"^\s*(always|never|do not|don'?t)\s+{WORK_VERBS}\b"),
-    _rule("todo", "an intention", r"\b(need to|needs to|have to|has to|must|should|got to|remember to|don'?t forget|"
-                                  r"do not forget|remind me|make sure|todo|to-do|(is|are) due|due (on|by|next|this))\b"),
+    _rule("todo", "an intention", r"\b(need to|needs to|have to|has to|must|should|got to|remember to|"
+                                  r"don'?t forget|do not forget|remind me|make sure|todo|to-do|(is|are) due|"
+                                  r"due (on|by|next|this))\b"),
     _rule("todo", "a task verb first", rf"^\s*(please\s+)?({TASK_VERBS})\b(?! me\b)(?!\s+{NOT_AN_OBJECT}\b)"),
     _rule("decision", "a decision", r"\b(decided|decision:|^decision\b|agreed|chose|settled on|opted (for|to)|"
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),

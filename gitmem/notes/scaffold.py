@@ -12,7 +12,8 @@ from ..gitops.git import Git
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
 from ..index.maintenance import IndexSummary, Progress, catch_up
-from ..notebook import Notebook, confine
+from ..notebook import Notebook
+from ..paths import confine
 from . import change, instructions
 
 FLAT_MEMORY = "# Memory\n\nCurated long-term memory. Daily notes live in memory/YYYY-MM-DD.md.\n"
@@ -97,7 +98,8 @@ def remember_model(git: Git, model_dir: Path) -> str:
     folder = model_dir.expanduser().resolve()
     if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
         raise UsageError(f"no embedding model in {folder} (a folder with tokenizer.json and an .onnx file)",
-                         "name the model's folder, e.g. git mem init --model-dir ../shared/models/all-MiniLM-L6-v2-onnx-int8")
+                         "name the model's folder, "
+                         "e.g. git mem init --model-dir ../shared/models/all-MiniLM-L6-v2-onnx-int8")
     git.config_set(config.MODEL_DIR_KEY, str(folder))
     return f"model: {folder} kept in git config {config.MODEL_DIR_KEY}; later shells need no {config.MODEL_DIR_ENV}"
 

@@ -225,7 +225,8 @@ CLAUSE = re.compile(r"[,;]\s+|\s+[—–|]\s+|\s+-\s+")
 
 def parts_of(line: str) -> list[str]:
     """A line's clauses: split at ", ", "; ", " — ", " | " (not inside 1,300)."""
-    body = line[BULLET.match(line).end():] if BULLET.match(line) else line
+    bullet = BULLET.match(line)
+    body = line[bullet.end():] if bullet else line
     return [p for p in CLAUSE.split(body.strip()) if p.strip()]
 
 

@@ -107,14 +107,15 @@ def _broad(conn: apsw.Connection, query: Query, view: View) -> bool:
     """Whether the candidates are most of the view: then checking beats listing."""
     if view.kind == "history" or query.tags or query.type or dates.window(query.since, query.until):
         return False
-    files = dict(conn.execute(f"SELECT grp, count(*) FROM ({view.sql}) GROUP BY grp"))
+    files: dict[str, int] = dict(conn.execute(f"SELECT grp, count(*) FROM ({view.sql}) GROUP BY grp"))
     total = sum(files.values())
     return total > 0 and sum(files.get(g, 0) for g in query.groups) >= BROAD * total
 
 
 def _filters(conn: apsw.Connection, query: Query, view: View) -> tuple[list[str], list[Any]]:
     """SQL conditions on view row v, blob b and chunk c that a candidate meets."""
-    where, args = ["v.grp IN (%s)" % ",".join("?" * len(query.groups))], list(query.groups)
+    where = [f"v.grp IN ({','.join('?' * len(query.groups))})"]
+    args: list[Any] = list(query.groups)
     for tag in query.tags:
         where.append("b.tags LIKE ? ESCAPE '\\'")
         args.append("%," + _like(tag.strip().lower()) + ",%")
@@ -156,8 +157,10 @@ def _name_functions(conn: apsw.Connection) -> None:
         span = dates.name_span(path)
         return span[1] if span else None
 
-    conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)
-    conn.create_scalar_function("gitmem_name_end", end, 1, deterministic=True)
+    # apsw types a scalar function as taking any number of SQLite values; these take one (numargs=1),
+    # always a view's path column, which is text
+    conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)  # type: ignore[arg-type]
+    conn.create_scalar_function("gitmem_name_end", end, 1, deterministic=True)  # type: ignore[arg-type]
 
 
 def _like(value: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .. import dates
 from ..config import DATE_BASES, MODES, Settings
@@ -87,7 +87,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             embedder, note = _embedder(loader)
             if note:
                 notes.append(note)
-            else:
+            elif embedder is not None:  # always, without a note
                 deferred = _defer(index, embedder, view)
                 if deferred:
                     embedder = None
@@ -303,8 +303,9 @@ def _keyword(conn: apsw.Connection, text: str, cand: candidates.Candidates) -> d
         # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
         # pages; 0.06 s this way: match first, then keep the candidates)
         keep = "AND +rowid IN (SELECT text FROM temp.cand)" if among else ""
-        return conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
-                                 ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall()
+        return cast(list[tuple[int, float]],
+                    conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
+                                 ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall())
 
     return relative(cand.top(fetch))
 
@@ -379,10 +380,11 @@ def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str,
     revision = view.revision.commit if view.revision else None
     hits: list[facts.Found] = []
     for tid in ranked:
-        rows = conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
+        rows = cast(list[tuple[str, str, int | None, int, int, str, str, int, int | None, int]],
+                    conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
                                       ch.heading, t.body, cand.blob, ch.page, ch.fact
                                  FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
-                                WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall()
+                                WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall())
         for path, grp, version, start, end, heading, body, blob, page, is_fact in rows:
             span = (start, end) if is_fact else None
             if span is not None:

@@ -3,8 +3,8 @@
 A chunk is up to 1,600 characters of a section; a fact is one block of it:
 a list item (with its indented continuation lines), a table row, a paragraph,
 a fenced code block, or a heading that says something (a daily log entry,
-`## 14:05 — ...`; never a heading alone, see blocks.statement). Each fact keeps the heading path above it and its own line
-numbers, whole lines of the page, so that `git mem get PATH:START-END` prints
+`## 14:05 — ...`; never a heading alone, see blocks.statement). Each fact keeps the heading path above it and its
+own line numbers, whole lines of the page, so that `git mem get PATH:START-END` prints
 exactly the fact's text. A fact never reaches outside its chunk's lines: a
 block the chunk holds only part of is cut to the chunk's lines.
 
@@ -21,9 +21,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
+from ..index import db
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Reader:
             self._texts[(blob, page)] = document if document is not False else self._read(blob, path)
         return self._texts[(blob, page)]
 
-    def _document(self, blob: int, page: int | None) -> str | None | bool:
+    def _document(self, blob: int, page: int | None) -> str | None | Literal[False]:
         """A document blob's extracted text (None: not extracted), or False: not a document."""
         from ..index import extracts
 
@@ -137,7 +138,7 @@ class Reader:
         from ..errors import PathOutside
         from ..index.blobs import parse
 
-        oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+        oid = db.one(self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)))[0]
         key = (str(self.index.nb.git.git_dir), oid)
         kept = _PARSED.get(key)
         if kept is not None:  # a blob never changes: parsed once per process

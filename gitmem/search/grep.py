@@ -12,7 +12,7 @@ embedded once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..index import db, embed, embeddings
 from .engine import fts_query, fuse, relative
@@ -54,7 +54,8 @@ def _keyword(index: Index, query: str, docs: list[tuple[int, str]]) -> dict[int,
     conn.execute("DROP TABLE IF EXISTS temp.logdocs")
     conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
     conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
-    rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
+    rows = cast(list[tuple[int, float]], conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs "
+                                                      "WHERE logdocs MATCH ?", (match,)).fetchall())
     conn.execute("DROP TABLE temp.logdocs")
     return relative(rows)
 

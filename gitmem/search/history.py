@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..dates import iso
 from ..errors import PathOutside
-from ..index import extracts, provenance
+from ..index import db, extracts, provenance
 from ..index.blobs import parse
 from ..index.provenance import Origin, of_text
 from . import facts
@@ -68,8 +68,9 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
     found: list[Hit] = []
     seen: set[tuple[str, int | None, str, str]] = set()
     for tid in ranked:
-        rows = index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
-                                      ORDER BY path""", (tid,)).fetchall()
+        rows = cast(list[tuple[str, str, int | None, int]],
+                    index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
+                                      ORDER BY path""", (tid,)).fetchall())
         for path, group in groupby(rows, key=lambda r: r[0]):
             occurrences = list(group)
             for run in runs(index, path, occurrences):
@@ -87,9 +88,9 @@ def runs(index: Index, path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
     chunk_of = {r[2]: r[3] for r in rows}
     ids = [r[2] for r in rows if r[2] is not None]
     marks = ",".join("?" * len(ids))
-    versions = conn.execute(f"""SELECT v.id, v.start_commit, v.end_commit FROM versions v
-                                  JOIN commits s ON s.id = v.start_commit
-                                 WHERE v.id IN ({marks}) ORDER BY s.seq""", ids).fetchall() if ids else []
+    versions = cast(list[tuple[int, int, int | None]], conn.execute(f"""SELECT v.id, v.start_commit, v.end_commit
+                                  FROM versions v JOIN commits s ON s.id = v.start_commit
+                                 WHERE v.id IN ({marks}) ORDER BY s.seq""", ids).fetchall()) if ids else []
     in_worktree = conn.execute("SELECT 1 FROM worktree WHERE path = ?", (path,)).fetchone() is not None
     out: list[Run] = []
     current: list[tuple[int, int, int | None]] = []
@@ -128,7 +129,7 @@ class Walker:
             if document is not None:
                 self._pages[blob] = document
             else:
-                oid = self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+                oid = db.one(self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)))[0]
                 self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
         return self._pages[blob]
 
@@ -182,20 +183,21 @@ class Walker:
         of them in the earliest version of the unbroken run (ending at
         `version`) whose page held them all, followed back through renames."""
         conn = self.conn
-        path, blob, start = conn.execute("SELECT path, blob, start_commit FROM versions WHERE id = ?",
-                                         (version,)).fetchone()
+        path, blob, start = db.one(conn.execute("SELECT path, blob, start_commit FROM versions WHERE id = ?",
+                                                (version,)))
         while True:
-            before = conn.execute("""SELECT id, blob, start_commit FROM versions WHERE path = ? AND end_commit = ?
+            before = cast(list[tuple[int, int, int]],
+                          conn.execute("""SELECT id, blob, start_commit FROM versions WHERE path = ? AND end_commit = ?
                                       UNION ALL
                                      SELECT v.id, v.blob, v.start_commit FROM versions v
                                       WHERE v.end_commit = ? AND v.path != ? AND NOT EXISTS (
                                             SELECT 1 FROM versions n WHERE n.path = v.path AND n.start_commit = ?)
-                                      ORDER BY 1""", (path, start, start, path, start)).fetchall()
+                                      ORDER BY 1""", (path, start, start, path, start)).fetchall())
             prev = next((b for b in before if self.holds(list(lines), b[1])), None)
             if prev is None:
                 break
             version, blob, start = prev
-            path = conn.execute("SELECT path FROM versions WHERE id = ?", (version,)).fetchone()[0]
+            path = db.one(conn.execute("SELECT path FROM versions WHERE id = ?", (version,)))[0]
         row = conn.execute("""SELECT o.oid FROM chunks c JOIN texts t ON t.id = c.text
                                 JOIN origins o ON o.version = ? AND o.text = c.text
                                WHERE c.blob = ? AND instr(t.body, ?) > 0 ORDER BY c.seq LIMIT 1""",
@@ -205,9 +207,9 @@ class Walker:
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
             seen: set[tuple[str, int | None, str, str]]) -> Hit | None:
         conn = self.conn
-        start, end, heading, body, blob, page, is_fact = conn.execute(
+        start, end, heading, body, blob, page, is_fact = db.one(conn.execute(
             """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page, ch.fact
-                 FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)).fetchone()
+                 FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)))
         span = (start, end) if is_fact else None  # a fact row: shown in the chunk that holds it
         shown = tid
         if span is not None:
@@ -222,7 +224,8 @@ class Walker:
             return None  # a heading alone is never a result
         if run.live:
             if fact is not None:  # a fact and the chunk holding it are one result
-                key = (path, None, "current", f"{fact.lines['start']}-{fact.lines['end']}")
+                key: tuple[str, int | None, str, str] = (path, None, "current",
+                                                         f"{fact.lines['start']}-{fact.lines['end']}")
                 if key in seen:
                     return None
                 seen.add(key)
@@ -230,8 +233,8 @@ class Walker:
             return hit
         claim = [line for line in (fact.text if fact else body).split("\n") if line.strip()]
         fate = self.fate(path, run.end_commit, claim)
-        revision = conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
-                                    WHERE v.id = ?""", (version,)).fetchone()[0]
+        revision = db.one(conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
+                                    WHERE v.id = ?""", (version,)))[0]
         if fate.how == "current":
             if self.covered(fate.path, claim):
                 return None  # a current chunk among the candidates says the same
@@ -309,7 +312,7 @@ class Walker:
             mtime = self.conn.execute("SELECT mtime FROM worktree WHERE path = ?", (fate.path,)).fetchone()
             return {"commit": None, "date": iso(mtime[0]) if mtime and mtime[0] else None, "author": None,
                     "subject": "uncommitted", "how": fate.how, "path": fate.path, "lines": list(fate.lost)}
-        oid, ts, author, subject = self.conn.execute(
-            "SELECT oid, time, author, subject FROM commits WHERE id = ?", (fate.commit,)).fetchone()
+        oid, ts, author, subject = db.one(self.conn.execute(
+            "SELECT oid, time, author, subject FROM commits WHERE id = ?", (fate.commit,)))
         return {"commit": oid, "date": iso(ts), "author": author, "subject": subject, "how": fate.how,
                 "path": fate.path, "lines": list(fate.lost)}

@@ -16,7 +16,7 @@ as changed, with a note.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import dates
 from ..dates import iso
@@ -61,7 +61,8 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
         grep: str | None = None, limit: int | None = None) -> Timeline:
     """The commits that changed the notebook, newest first, filtered."""
     window = dates.window(since, until)
-    page = nb.page(path, default_suffix="" if path and kind_of(path) else ".md") if path else None  # a document: as named
+    # a document: as named
+    page = nb.page(path, default_suffix="" if path and kind_of(path) else ".md") if path else None
     filters = {"since": since, "until": until, **window.describe(), "path": page, "grep": grep, "limit": limit}
     if grep is not None and not grep.strip():
         raise EmptyText("empty --grep query", "say what to look for, e.g. git mem log --grep \"Sarah's phone\"")
@@ -101,13 +102,14 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
 def _commits(conn: apsw.Connection, window: dates.Window) -> list[Commit]:
     lo = window.start if window.start is not None else -1e18
     hi = window.end if window.end is not None else 1e18
-    rows = conn.execute("""SELECT c.id, c.oid, c.time, c.author, c.email, c.subject, group_concat(ch.path, char(0))
+    rows = cast(list[tuple[int, str, int, str, str, str, str]],
+                conn.execute("""SELECT c.id, c.oid, c.time, c.author, c.email, c.subject, group_concat(ch.path, char(0))
                              FROM commits c JOIN (
                                   SELECT start_commit AS cid, path FROM versions
                                   UNION SELECT end_commit, path FROM versions WHERE end_commit IS NOT NULL) ch
                                ON ch.cid = c.id
                             WHERE c.time BETWEEN ? AND ?
-                            GROUP BY c.id ORDER BY c.seq DESC""", (lo, hi)).fetchall()
+                            GROUP BY c.id ORDER BY c.seq DESC""", (lo, hi)).fetchall())
     return [Commit(r[0], r[1], r[2], r[3], r[4], r[5], set(r[6].split("\0"))) for r in rows]
 
 

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..index import db
 
@@ -58,12 +58,12 @@ class Matrix:
         """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
         import numpy as np
 
-        held = self.__dict__.get("_last")
+        held: tuple[bytes, np.ndarray] | None = self.__dict__.get("_last")
         if held is not None and held[0] == query:
             return held[1]
         q = np.frombuffer(query, dtype=np.float32)
         norm = float(np.linalg.norm(q))
-        sims = self.unit @ (q / norm if norm else q)
+        sims: np.ndarray = self.unit @ (q / norm if norm else q)
         self.__dict__["_last"] = (query, sims)
         return sims
 
@@ -99,7 +99,7 @@ def _read(conn: apsw.Connection) -> Matrix:
         return Matrix(np.zeros(0, dtype=np.int64), np.zeros((0, max(dim, 1)), dtype=np.float32))
     parts = _from_storage(conn, dim)
     if parts is None:
-        rows = conn.execute("SELECT rowid, embedding FROM vectors").fetchall()
+        rows = cast(list[tuple[int, bytes]], conn.execute("SELECT rowid, embedding FROM vectors").fetchall())
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
     else:

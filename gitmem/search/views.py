@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import dates
 from ..dates import iso
 from ..errors import GitmemError, UsageError
-from ..index import extracts
+from ..index import db, extracts
 from ..index.db import LIVE_VIEW
 from ..index.provenance import Origin, of_text
 
@@ -179,12 +179,12 @@ def _off_chain(index: Index, rev: Revision) -> View:
 def pending(index: Index, view: View, facts: bool = True) -> int:
     """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
     only = "" if facts else "AND c.fact = 0"
-    return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
+    return int(db.one(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
                                        JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
-                                      WHERE t.embedded = 0 {only}""").fetchone()[0])
+                                      WHERE t.embedded = 0 {only}"""))[0])
 
 
 def total(index: Index, view: View) -> int:
     """How many texts the view has (all of them wait for a new model)."""
-    return int(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
-                                       JOIN chunks c ON c.blob = v.blob""").fetchone()[0])
+    return int(db.one(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
+                                       JOIN chunks c ON c.blob = v.blob"""))[0])

@@ -296,7 +296,8 @@ async def notebook_page(request: Request) -> Response:
 
 
 ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/api/search", search),
-          Route("/api/log", log), Route("/api/get", get), Route("/api/links", links), Route("/api/tags", tags), Route("/api/files", listing), Route("/api/export", export),
+          Route("/api/log", log), Route("/api/get", get), Route("/api/links", links), Route("/api/tags", tags),
+          Route("/api/files", listing), Route("/api/export", export),
           Route("/api/documents", documents),
           Route("/api/sessions", sessions), Route("/api/sessions/{chat}", session_rm, methods=["DELETE"]),
           Route("/api/remember", remember, methods=["POST"]), Route("/api/daily", daily, methods=["POST"]),

@@ -96,11 +96,11 @@ def record_bug(root: Path, what: str, bug_id: str, exc: BaseException) -> Path:
     return log_bug(error_log(root), f"git mem serve: {what}", bug_id, exc)
 
 
-def filesize(size: int) -> str:
+def filesize(size: float) -> str:
     for unit in ("B", "KiB", "MiB"):
         if size < 1024 or unit == "MiB":
             return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
+        size /= 1024
     return f"{size} B"
 
 
@@ -114,8 +114,8 @@ def templates() -> Environment:
     env.filters["level"] = level
     env.filters["untrailered"] = untrailered
     env.filters["inline"] = lambda text, rel="", pages=None: Markup(inline(unlearned(str(text)), rel, pages))
-    env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items() if k != "page"),
-                                                              ("page", str(number))])
+    env.filters["pageurl"] = lambda params, number: urlencode([*((k, v) for k, v in params.multi_items()
+                                                                 if k != "page"), ("page", str(number))])
     return env
 
 

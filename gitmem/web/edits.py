@@ -213,7 +213,8 @@ async def rebuild(request: Request) -> Response:
 
 
 ROUTES = [Route("/preview", preview, methods=["POST"]),
-          Route("/edit/{path:path}", edit_form, methods=["GET"]), Route("/edit/{path:path}", edit_save, methods=["POST"]),
+          Route("/edit/{path:path}", edit_form, methods=["GET"]),
+          Route("/edit/{path:path}", edit_save, methods=["POST"]),
           Route("/new", new_form, methods=["GET"]), Route("/new", new_save, methods=["POST"]),
           Route("/delete/{path:path}", delete_form, methods=["GET"]),
           Route("/delete/{path:path}", delete, methods=["POST"]),
@@ -302,8 +303,8 @@ def _spots(nb: Notebook, target: str, every: bool, fact: Any = None,
         if strict:
             raise
         return [], None
-    out = [{"path": s.path, "start": s.start, "end": s.end, "text": " ".join(spot_lines(nb, s))}
-           for s in spots]
+    out: list[dict[str, Any]] = [{"path": s.path, "start": s.start, "end": s.end, "text": " ".join(spot_lines(nb, s))}
+                                 for s in spots]
     wanted = " ".join(str(fact or "").split())
     if strict and wanted and not all(wanted in " ".join(o["text"].split()) for o in out):
         raise LineMoved(f"{target} no longer holds the fact you chose (the page changed since you looked); "

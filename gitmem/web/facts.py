@@ -39,9 +39,9 @@ def all_facts(nb: Notebook) -> dict[str, Any]:
             found.append({**asdict(fact), "level": level(fact.effective)})
     by_source: dict[str, int] = {}
     by_level: dict[str, int] = {}
-    for fact in found:
-        by_source[fact["source"]] = by_source.get(fact["source"], 0) + 1
-        by_level[fact["level"]] = by_level.get(fact["level"], 0) + 1
+    for row in found:
+        by_source[row["source"]] = by_source.get(row["source"], 0) + 1
+        by_level[row["level"]] = by_level.get(row["level"], 0) + 1
     return {"facts": found, "count": len(found), "by_source": by_source, "by_level": by_level}
 
 

@@ -26,12 +26,12 @@ import ipaddress
 import json
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-Scope = dict[str, Any]
-Message = dict[str, Any]
+Scope = MutableMapping[str, Any]  # as the ASGI spec (and Starlette) types them
+Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
@@ -194,7 +194,8 @@ def is_loopback(bind: str) -> bool:
 
 
 async def _body(receive: Receive) -> tuple[bytes, bool]:
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":

@@ -12,7 +12,8 @@ from ..errors import UsageError
 from .security import allowed_hosts, is_loopback
 
 DEFAULT_PORT = 8765
-TOKEN = re.compile(r"[A-Za-z0-9._~-]{16,}")  # long enough not to be guessed online; the same in a URL, a cookie, a header
+# long enough not to be guessed online; the same in a URL, a cookie, a header
+TOKEN = re.compile(r"[A-Za-z0-9._~-]{16,}")
 PACKAGES = {"starlette": "starlette", "uvicorn": "uvicorn", "jinja2": "jinja2", "markdown_it": "markdown-it-py",
             "nh3": "nh3", "multipart": "python-multipart"}
 

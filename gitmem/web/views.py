@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 def app_of(request: Request) -> Web:
     """The app's shared state (notebook root, CSRF secret, templates, rebuild job)."""
-    return request.app.state.web  # type: ignore[no-any-return]
+    web: Web = request.app.state.web
+    return web
 
 
 async def home(request: Request) -> Response:
