@@ -393,7 +393,8 @@ def _plugin_classes() -> list[type]:
     if _CLASSES is None:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-        classes: dict[str, type] = {c.__name__: c for c in get_mapping_from_secret_type_to_class().values()}
+        found: list[type] = list(get_mapping_from_secret_type_to_class().values())
+        classes = {c.__name__: c for c in found}
         _CLASSES = [c for name, c in sorted(classes.items()) if name not in _SKIP_PLUGINS]
     return _CLASSES
 
