@@ -6,8 +6,9 @@ the MCP server) spends on a query when nothing changed. A process that asks twic
 answer with a stamp of everything git's answer depends on, and answers again from it while
 the stamp is the same:
 
-- every file and folder under the notebook's folder (path, type, size, mtime, ctime, inode;
-  a folder's mtime changes when a name is added or removed in it), `.git` entries left out;
+- every file and folder under the notebook's folder (type, size, mtime, ctime, inode, in the
+  order the folders list them; a folder's mtime changes when a name in it is added, removed or
+  renamed), `.git` entries left out;
 - the `.gitignore` files above that folder, git's index, HEAD's commit, `.git/info/exclude`,
   the repository's config and the user's git config and ignore files.
 
@@ -57,6 +58,10 @@ def take(top: Path, git_dir: Path, common_dir: Path, prefix: str, head: str | No
         newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
     if newest / 1e9 >= started - RACY_SECONDS:
         return None
+    # names are left out: renaming, adding or removing one changes its folder's mtime, and a
+    # folder's entries come in the same order while it is unchanged (any other order: git runs)
+    walked: list[tuple[int, int, int, int, int]] = []
+    add = walked.append
     stack = [str(root)]
     while stack:
         folder = stack.pop()
@@ -66,20 +71,21 @@ def take(top: Path, git_dir: Path, common_dir: Path, prefix: str, head: str | No
                     if entry.name == ".git":
                         continue
                     st = entry.stat(follow_symlinks=False)
-                    changed = max(st.st_mtime_ns, st.st_ctime_ns)
-                    entries.append((entry.path, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-                    if changed > newest:
-                        newest = changed
+                    mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+                    add((mtime, ctime, st.st_size, st.st_ino, st.st_mode))
+                    if mtime > newest:
+                        newest = mtime
+                    if ctime > newest:
+                        newest = ctime
                     if S_ISDIR(st.st_mode):
                         stack.append(entry.path)
         except OSError:
             return None
-        if len(entries) > MAX_ENTRIES:
+        if len(walked) > MAX_ENTRIES:
             return None
     if newest / 1e9 >= started - RACY_SECONDS:
         return None
-    entries.sort()
-    return (head, *entries)
+    return (head, *entries, *walked)
 
 
 def _user_files() -> list[Path]:
