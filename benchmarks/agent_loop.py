@@ -151,6 +151,7 @@ def main() -> None:
     common.table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "NO"]
                                                  for t in result["targets"]],
                  f"warm: keyword {w['keyword']['median_ms']} / hybrid {w['hybrid']['median_ms']} ms p50 "
+                 f"(first round: {w['keyword']['first_round_median_ms']} / {w['hybrid']['first_round_median_ms']}) "
                  f"(load {w['load_before']}-{w['load_after']}); commit -> findable p50 {f['median_ms']} ms, "
                  f"p95 {f['p95_ms']} ms (load {f['load_before']}-{f['load_after']})")
     common.save("agent_loop", result)

@@ -60,13 +60,17 @@ def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, flo
     embed.load(embed.resolve(nb.git))
     out = {}
     for mode in ("keyword", "hybrid"):
-        search.run(nb, search.Query(queries[0], mode=mode))  # first call: opens caches
+        search.run(nb, search.Query("gitmem warm-up", mode=mode))  # first call: opens caches, reads vectors
         samples, parts = [], []
         for q in queries * rounds:
             started = time.perf_counter()
             parts.append(search.run(nb, search.Query(q, mode=mode)).timing)
             samples.append(time.perf_counter() - started)
-        out[mode] = {**common.stats(samples),
+        # the first round asks each query for the first time: nothing of its own is kept yet
+        # (its vector, its pages, their facts), as for an agent's new question
+        first = common.stats(samples[:len(queries)])
+        out[mode] = {**common.stats(samples), "first_round_median_ms": first["median_ms"],
+                     "first_round_p95_ms": first["p95_ms"],
                      **{k: round(statistics.median(p[k] for p in parts), 1)
                         for k in ("index_ms", "model_ms", "search_ms")}}
     return out
@@ -96,6 +100,8 @@ def report(results: list[dict]) -> None:
         for mode in ("keyword", "hybrid"):
             s = r["warm"][mode]
             rows.append([r["size"], r["counts"]["chunks"], f"warm {mode}", s["median_ms"], s["p95_ms"], None])
+            rows.append([r["size"], r["counts"]["chunks"], f"warm {mode}, first round", s["first_round_median_ms"],
+                         s["first_round_p95_ms"], None])
     common.table(["size", "chunks", "query", "p50 ms", "p95 ms", "vs git grep"], rows,
                  "git mem recall vs git grep -i (cold: fresh processes; warm: in-process, model loaded)")
     rows = [[r["size"], m, r["warm"][m]["index_ms"], r["warm"][m]["model_ms"], r["warm"][m]["search_ms"]]

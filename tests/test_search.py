@@ -344,3 +344,55 @@ def test_search_is_one_ranking_and_recall_keeps_its_groups(personal: Mem) -> Non
     assert shown == sorted(shown, reverse=True) and len(shown) == len(out["results"])
     grouped = personal("recall", "--min-score", "0", "rent").stdout
     assert grouped.index("NOTEBOOK (") < grouped.index("DAILY (")
+
+
+def _cold_caches() -> None:
+    """Forget what this process kept between queries, as a fresh process starts."""
+    from gitmem.gitops import stamp
+    from gitmem.index import embeddings
+    from gitmem.search import facts, vectors
+
+    embeddings._kept.clear()
+    stamp._kept.clear()
+    stamp._asked.clear()
+    facts._PARSED.clear()
+    facts._parsed_chars = 0
+    facts._blocks_of.cache_clear()
+    facts._words.cache_clear()
+    facts._within.cache_clear()
+    vectors._cache.clear()
+
+
+def test_a_warm_process_answers_as_a_fresh_one(corpus: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a warm process keeps between queries (the work tree's stamp, pages, their facts and
+    words, the vectors) never changes an answer, and an edit is found as a fresh process finds it."""
+    import os
+    import time
+
+    from gitmem import records
+    from gitmem.gitops import stamp
+    from gitmem.gitops.repo import open_notebook
+    from gitmem.search import engine
+
+    monkeypatch.setattr(stamp, "RACY_SECONDS", 0.0)  # trust the stamp at once (the files are seconds old)
+    nb = open_notebook(corpus.path)
+    queries = ["sick cat", "tyres before winter", "XK7147", "watering tomatoes", "Sarah timeline", "snow chains"]
+
+    def answers() -> list[dict]:
+        out = []
+        for q in queries:
+            record = records.jsonable(engine.run(nb, engine.Query(q, full=True)))
+            out.append({k: v for k, v in record.items() if k != "timing"})
+        return out
+
+    _cold_caches()
+    fresh = answers()
+    assert fresh == answers() == answers()
+    assert not any("snow" in r["text"] for r in fresh[-1]["results"])
+    page = corpus.write("knowledge/car.md", "# Car\n\nThe car needs snow chains before winter; book the garage.\n")
+    when = time.time() - 60
+    os.utime(page, (when, when))
+    warm = answers()
+    assert "snow chains" in warm[-1]["results"][0]["text"]  # the warm process saw the edit
+    _cold_caches()
+    assert warm == answers()

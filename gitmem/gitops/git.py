@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import GitFailed, NotARepo
+from . import stamp
 from .blame import Blamed
 from .blame import parse as _parse_blame
 from .log import LOG_FORMAT, REGULAR_MODES, ZERO, Commit
@@ -183,7 +184,21 @@ class Git:
         return entries
 
     def status(self, prefix: str) -> list[str]:
-        """Repo-relative paths under `prefix` whose work-tree file differs from HEAD."""
+        """Repo-relative paths under `prefix` whose work-tree file differs from HEAD. A process
+        that asks again (a warm one) gets the same answer without running git while nothing git
+        reads for it has changed (stamp.py)."""
+        key = (str(self.git_dir), prefix)
+        if self.top is None or not stamp.asked_before(key):
+            return self._status(prefix)
+        now = stamp.take(self.top, self.git_dir, self.common_dir, prefix, self.head())
+        kept = stamp.kept(key, now)
+        if kept is not None:
+            return kept
+        answer = self._status(prefix)  # after the stamp: a change meanwhile makes the next stamp differ
+        stamp.keep(key, now, answer)
+        return answer
+
+    def _status(self, prefix: str) -> list[str]:
         spec = [] if prefix == "." else ["--", prefix]
         # --no-optional-locks: a read never takes .git/index.lock, so it cannot make a
         # concurrent `git add` or `git commit` (a user's or gitmem's) fail

@@ -224,7 +224,7 @@ def work(name: str, args: list[str], catch_up: CatchUp, where: str = ".", who: s
         log.write(f"{name}: skipped, {reason}")
         return
     try:
-        nb = open_notebook(git.top or ".")
+        nb = open_notebook(git.top or ".", git)
     except NoNotebook:
         log.write(f"{name}: skipped, no notebook here")
         return

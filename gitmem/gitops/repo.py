@@ -10,9 +10,10 @@ from ..notebook import Notebook
 from .git import Git
 
 
-def open_notebook(start: Path | str = ".") -> Notebook:
-    """The notebook of the repository containing `start`; NoNotebook if none."""
-    git = Git.find(start)
+def open_notebook(start: Path | str = ".", git: Git | None = None) -> Notebook:
+    """The notebook of the repository containing `start` (or of `git`, already found: one
+    `git rev-parse` less); NoNotebook if none."""
+    git = git or Git.find(start)
     if git.top is None or not (git.top / config.CONFIG_FILE).is_file():
         raise NoNotebook(f"no gitmem notebook in {git.top}", "run 'git mem init' to make one")
     nb = Notebook(git, config.load(git.top))

@@ -4,6 +4,7 @@ text is embedded once per model, ever."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
@@ -57,10 +58,33 @@ def _adopt(index: Index, embedder: Embedder, report: SyncReport) -> None:
         report.notes.append(f"shared embeddings (refs/gitmem/embeddings) could not be read: {exc}")
 
 
+PROBED_BLOBS = 500  # pages holding waiting texts that view_waits looks up itself
+
+
+def view_waits(index: Index, view: str, chunks_only: bool = False) -> bool | None:
+    """Whether any text of `view` waits for its vector; None when too many pages do to tell
+    cheaply (then count). Every search asks: joining the view to its chunks took 15-30 ms at
+    10k chunks, where the few waiting texts (the partial index texts_pending) and their pages
+    take well under one."""
+    only = "AND c.fact = 0" if chunks_only else ""
+    blobs = [r[0] for r in index.conn.execute(
+        f"""SELECT DISTINCT c.blob FROM texts t CROSS JOIN chunks c ON c.text = t.id
+             WHERE t.embedded = 0 {only} LIMIT ?""", (PROBED_BLOBS + 1,))]
+    if not blobs:
+        return False
+    if len(blobs) > PROBED_BLOBS:
+        return None
+    marks = ",".join("?" * len(blobs))
+    return index.conn.execute(f"SELECT 1 FROM ({view}) v WHERE v.blob IN ({marks}) LIMIT 1",
+                              blobs).fetchone() is not None
+
+
 def _pending_ids(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,
                  view: str = LIVE_VIEW) -> list[int]:
     if index.meta("model") not in (None, embedder.key):
         return [-1]  # a model change: everything is pending
+    if live_only and view_waits(index, view) is False:
+        return []
     # shortest first (a batch is padded to its longest text), but a probe for whether
     # anything is pending (limit 1, every search) must not read every pending body
     order = "" if limit == 1 else "ORDER BY length(t.body), t.id"
@@ -107,16 +131,32 @@ def vectors_for(index: Index, embedder: Embedder, texts: list[str]) -> list[byte
     return [vectors[h] for h in hashes]
 
 
+KEPT_VECTORS = 20_000  # fact vectors a warm process keeps in memory (1.5 KB each at 384 dimensions)
+_kept: dict[tuple[str, str], bytes] = {}  # (model key, text hash) -> vector: what the cache holds, by content
+_kept_lock = threading.Lock()
+
+
 def vectors_of(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes]:
     """Vectors of these texts through the embedding cache, so that a text (a fact a query
     weighs, say) is embedded once, ever; straight from the model when the cache cannot be
-    written (read-only or full disk, a long writer): that only costs the embedding again."""
+    written (read-only or full disk, a long writer): that only costs the embedding again.
+    A warm process keeps what it read (keyed by content, so never stale): the same facts come
+    back query after query, and opening the cache took a warm query 2-20 ms."""
     keyed = {text_hash(t): t for t in texts}
-    try:
-        found, _ = _through_cache(index, embedder, keyed)
-    except (apsw.Error, OSError):
-        return embedder.embed(texts)
-    return [found[text_hash(t)] for t in texts]
+    with _kept_lock:
+        held = {h: v for h in keyed if (v := _kept.get((embedder.key, h))) is not None}
+    wanted = {h: t for h, t in keyed.items() if h not in held}
+    if wanted:
+        try:
+            found, _ = _through_cache(index, embedder, wanted)
+        except (apsw.Error, OSError):
+            return embedder.embed(texts)
+        with _kept_lock:
+            while _kept and len(_kept) + len(found) > KEPT_VECTORS:
+                _kept.pop(next(iter(_kept)))
+            _kept.update({(embedder.key, h): v for h, v in found.items()})
+        held.update(found)
+    return [held[text_hash(t)] for t in texts]
 
 
 def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> tuple[dict[str, bytes], int]:

@@ -165,10 +165,13 @@ class Index:
         work = self._scan_worktree()
         if self._current(head, work):
             return report
+        asked = time.monotonic()
         if not self.lock_or_stale(wait, report, "index is being updated by another process; results may be behind"):
             return report
         try:
-            report.waited = time.monotonic() - started > 0.05
+            # waited for the lock (not for our own git status: on a loaded machine that alone took
+            # longer, and every catch-up ran git status twice)
+            report.waited = time.monotonic() - asked > 0.05
             with db.transaction(self.conn):
                 rechunk = self.meta("chunker") not in (None, self.nb.settings.chunker_signature())
                 self._check_signature()

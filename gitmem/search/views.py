@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import dates
 from ..dates import iso
 from ..errors import GitmemError, UsageError
-from ..index import db, extracts
+from ..index import db, embeddings, extracts
 from ..index.db import LIVE_VIEW
 from ..index.provenance import Origin, of_text
 
@@ -178,6 +178,8 @@ def _off_chain(index: Index, rev: Revision) -> View:
 
 def pending(index: Index, view: View, facts: bool = True) -> int:
     """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
+    if embeddings.view_waits(index, view.sql, chunks_only=not facts) is False:
+        return 0
     only = "" if facts else "AND c.fact = 0"
     return int(db.one(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
                                        JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
