@@ -147,7 +147,7 @@ class Daemon:
         self.log(f"stopped after {self.served} requests")
 
     def _check(self) -> None:
-        if time.monotonic() - self.last > self.idle and not self.run_lock.locked():
+        if self.ready and time.monotonic() - self.last > self.idle and not self.run_lock.locked():
             self.log(f"idle for {self.idle:.0f}s")
             self.stopping.set()
         elif not self.git_dir.is_dir():
@@ -266,6 +266,8 @@ class Daemon:
                     self._warm()
             except Exception:  # noqa: BLE001 - the next hook or read catches up
                 self.log(f"{name}: failed\n{traceback.format_exc()}")
+            if first:  # idle time counts from when the daemon could first answer, not from its spawn
+                self.last = time.monotonic()
             self.ready = True
 
     def _warm(self) -> None:
