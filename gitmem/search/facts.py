@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
+from ..index import chunks
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -124,8 +125,7 @@ class Reader:
         """A document blob's extracted text (None: not extracted), or False: not a document."""
         from ..index import extracts
 
-        row = self.index.conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob
-                                         WHERE d.blob = ?""", (blob,)).fetchone()
+        row = chunks.document(self.index.conn, blob)
         if row is None:
             return False
         got = extracts.cached(self.index, row[1], row[0])
@@ -137,7 +137,7 @@ class Reader:
         from ..errors import PathOutside
         from ..index.blobs import parse
 
-        oid = self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)).fetchone()[0]
+        oid = chunks.blob_oid(self.index.conn, blob)
         key = (str(self.index.nb.git.git_dir), oid)
         kept = _PARSED.get(key)
         if kept is not None:  # a blob never changes: parsed once per process
@@ -177,12 +177,7 @@ def holder(conn: apsw.Connection, blob: int, start: int, end: int, heading: str,
            tid: int) -> tuple[int, int, str, str, int]:
     """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
     that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
-    row = conn.execute("""SELECT ch.start_line, ch.end_line, ch.heading, t.body, t.id FROM chunks ch
-                            JOIN texts t ON t.id = ch.text
-                           WHERE ch.blob = ? AND ch.fact = 0 AND ch.start_line <= ? AND ch.end_line >= ?
-                           ORDER BY min(ch.end_line, ?) - max(ch.start_line, ?) DESC, ch.seq LIMIT 1""",
-                       (blob, end, start, end, start)).fetchone()
-    return (int(row[0]), int(row[1]), row[2], row[3], int(row[4])) if row else (start, end, heading, body, tid)
+    return chunks.holding(conn, blob, start, end) or (start, end, heading, body, tid)
 
 
 def choose(index: Index, found: list[Found], query: str, embedder: Embedder | None,

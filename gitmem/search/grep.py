@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..index import db, embed, embeddings
+from ..index import embed, embeddings, fts
 from .engine import fts_query, fuse, relative
 
 if TYPE_CHECKING:
@@ -50,13 +50,7 @@ def _keyword(index: Index, query: str, docs: list[tuple[int, str]]) -> dict[int,
     match = fts_query(query)
     if match is None or not docs:
         return {}
-    conn = index.conn
-    conn.execute("DROP TABLE IF EXISTS temp.logdocs")
-    conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
-    conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
-    rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
-    conn.execute("DROP TABLE temp.logdocs")
-    return relative(rows)
+    return relative(fts.scored(index.conn, docs, match))
 
 
 def _semantic(index: Index, embedder: embed.Embedder, query: str,
