@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -157,8 +156,9 @@ def hooks_status(as_json: bool) -> None:
 def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
     """What the hooks run: catch the index up in the background; always exits 0."""
     from ..gitops import hookrun
+    from ..index import background
 
-    hookrun.start(name, list(args), _catch_up)
+    hookrun.start(name, list(args), background.catch_up)
 
 
 @hooks.command("pre-push", hidden=True)
@@ -169,12 +169,6 @@ def hooks_pre_push(remote: str, url: str) -> None:
     from ..gitops import prepush
 
     prepush.check(notebook(), remote or url, sys.stdin.read())
-
-
-def _catch_up(nb: Any, wait: float) -> Any:
-    from ..index import maintenance  # imported in the detached worker only, after the fork
-
-    return maintenance.catch_up(nb, wait=wait)
 
 
 @click.command("merge-driver", hidden=True)
