@@ -181,7 +181,7 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -
     """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
     from ..gitops import factmerge, merge
 
-    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_text if facts else None):
+    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
         what = "fact" if facts else "entry"
         click.echo(f"gitmem: {path or ours}: both sides changed the same {what}; "
                    f"run 'git mem resolve {path or ours} --take ours|theirs|both' or edit the markers", err=True)

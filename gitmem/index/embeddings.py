@@ -88,16 +88,9 @@ def _embed_batch(index: Index, embedder: Embedder, ids: list[int], report: SyncR
     report.reused += len(rows) - computed
 
 
-def vectors_for(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes]:
-    """Embeddings of arbitrary texts (not chunks), through the shared cache."""
-    hashes = [text_hash(t) for t in texts]
-    vectors, _ = _through_cache(index, embedder, dict(zip(hashes, texts)))
-    return [vectors[h] for h in hashes]
-
-
 def vectors_of(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes]:
-    """Vectors of these texts through the embedding cache, so that a text (a fact a query
-    weighs, say) is embedded once, ever; straight from the model when the cache cannot be
+    """Vectors of arbitrary texts (not chunks: a fact a query weighs, a commit's diff for log
+    --grep) through the embedding cache, so that a text is embedded once, ever; straight from the model when the cache cannot be
     written (read-only or full disk, a long writer): that only costs the embedding again."""
     keyed = {text_hash(t): t for t in texts}
     try:

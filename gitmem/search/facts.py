@@ -310,9 +310,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
     more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
     they are judged by their words alone). With the index, facts' vectors go through its
     embedding cache."""
-    import numpy as np
-
     from ..index import embeddings
+    from .vectors import cosines
 
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
@@ -325,11 +324,9 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
     # facts through the embedding cache: the same facts come back query after query
-    vectors = [embedder.embed_query(query)] + (embeddings.vectors_of(index, embedder, described)
-                                               if index is not None else embedder.embed(described))
-    matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
-    for (i, j), sim in zip(wanted, matrix[1:] @ matrix[0]):
+    vectors = (embeddings.vectors_of(index, embedder, described) if index is not None
+               else embedder.embed(described))
+    for (i, j), sim in zip(wanted, cosines(embedder.embed_query(query), vectors)):
         row = out[i]
         assert row is not None
         row[j] = max(0.0, float(sim))

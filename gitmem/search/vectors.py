@@ -55,14 +55,10 @@ class Matrix:
 
     def similarities(self, query: bytes) -> np.ndarray:
         """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
-        import numpy as np
-
         held = self.__dict__.get("_last")
         if held is not None and held[0] == query:
             return held[1]
-        q = np.frombuffer(query, dtype=np.float32)
-        norm = float(np.linalg.norm(q))
-        sims = self.unit @ (q / norm if norm else q)
+        sims = self.unit @ unit(query)
         self.__dict__["_last"] = (query, sims)
         return sims
 
@@ -71,6 +67,33 @@ class Matrix:
         this notebook's texts are to it by chance, whatever it is about."""
         sims = self.similarities(query)
         return (float(sims.mean()), float(sims.std())) if len(sims) else (0.0, 0.0)
+
+
+def unit(vector: bytes) -> np.ndarray:
+    """A stored vector (float32 bytes) scaled to length 1 (a zero vector stays zero)."""
+    import numpy as np
+
+    q = np.frombuffer(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(q))
+    return q / norm if norm else q
+
+
+def unit_rows(vecs: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (zero rows stay zero)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+
+
+def cosines(query: bytes, vectors: list[bytes]) -> np.ndarray:
+    """The cosine similarity of each of `vectors` to `query`: the one cosine of recall, log
+    --grep and the facts a hit is judged by."""
+    import numpy as np
+
+    if not vectors:
+        return np.zeros(0, dtype=np.float32)
+    return unit_rows(np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])) @ unit(query)
 
 
 _cache: dict[str, tuple[str | None, Matrix]] = {}
@@ -97,5 +120,4 @@ def _read(conn: apsw.Connection) -> Matrix:
     if not dim or not db.has_table(conn, "vectors"):
         return Matrix(np.zeros(0, dtype=np.int64), np.zeros((0, max(dim, 1)), dtype=np.float32))
     ids, vecs = stored.every(conn, dim)
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    return Matrix(ids, np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0))
+    return Matrix(ids, unit_rows(vecs))
