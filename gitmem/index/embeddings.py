@@ -90,8 +90,9 @@ def _embed_batch(index: Index, embedder: Embedder, ids: list[int], report: SyncR
 
 def vectors_of(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes]:
     """Vectors of arbitrary texts (not chunks: a fact a query weighs, a commit's diff for log
-    --grep) through the embedding cache, so that a text is embedded once, ever; straight from the model when the cache cannot be
-    written (read-only or full disk, a long writer): that only costs the embedding again."""
+    --grep) through the embedding cache, so that a text is embedded once, ever; straight from
+    the model when the cache cannot be written (read-only or full disk, a long writer): that
+    only costs the embedding again."""
     keyed = {text_hash(t): t for t in texts}
     try:
         found, _ = _through_cache(index, embedder, keyed)
