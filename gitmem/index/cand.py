@@ -97,12 +97,12 @@ def dated(time_sql: str, lo: float, hi: float, by: str) -> tuple[str, list[Any]]
 
 def name_functions(conn: apsw.Connection) -> None:
     """gitmem_name_start(path) and gitmem_name_end(path): the time a file's name gives it."""
-    def start(path: str) -> float | None:
-        span = dates.name_span(path)
+    def start(*args: Any) -> float | None:  # apsw passes the SQL arguments as they come
+        span = dates.name_span(args[0])
         return span[0] if span else None
 
-    def end(path: str) -> float | None:
-        span = dates.name_span(path)
+    def end(*args: Any) -> float | None:
+        span = dates.name_span(args[0])
         return span[1] if span else None
 
     conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import db
 
@@ -16,7 +16,8 @@ def scored(conn: apsw.Connection, docs: list[tuple[int, str]], match: str) -> li
     conn.execute("DROP TABLE IF EXISTS temp.logdocs")
     conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
     conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
-    rows = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?", (match,)).fetchall()
+    rows: list[Any] = conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs WHERE logdocs MATCH ?",
+                                   (match,)).fetchall()
     conn.execute("DROP TABLE temp.logdocs")
     return rows
 
@@ -28,18 +29,21 @@ def ranked(conn: apsw.Connection, match: str, n: int, among: bool) -> list[tuple
     # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
     # pages; 0.06 s this way: match first, then keep the candidates)
     keep = "AND +rowid IN (SELECT text FROM temp.cand)" if among else ""
-    return conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
-                             ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall()
+    rows: list[Any] = conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
+                                        ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall()
+    return rows
 
 
 def texts(conn: apsw.Connection) -> int:
     """How many texts the index holds."""
-    return int(conn.execute("SELECT count(*) FROM texts").fetchone()[0])
+    row: Any = conn.execute("SELECT count(*) FROM texts").fetchone()
+    return int(row[0])
 
 
 def matching(conn: apsw.Connection, term: str) -> int:
     """How many texts match an FTS5 phrase (its document frequency)."""
-    return int(conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH ?", (term,)).fetchone()[0])
+    row: Any = conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH ?", (term,)).fetchone()
+    return int(row[0])
 
 
 def holds(conn: apsw.Connection, term: str, text: int) -> bool:

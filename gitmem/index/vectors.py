@@ -30,7 +30,7 @@ def every(conn: apsw.Connection, dim: int) -> tuple[Any, Any]:
 
     parts = from_storage(conn, dim)
     if parts is None:
-        rows = conn.execute("SELECT rowid, embedding FROM vectors").fetchall()
+        rows: list[Any] = conn.execute("SELECT rowid, embedding FROM vectors").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
         return ids, vecs

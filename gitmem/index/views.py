@@ -4,7 +4,7 @@ view row `v`. The live view (HEAD overlaid by the work tree) is db.LIVE_VIEW."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import apsw
@@ -46,12 +46,14 @@ def fill_at_table(conn: apsw.Connection, rows: list[tuple[str, str, int, int]]) 
 def pending(conn: apsw.Connection, view_sql: str, facts: bool = True) -> int:
     """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
     only = "" if facts else "AND c.fact = 0"
-    return int(conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view_sql}) v
+    row: Any = conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view_sql}) v
                                  JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
-                                WHERE t.embedded = 0 {only}""").fetchone()[0])
+                                WHERE t.embedded = 0 {only}""").fetchone()
+    return int(row[0])
 
 
 def total(conn: apsw.Connection, view_sql: str) -> int:
     """How many texts the view has."""
-    return int(conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view_sql}) v
-                                 JOIN chunks c ON c.blob = v.blob""").fetchone()[0])
+    row: Any = conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view_sql}) v
+                                 JOIN chunks c ON c.blob = v.blob""").fetchone()
+    return int(row[0])
