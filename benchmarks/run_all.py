@@ -16,7 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ["coldstart.py", "speed.py", "hook_cost.py", "indexing.py", "history_cost.py", "agent_calls.py", "agent_loop.py",
-           "clone_embeddings.py", "scifact.py", "locomo.py"]
+           "clone_embeddings.py", "scifact.py", "locomo.py", "vec_storage.py"]
 
 
 def main() -> None:

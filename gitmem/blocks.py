@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .markdown import body_offset, fenced_ranges, headings_of
+from .markdown import body_offset, fenced_ranges, headings_of, line_starts
 
 LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
@@ -30,7 +30,7 @@ class Block:
 def blocks(text: str) -> list[Block]:
     """The fact-sized blocks of a page, in order, each with its heading path."""
     lines = text.split("\n")
-    starts = _line_starts(text)
+    starts = line_starts(text)
     fenced: dict[int, int] = {}  # first line -> last line of each fenced code block
     for a, b in fenced_ranges(text):
         fenced.setdefault(_line_of(starts, a), _line_of(starts, max(a, b - 1)))
@@ -126,10 +126,6 @@ def _has_body(lines: list[str], number: int, heads: dict[int, tuple[int, str]]) 
         if lines[n - 1].strip():
             return True
     return False
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -37,6 +37,11 @@ def body_offset(text: str) -> int:
     return match.end() if match else 0
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts (line n starts at [n - 1])."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 def headings_of(text: str, start: int = 0) -> list[tuple[int, int, str]]:
     """(offset, level, title) of each heading outside code fences."""
     fenced = fenced_ranges(text)

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from gitmem.notes import memory
-from gitmem.text import clean_text
-from gitmem.search import engine as search
 from gitmem.gitops.repo import open_notebook
+from gitmem.notes import memory, reading
+from gitmem.search import engine as search
+from gitmem.text import clean_text
 from tests.conftest import Mem, git
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
@@ -286,9 +287,9 @@ def test_fuzz_section_editor_write_then_read(mem: Mem, section: str, content: st
     """What write puts in a section is what get reads back from the lines it reports."""
     nb = open_notebook(mem.path)
     written = memory.write(nb, "knowledge/fuzz.md", content, section=section, replace=replace, allow=True)
-    page = memory.get(nb, f"knowledge/fuzz.md:{written.lines['start']}-{written.lines['end']}")
+    page = reading.get(nb, f"knowledge/fuzz.md:{written.lines['start']}-{written.lines['end']}")
     assert page.text.rstrip("\n") == clean_text(content).strip("\n")  # controls are taken out (text.py)
-    assert memory.get(nb, "knowledge/fuzz.md").text == (mem.path / "knowledge/fuzz.md").read_text()
+    assert reading.get(nb, "knowledge/fuzz.md").text == (mem.path / "knowledge/fuzz.md").read_text()
 
 
 # -- big inputs -------------------------------------------------------------------------

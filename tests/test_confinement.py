@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.notes import forget, memory
 from gitmem.errors import GitmemError, PathOutside
 from gitmem.gitops.repo import open_notebook
-from tests.conftest import Mem, git as git_run
+from gitmem.notes import forget, memory, reading
+from tests.conftest import Mem
+from tests.conftest import git as git_run
 
 pytestmark = pytest.mark.tally("bad-input/fault matrix")
 
@@ -128,7 +129,7 @@ def test_domain_functions_refuse_the_same_paths(mem: Mem, case: str) -> None:
     """What an MCP tool calls: the domain functions, not the CLI."""
     nb = open_notebook(mem.path)
     path = BAD_PATHS[case]
-    for call in (lambda: memory.get(nb, path), lambda: memory.write(nb, path, "x"),
+    for call in (lambda: reading.get(nb, path), lambda: memory.write(nb, path, "x"),
                  lambda: memory.remember(nb, "a fact", to=path), lambda: forget.forget(nb, path + ":1")):
         with pytest.raises(GitmemError):
             call()

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.gitops.factmerge import blank_conflicts, hunks, merge_text, resolve_text
+from gitmem.gitops.factmerge import blank_conflicts, hunks, merge_facts, resolve_text
 from tests.conftest import Mem
 
 BASE = "# Facts\n\n## People\n\n- Ada likes tea\n- Bo has a boat\n\n## Places\n\n- Oslo is cold\n"
@@ -18,7 +18,7 @@ BASE = "# Facts\n\n## People\n\n- Ada likes tea\n- Bo has a boat\n\n## Places\n\
 def test_facts_added_on_both_sides_at_the_same_place_are_all_kept_in_order(tmp_path: Path) -> None:
     ours = BASE.replace("- Bo has a boat\n", "- Bo has a boat\n- Cy plays oboe\n- Di runs\n")
     theirs = BASE.replace("- Bo has a boat\n", "- Bo has a boat\n- Ed sings\n")
-    merged, clean = merge_text(BASE, ours, theirs)
+    merged, clean = merge_facts(BASE, ours, theirs)
     assert clean
     assert merged == BASE.replace("- Bo has a boat\n", "- Bo has a boat\n- Cy plays oboe\n- Di runs\n- Ed sings\n")
     # git's own line merge stops on the same input
@@ -31,20 +31,20 @@ def test_facts_added_on_both_sides_at_the_same_place_are_all_kept_in_order(tmp_p
 def test_an_update_on_one_side_and_a_keep_on_the_other_takes_the_update() -> None:
     ours = BASE.replace("Ada likes tea", "Ada likes coffee")
     theirs = BASE + "- Rome is warm\n"
-    assert merge_text(BASE, ours, theirs) == (ours + "- Rome is warm\n", True)
+    assert merge_facts(BASE, ours, theirs) == (ours + "- Rome is warm\n", True)
 
 
 def test_adjacent_facts_changed_on_each_side_merge() -> None:
     ours = BASE.replace("Ada likes tea", "Ada likes coffee")
     theirs = BASE.replace("Bo has a boat", "Bo has two boats")
-    merged, clean = merge_text(BASE, ours, theirs)
+    merged, clean = merge_facts(BASE, ours, theirs)
     assert clean and "- Ada likes coffee\n- Bo has two boats\n" in merged
 
 
 def test_the_same_fact_changed_differently_is_a_conflict_of_that_fact_only() -> None:
     ours = BASE.replace("Ada likes tea", "Ada likes coffee") + "- Rome is warm\n"
     theirs = BASE.replace("Ada likes tea", "Ada likes cocoa").replace("Oslo is cold", "Oslo is very cold")
-    merged, clean = merge_text(BASE, ours, theirs, ("ours: f.md", "theirs: f.md"))
+    merged, clean = merge_facts(BASE, ours, theirs, ("ours: f.md", "theirs: f.md"))
     assert not clean
     assert "<<<<<<< ours: f.md\n- Ada likes coffee\n=======\n- Ada likes cocoa\n>>>>>>> theirs: f.md\n- Bo has a boat" \
         in merged
@@ -64,20 +64,20 @@ def test_the_same_fact_changed_differently_is_a_conflict_of_that_fact_only() -> 
 def test_a_fact_deleted_on_one_side_and_changed_on_the_other_conflicts() -> None:
     ours = BASE.replace("- Ada likes tea\n", "")
     theirs = BASE.replace("Ada likes tea", "Ada likes cocoa")
-    merged, clean = merge_text(BASE, ours, theirs)
+    merged, clean = merge_facts(BASE, ours, theirs)
     assert not clean and "<<<<<<< ours\n=======\n- Ada likes cocoa\n>>>>>>> theirs" in merged
 
 
 def test_new_sections_on_both_sides_stay_whole() -> None:
     ours = BASE + "\n## Food\n\n- milk\n"
     theirs = BASE + "\n## Tools\n\n- hammer\n"
-    merged, clean = merge_text(BASE, ours, theirs)
+    merged, clean = merge_facts(BASE, ours, theirs)
     assert clean and merged == BASE + "\n## Food\n\n- milk\n\n## Tools\n\n- hammer\n"
 
 
 def test_crlf_pages_stay_crlf() -> None:
     crlf = BASE.replace("\n", "\r\n")
-    merged, clean = merge_text(crlf, crlf + "- a\r\n", crlf + "- b\r\n")
+    merged, clean = merge_facts(crlf, crlf + "- a\r\n", crlf + "- b\r\n")
     assert clean and merged == crlf + "- a\r\n- b\r\n"
 
 
@@ -110,7 +110,7 @@ def test_lines_both_sides_add_are_all_kept_each_in_its_own_order(base: list[str]
     at_a, at_b = min(at_a, len(base)), min(at_b, len(base))
     ours = base[:at_a] + mine + base[at_a:]
     theirs = base[:at_b] + yours + base[at_b:]
-    merged, clean = merge_text(page(base), page(ours), page(theirs))
+    merged, clean = merge_facts(page(base), page(ours), page(theirs))
     assert clean and not hunks(merged)
     lines = merged.split("\n")
     for side in (ours, theirs):  # every line a side holds is there, in that side's order
@@ -132,7 +132,7 @@ def test_edits_of_different_facts_never_conflict_and_the_same_one_always_does(ba
     ours, theirs = list(base), list(base)
     ours[i] += " (updated here)"
     theirs[j] += " (updated there)"
-    merged, clean = merge_text("\n".join(base), "\n".join(ours), "\n".join(theirs))
+    merged, clean = merge_facts("\n".join(base), "\n".join(ours), "\n".join(theirs))
     if i != j:
         assert clean and merged.split("\n") == [o if o != b else t for o, t, b in zip(ours, theirs, base)]
     else:

@@ -7,6 +7,7 @@ dependency); only imports under `if TYPE_CHECKING:` are left out, since they nev
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,38 @@ def test_imports_are_read_lazily_too(tmp_path: Path, source: str, expected: set[
     (folder / "engine.py").write_text(source)
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "gitmem")
     assert imports_of(folder / "engine.py", {"gitmem.index.db", "gitmem.cli.output"}) == expected
+
+
+SQL = re.compile(r"\b(SELECT\s+\S|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+                 r"CREATE\s+(TEMP\s+|VIRTUAL\s+|UNIQUE\s+)*(TABLE|INDEX|VIEW)|DROP\s+TABLE)\b")
+
+
+def sql_outside_the_index() -> list[str]:
+    """Where code outside index/ holds SQL text or runs a statement on a connection."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        mod = module_name(path)
+        if mod.startswith("gitmem.index."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value):
+                found.append(f"{mod}:{node.lineno} SQL text")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr in ("execute", "executemany", "create_scalar_function")
+                  and "conn" in ast.unparse(node.func.value)):
+                found.append(f"{mod}:{node.lineno} {ast.unparse(node.func)}")
+    return found
+
+
+def test_only_the_index_speaks_sql() -> None:
+    """index/ is the one gateway to SQLite: search/ and every other layer call its query functions
+    (one module per table or noun) and never hold a statement of their own."""
+    assert sql_outside_the_index() == []
+
+
+def test_the_sql_check_can_fail(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "gitmem" / "search"
+    folder.mkdir(parents=True)
+    (folder / "engine.py").write_text('def f(conn):\n    return conn.execute("SELECT 1 FROM texts")\n')
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "gitmem")
+    assert sorted(sql_outside_the_index()) == ["gitmem.search.engine:2 SQL text", "gitmem.search.engine:2 conn.execute"]

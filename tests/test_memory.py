@@ -196,7 +196,8 @@ def test_a_save_racing_a_pull_is_refused_under_the_lock(mem: Mem, monkeypatch: p
     is caught by the look just before writing, and neither the pulled line nor HEAD is reverted."""
     from gitmem.gitops.repo import open_notebook
     from gitmem.notes import change
-    from gitmem.notes.memory import PageChanged, write
+    from gitmem.notes.change import PageChanged
+    from gitmem.notes.memory import write
 
     mem("write", "plan.md", "Ship Friday")
     seen = (mem.path / "plan.md").read_text()
@@ -218,7 +219,8 @@ def test_a_save_racing_a_pull_is_refused_under_the_lock(mem: Mem, monkeypatch: p
 
 def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
     from gitmem.gitops.repo import open_notebook
-    from gitmem.notes.memory import PageChanged, write
+    from gitmem.notes.change import PageChanged
+    from gitmem.notes.memory import write
 
     mem("write", "plan.md", "Ship Friday")
     seen = (mem.path / "plan.md").read_text()

@@ -6,7 +6,7 @@ import pytest
 
 from gitmem.errors import PageNotFound, PathOutside
 from gitmem.gitops.repo import open_notebook
-from gitmem.notes.memory import PageChanged
+from gitmem.notes.change import PageChanged
 from gitmem.notes.removal import remove
 from tests.conftest import Mem
 

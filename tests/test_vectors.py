@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitmem.index import db, embed
+from gitmem.index import vectors as storage
 from gitmem.search import vectors
 from gitmem.index.indexer import Index
 from gitmem.gitops.repo import open_notebook
@@ -31,7 +32,7 @@ def test_storage_read_equals_selecting_every_row(notes: Mem) -> None:
         index.conn.execute("DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM vectors LIMIT 3)")
         stored = vectors._read(index.conn)
         rows = index.conn.execute("SELECT rowid, embedding FROM vectors ORDER BY rowid").fetchall()
-        assert vectors._from_storage(index.conn, 384) is not None  # read from storage, not row by row
+        assert storage.from_storage(index.conn, 384) is not None  # read from storage, not row by row
     finally:
         index.close()
     assert sorted(stored.ids.tolist()) == [r[0] for r in rows] and len(rows) == before - 3 >= len(TOPICS) * 3 - 3
@@ -40,6 +41,34 @@ def test_storage_read_equals_selecting_every_row(notes: Mem) -> None:
         import numpy as np
 
         assert np.allclose(by_id[rowid], np.frombuffer(blob, dtype=np.float32), atol=1e-6)
+
+
+def test_sqlite_vec_is_pinned_to_the_storage_layout_read(notes: Mem) -> None:
+    """index/vectors.py reads vec0's private shadow tables: the version installed is the one
+    pinned, and the tables and columns it reads are there, each chunk's blobs the sizes it
+    expects (a new sqlite-vec that moves them fails here, not by falling back unnoticed)."""
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    pinned = [d for d in project["project"]["dependencies"] if d.startswith("sqlite-vec")]
+    assert pinned == [f"sqlite-vec=={version('sqlite-vec')}"]
+    index = Index(open_notebook(notes.path))
+    try:
+        conn = index.conn
+        for table, columns in storage.SHADOW.items():
+            have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+            assert set(columns) - {"rowid"} <= have, (table, have)
+        count = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        sizes = conn.execute("""SELECT c.size, length(c.validity), length(c.rowids), length(v.vectors)
+                                  FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id""").fetchall()
+        assert sizes and all(rows * 8 == r and vecs == 4 * 384 * size and valid * 8 >= size
+                             for size, valid, r, vecs in sizes for rows in [size])
+        parts = storage.from_storage(conn, 384)
+        assert parts is not None and sum(len(ids) for ids, _ in parts) == count == len(TOPICS) * 3
+    finally:
+        index.close()
 
 
 def test_nearest_matches_sqlite_vec(notes: Mem) -> None:

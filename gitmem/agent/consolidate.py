@@ -25,8 +25,8 @@ from ..errors import GitmemError, UsageError
 from ..gitops.lock import FileLock
 from ..notebook import Notebook, decode
 from ..notes import change, instructions
+from ..notes.change import committable, write_lock
 from ..notes.learned import Learned, Outcome, Planner
-from ..notes.memory import committable, write_lock
 from . import llm, review
 from .session import header
 

@@ -25,7 +25,7 @@ from ..gitops import plumbing
 from ..index import confidence, forgotten
 from ..notebook import Notebook, decode
 from ..notes import change, guard, patch
-from ..notes.memory import write_lock
+from ..notes.change import write_lock
 from ..notes.pages import Edit
 
 BRANCH = "gitmem/proposed"
@@ -316,7 +316,7 @@ def merge_into(nb: Notebook, p: Proposal, rel: str, base: str, ours: str, theirs
     would bring back lines a person removed or forgot."""
     if ours == base:
         return theirs
-    result, clean = plumbing.merge_text(nb.git, base.encode("utf-8"), ours.encode("utf-8"),
+    result, clean = plumbing.merge_file(nb.git, base.encode("utf-8"), ours.encode("utf-8"),
                                         theirs.encode("utf-8"), nb.state_dir)
     if clean:
         return decode(result)

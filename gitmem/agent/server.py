@@ -27,7 +27,7 @@ from .. import dates, records
 from ..config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
-from ..notes import forget, goals, memory, plan, rename, trailers, watch
+from ..notes import forget, goals, memory, plan, reading, rename, trailers, watch
 from ..notes import scopes as note_scopes
 from ..search import engine as search
 from ..search import scopes, timeline, why
@@ -170,7 +170,7 @@ TOOLS: list[Tool] = [
          {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6; a PDF page as "
                          "PATH#pN[:START-END], e.g. manuals/boiler.pdf#p12, as search results name it."),
           "at": string("Read it as it was at a commit, branch, tag, date or period (7d).")},
-         ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at")), READ_ONLY),
+         ("path",), lambda nb, a: reading.get(nb, a["path"], a.get("at")), READ_ONLY),
     Tool("recall", "Find memories by meaning and keyword in the notebook pages, daily logs and documents "
          "(PDF, DOCX, HTML, text; not sessions), best first. " + DATA_NOTE,
          SEARCH_PARAMS, ("query",), _search(()), READ_ONLY),

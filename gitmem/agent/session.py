@@ -32,8 +32,9 @@ from typing import Any
 from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..notes import guard
-from ..notes.memory import commit_page, committable, write_lock
+from ..notes.change import committable, write_lock
 from ..notes.removal import delete
+from ..notes.written import commit_page
 from ..text import TooDeep, clean_text, loads
 
 FORMATS = ("auto", "text", "jsonl")

@@ -250,7 +250,7 @@ class Daemon:
 
     def _catch_up_loop(self) -> None:
         from ..gitops import hookrun
-        from . import indexing
+        from ..index import background
 
         while not self.stopping.is_set():
             with self.wake:
@@ -260,7 +260,7 @@ class Daemon:
                 (name, args), self.wanted = self.wanted[0], []
             first = name == "daemon-start"
             try:
-                hookrun.work(hookrun.BACKGROUND if first else name, args, indexing._catch_up, where=str(self.top),
+                hookrun.work(hookrun.BACKGROUND if first else name, args, background.catch_up, where=str(self.top),
                              who="daemon " if not first else "daemon start, ")
                 if first:
                     self._warm()

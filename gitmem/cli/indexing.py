@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -157,8 +156,9 @@ def hooks_status(as_json: bool) -> None:
 def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
     """What the hooks run: catch the index up in the background; always exits 0."""
     from ..gitops import hookrun
+    from ..index import background
 
-    hookrun.start(name, list(args), _catch_up)
+    hookrun.start(name, list(args), background.catch_up)
 
 
 @hooks.command("pre-push", hidden=True)
@@ -171,12 +171,6 @@ def hooks_pre_push(remote: str, url: str) -> None:
     prepush.check(notebook(), remote or url, sys.stdin.read())
 
 
-def _catch_up(nb: Any, wait: float) -> Any:
-    from ..index import maintenance  # imported in the detached worker only, after the fork
-
-    return maintenance.catch_up(nb, wait=wait)
-
-
 @click.command("merge-driver", hidden=True)
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("ours", type=click.Path(path_type=Path))
@@ -187,7 +181,7 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -
     """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
     from ..gitops import factmerge, merge
 
-    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_text if facts else None):
+    if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
         what = "fact" if facts else "entry"
         click.echo(f"gitmem: {path or ours}: both sides changed the same {what}; "
                    f"run 'git mem resolve {path or ours} --take ours|theirs|both' or edit the markers", err=True)

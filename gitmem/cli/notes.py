@@ -241,13 +241,13 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
       git mem get manuals/boiler.pdf --at HEAD~1        the whole text of the manual it replaced
     """
     from ..errors import PageNotFound
-    from ..notes import memory
+    from ..notes import reading
     from . import output
 
     nb = notebook()
     resolved = page_spec(nb, spec)
     try:
-        page = memory.get(nb, resolved, at)
+        page = reading.get(nb, resolved, at)
     except PageNotFound as exc:
         if resolved != spec and not spec.startswith(":/") and at is None:
             raise PageNotFound(exc.message, f"paths are relative to the current folder, as in git; from the "

@@ -34,8 +34,9 @@ END = re.compile(r"^>{7}(?: .*)?$")
 TAKES = ("ours", "theirs", "both")
 
 
-def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ours", "theirs")) -> tuple[str, bool]:
-    """The merged page and whether it merged cleanly (False: markers around each conflicting fact)."""
+def merge_facts(base: str, ours: str, theirs: str, labels: tuple[str, str] = ("ours", "theirs")) -> tuple[str, bool]:
+    """The merged page, fact by fact, and whether it merged cleanly (False: markers around each
+    conflicting fact). merge.merge_text is the same for a daily log, entry by entry."""
     crlf = "\r\n" in ours
     b, o, t = (text.replace("\r\n", "\n").split("\n") for text in (base, ours, theirs))
     lines, clean = merge_blocks(b, o, t, labels, mix=mix, conflict=_conflict, fine=True)

@@ -1,6 +1,8 @@
 """What a hook starts: the index catch-up, in the background, never failing.
 
-The hook script (hooks/post-hook.sh) starts `git mem hooks run NAME ARGS` in the
+The hook script (hooks/post-hook.sh) starts `git mem hooks run NAME ARGS` (which
+offers the work to a warm daemon, else runs index/background.py, the worker's entry
+point; a read starts that module directly, see spawn) in the
 background and returns; mid-rebase it starts nothing at all. `start()` then
 forks twice, and the worker runs in its own session, at low priority, with
 stdin/stdout/stderr on /dev/null and every other file descriptor closed, so
@@ -45,15 +47,16 @@ if TYPE_CHECKING:  # GitPython is imported only after the fork: the hook's own p
 
 IN_PROGRESS = ("rebase-merge", "rebase-apply", "sequencer")
 BACKGROUND = "background"  # not a hook: a read that left the embedding to a worker (see spawn)
+WORKER = "gitmem.index.background"  # the worker's entry point, run as __main__ by launch.BOOT
 REBASING = ("rebase-merge", "rebase-apply")
 NICENESS = 10  # background work yields the CPU to whatever the user is doing
 SETTLE_SECONDS = 30.0  # how long a worker lets a rebase or cherry-pick sequence under way finish
 TURN_SECONDS = 600.0  # how long it waits for the running one
 LOG_LIMIT = 256 * 1024
 
-# What the worker runs once it has its turn: the index's catch-up, handed in by the caller (the CLI),
-# since this gateway layer sits below the index. Returns a summary with commit, commits, texts_added,
-# embedded, reused and notes.
+# What the worker runs once it has its turn: the index's catch-up, handed in by the caller
+# (index/background.py, the worker's entry point), since this gateway layer sits below the
+# index. Returns a summary with commit, commits, texts_added, embedded, reused and notes.
 CatchUp = Callable[["Notebook", float], Any]
 
 
@@ -133,12 +136,13 @@ def env_off() -> str | None:
 
 
 def spawn(top: Path) -> bool:
-    """Start the same worker a hook starts, from a read: `git mem hooks run background`,
-    detached, in its own session, with no input or output. It queues with the hooks' workers
-    (at most one runs and one waits) and, unlike them, is not switched off by GITMEM_HOOKS or
+    """Start the same worker a hook starts, from a read: index/background.py (its module name
+    only: this layer never imports the index) in an isolated Python, detached, in its own
+    session, with no input or output. It queues with the hooks' workers (at most one runs
+    and one waits) and, unlike them, is not switched off by GITMEM_HOOKS or
     mem.hooks: it is what a read asked for, not a hook. False if it could not be started."""
     try:
-        subprocess.Popen(python_command("gitmem", "hooks", "run", BACKGROUND), cwd=top,
+        subprocess.Popen(python_command(WORKER, BACKGROUND), cwd=top,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True)
     except OSError:

@@ -200,7 +200,7 @@ def _conflict(ours: list[str], theirs: list[str], labels: tuple[str, str]) -> st
 def merge_files(base: Path, ours: Path, theirs: Path, path: str = "",
                 how: Callable[[str, str, str, tuple[str, str]], tuple[str, bool]] | None = None) -> bool:
     """What git runs (%O %A %B %P): the merge goes into `ours`; False on a conflict. `how`: another
-    merge of the texts (the fact merge, factmerge.merge_text), else entry by entry as a daily log."""
+    merge of the texts (the fact merge, factmerge.merge_facts), else entry by entry as a daily log."""
     def read(p: Path) -> str:
         return p.read_bytes().decode("utf-8", errors="surrogateescape")
 

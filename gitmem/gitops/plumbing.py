@@ -103,7 +103,7 @@ def grep_log(git: Git, revs: list[str], pattern: str) -> dict[str, str]:
             for oid, body in zip(parts[0::2], parts[1::2]) if oid.strip()}
 
 
-def merge_text(git: Git, base: bytes, ours: bytes, theirs: bytes, scratch: Path,
+def merge_file(git: Git, base: bytes, ours: bytes, theirs: bytes, scratch: Path,
                union: bool = False) -> tuple[bytes, bool]:
     """A three-way merge of one file's versions (git merge-file); (result, clean).
     With `union`, both sides' lines are kept where they overlap."""

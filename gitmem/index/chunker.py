@@ -13,7 +13,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from ..markdown import headings_of
+from ..markdown import headings_of, line_starts
 
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
@@ -31,7 +31,7 @@ class Chunk:
 
 def chunk(text: str, max_chars: int = 1600, overlap: int = 320, start: int = 0) -> list[Chunk]:
     """Chunks of text[start:] (pass body_offset(text) to skip frontmatter)."""
-    lines = _line_starts(text)
+    lines = line_starts(text)
     headings = headings_of(text, start)
     offsets = [h[0] for h in headings]
     chunks: list[Chunk] = []
@@ -39,10 +39,6 @@ def chunk(text: str, max_chars: int = 1600, overlap: int = 320, start: int = 0) 
         for a, b in _pack(_pieces(text, lo, hi, max_chars), max_chars, overlap):
             chunks.append(_make(text, a, b, lines, offsets, headings))
     return chunks
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
 def _sections(text: str, start: int, headings: list[tuple[int, int, str]]) -> list[tuple[int, int]]:

@@ -124,13 +124,6 @@ def _embed_batch(index: Index, embedder: Embedder, ids: list[int], report: SyncR
     report.reused += len(rows) - computed
 
 
-def vectors_for(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes]:
-    """Embeddings of arbitrary texts (not chunks), through the shared cache."""
-    hashes = [text_hash(t) for t in texts]
-    vectors, _ = _through_cache(index, embedder, dict(zip(hashes, texts)))
-    return [vectors[h] for h in hashes]
-
-
 KEPT_VECTORS = 20_000  # fact vectors a warm process keeps in memory (1.5 KB each at 384 dimensions)
 _kept: dict[tuple[str, str], bytes] = {}  # (model key, text hash) -> vector: what the cache holds, by content
 _kept_lock = threading.Lock()

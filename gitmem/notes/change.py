@@ -287,7 +287,7 @@ def towards(nb: Notebook, before: str, after: str, what: str) -> Change:
         if text == was:
             new = now
         else:
-            merged, clean = plumbing.merge_text(nb.git, was.encode(), text.encode(), now.encode(), nb.state_dir)
+            merged, clean = plumbing.merge_file(nb.git, was.encode(), text.encode(), now.encode(), nb.state_dir)
             if not clean:
                 raise GitmemError(f"{what} changed where gitmem meant to write; nothing was written",
                                   "run the command again: it plans against the page as it is now")

@@ -43,7 +43,8 @@ from ..index.indexer import Index, recovering
 from ..markdown import body_offset, headings_of
 from ..notebook import Notebook
 from . import change, pages, trailers
-from .memory import committable, given_text, write_lock
+from .change import committable, write_lock
+from .memory import given_text
 from .pages import DAILY_ENTRY
 from .spots import SHOWN, Ambiguous, Spot, fingerprint, holds, locate, quote, spot_lines
 from .spots import needle as needle_of

@@ -25,7 +25,8 @@ from ..index.confidence import Annotation
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 from . import guard, pages, supersede
-from .memory import CATEGORIES, _same, daily_path, route
+from .duplicate import same
+from .memory import CATEGORIES, daily_path, route
 
 SUMMARY_HEADING = "Session summary"
 
@@ -117,7 +118,7 @@ class Planner:
         ann = Annotation(source, stated, self.origin)
         if self._reinforce(text, ann):
             return
-        if any(_same(p, text) for p in self.proposed if p):  # another pending proposal adds it already
+        if any(same(p, text) for p in self.proposed if p):  # another pending proposal adds it already
             self.out.reinforced.append({"kind": "fact", "path": None, "text": text, "note": "already proposed"})
             return
         entry = confidence.annotate(pages.bullet(text, checkbox=CATEGORIES[cat][2]), ann)
@@ -145,7 +146,7 @@ class Planner:
             lines = self.text(rel).split("\n")
             for i, line in enumerate(lines):
                 body, old = confidence.parse(line)
-                if not confidence.is_fact(line) or not _same(want, body):
+                if not confidence.is_fact(line) or not same(want, body):
                     continue
                 if old is None and not confidence.exempt(self.nb, rel):
                     old = Annotation("explicit", 1.0)
@@ -191,7 +192,7 @@ class Planner:
         for rel in dict.fromkeys(pages_):
             for i, line in enumerate(self.text(rel).split("\n")):
                 body = confidence.parse(line)[0]
-                if confidence.is_fact(line) and (_same(want, body) or want == normalize_fact(body)):
+                if confidence.is_fact(line) and (same(want, body) or want == normalize_fact(body)):
                     return rel, i
         return None
 

@@ -18,8 +18,10 @@ from ..errors import GitFailed, UsageError
 from ..index import confidence
 from ..notebook import Notebook
 from . import change, pages, trailers
+from .change import committable, write_lock
 from .learned import SUMMARY_HEADING
-from .memory import RANGE, Written, commit_change, committable, line_range, write_lock
+from .reading import RANGE, line_range
+from .written import Written, commit_change
 
 DEFAULT_RETENTION_DAYS = 30
 SUMMARY_ENTRY = re.compile(r"^## \d{2}:\d{2} — " + re.escape(SUMMARY_HEADING) + r"\b")

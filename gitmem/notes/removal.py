@@ -6,7 +6,8 @@ from ..errors import GitFailed
 from ..gitops import commits
 from ..notebook import Notebook
 from . import trailers
-from .memory import PageChanged, Written, committable, write_lock
+from .change import PageChanged, committable, write_lock
+from .written import Written
 
 
 def remove(nb: Notebook, page: str, expected: str | None = None) -> Written:

@@ -11,6 +11,7 @@ from ..errors import UsageError
 from ..gitops.repo import personal_notebook
 from ..notebook import Notebook
 from . import memory, routing
+from .written import Written
 
 SCOPES = ("project", "personal")
 
@@ -36,7 +37,7 @@ def target(nb: Notebook, text: str, scope: str | None, category: str | None,
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
              category: str | None = None, force: bool = False, allow: bool = False, keep_both: bool = False,
-             scope: str | None = None) -> memory.Written:
+             scope: str | None = None) -> Written:
     """memory.remember in the notebook the scope names (see target); the result says which, and why
     when it was not asked for."""
     where, chosen, note = target(nb, text, scope, category, to)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..errors import GitmemError, NotText, PageNotFound, PathOutside
 from ..notebook import Notebook, decode
 from . import pages
-from .memory import RANGE, line_range, page_lines
+from .reading import RANGE, line_range, page_lines
 
 SHOWN = 5
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import dates
+from ..index import cand
 
 if TYPE_CHECKING:
     import apsw
@@ -70,7 +71,7 @@ class Candidates:
 
     def texts(self) -> list[int]:
         """Every candidate text (listed)."""
-        return [int(r[0]) for r in self.conn.execute("SELECT DISTINCT text FROM temp.cand")]
+        return cand.texts(self.conn)
 
     def finish(self, texts: list[int]) -> None:
         """Make temp.cand hold the occurrences of these texts (the listed way already holds them)."""
@@ -82,24 +83,14 @@ class Candidates:
         if texts is not None:
             where.append(f"c.text IN ({','.join('?' * len(texts))})" if texts else "0")
             args.extend(texts)
-        self.conn.execute("DROP TABLE IF EXISTS temp.cand")
-        self.conn.execute(f"""CREATE TEMP TABLE cand AS
-            SELECT c.text AS text, c.id AS chunk, v.path, v.grp, v.blob, v.version
-              FROM ({self.view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
-             WHERE {' AND '.join(where)}""", args)
-        self.conn.execute("CREATE INDEX temp.cand_text ON cand(text)")
+        cand.fill(self.conn, self.view.sql, where, args)
 
     def _among(self, texts: list[int]) -> set[int]:
         """Which of these texts are candidates, asked in slices (SQLite takes at most 32,766
         parameters; a deep fetch can check more texts than that)."""
         kept: set[int] = set()
         for i in range(0, len(texts), SLICE):
-            part = texts[i:i + SLICE]
-            rows = self.conn.execute(f"""SELECT DISTINCT c.text
-                  FROM ({self.view.sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
-                 WHERE {' AND '.join(self.where)} AND c.text IN ({','.join('?' * len(part))})""",
-                                     [*self.args, *part])
-            kept.update(int(r[0]) for r in rows)
+            kept.update(cand.meeting(self.conn, self.view.sql, self.where, self.args, texts[i:i + SLICE]))
         return kept
 
 
@@ -107,61 +98,20 @@ def _broad(conn: apsw.Connection, query: Query, view: View) -> bool:
     """Whether the candidates are most of the view: then checking beats listing."""
     if view.kind == "history" or query.tags or query.type or dates.window(query.since, query.until):
         return False
-    files: dict[str, int] = dict(conn.execute(f"SELECT grp, count(*) FROM ({view.sql}) GROUP BY grp"))
+    files = cand.files_per_group(conn, view.sql)
     total = sum(files.values())
     return total > 0 and sum(files.get(g, 0) for g in query.groups) >= BROAD * total
 
 
 def _filters(conn: apsw.Connection, query: Query, view: View) -> tuple[list[str], list[Any]]:
-    """SQL conditions on view row v, blob b and chunk c that a candidate meets."""
-    where = [f"v.grp IN ({','.join('?' * len(query.groups))})"]
-    args: list[Any] = list(query.groups)
-    for tag in query.tags:
-        where.append("b.tags LIKE ? ESCAPE '\\'")
-        args.append("%," + _like(tag.strip().lower()) + ",%")
+    """SQL conditions (index/cand.py) on view row v, blob b and chunk c that a candidate meets."""
+    conditions = [cand.in_groups(query.groups), *(cand.tagged(tag) for tag in query.tags)]
     if query.type:
-        where.append("b.type = ?")
-        args.append(query.type.strip().lower())
+        conditions.append(cand.typed(query.type))
     window = dates.window(query.since, query.until)
     if window:
-        _name_functions(conn)
-        cond, more = _dated(view, window, query.by)
-        where.append(cond)
-        args.extend(more)
-    return where, args
-
-
-def _dated(view: View, window: dates.Window, by: str) -> tuple[str, list[float]]:
-    """A date filter: on the commit date of each text (`commit`), on the date
-    in the file name (`file`: daily logs, sessions), or `auto`: the file name
-    for daily logs and sessions that have a date in it, the commit date for
-    everything else. A named day matches if it overlaps the window."""
-    lo = window.start if window.start is not None else -1e18
-    hi = window.end if window.end is not None else 1e18
-    commit = f"{view.time_sql} BETWEEN ? AND ?"
-    named = "gitmem_name_start(v.path) <= ? AND gitmem_name_end(v.path) >= ?"
-    if by == "commit":
-        return f"({commit})", [lo, hi]
-    if by == "file":
-        return f"(gitmem_name_start(v.path) IS NOT NULL AND {named})", [hi, lo]
-    has_name = "v.grp IN ('daily', 'sessions') AND gitmem_name_start(v.path) IS NOT NULL"
-    return f"(CASE WHEN {has_name} THEN {named} ELSE {commit} END)", [hi, lo, lo, hi]
-
-
-def _name_functions(conn: apsw.Connection) -> None:
-    def start(path: str) -> float | None:
-        span = dates.name_span(path)
-        return span[0] if span else None
-
-    def end(path: str) -> float | None:
-        span = dates.name_span(path)
-        return span[1] if span else None
-
-    # apsw types a scalar function as taking any number of SQLite values; these take one (numargs=1),
-    # always a view's path column, which is text
-    conn.create_scalar_function("gitmem_name_start", start, 1, deterministic=True)  # type: ignore[arg-type]
-    conn.create_scalar_function("gitmem_name_end", end, 1, deterministic=True)  # type: ignore[arg-type]
-
-
-def _like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        cand.name_functions(conn)
+        lo = window.start if window.start is not None else -1e18
+        hi = window.end if window.end is not None else 1e18
+        conditions.append(cand.dated(view.time_sql, lo, hi, query.by))
+    return [c for c, _ in conditions], [a for _, more in conditions for a in more]

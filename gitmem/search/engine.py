@@ -11,13 +11,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from .. import dates
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
-from ..index import confidence, embed, embeddings, extracts
+from ..index import confidence, embed, embeddings, extracts, fts
+from ..index.cand import hit_rows
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
 from . import candidates, facts, scale, vectors, views
@@ -299,13 +300,7 @@ def _keyword(conn: apsw.Connection, text: str, cand: candidates.Candidates) -> d
         return {}
 
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
-        # "+rowid": the candidate filter must not reach FTS5 as a rowid constraint, or FTS5
-        # re-runs the whole MATCH once per candidate (392 s for a common word over 100,000
-        # pages; 0.06 s this way: match first, then keep the candidates)
-        keep = "AND +rowid IN (SELECT text FROM temp.cand)" if among else ""
-        return cast(list[tuple[int, float]],
-                    conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ? {keep}
-                                 ORDER BY bm25(texts_fts), rowid LIMIT ?""", (match, n)).fetchall())
+        return fts.ranked(conn, match, n, among)
 
     return relative(cand.top(fetch))
 
@@ -380,11 +375,7 @@ def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str,
     revision = view.revision.commit if view.revision else None
     hits: list[facts.Found] = []
     for tid in ranked:
-        rows = cast(list[tuple[str, str, int | None, int, int, str, str, int, int | None, int]],
-                    conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
-                                      ch.heading, t.body, cand.blob, ch.page, ch.fact
-                                 FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
-                                WHERE cand.text = ? ORDER BY cand.path""", (tid,)).fetchall())
+        rows = hit_rows(conn, tid)
         for path, grp, version, start, end, heading, body, blob, page, is_fact in rows:
             span = (start, end) if is_fact else None
             if span is not None:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
-from ..index import db
+from ..index import chunks
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -138,8 +138,7 @@ class Reader:
         """A document blob's extracted text (None: not extracted), or False: not a document."""
         from ..index import extracts
 
-        row = self.index.conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob
-                                         WHERE d.blob = ?""", (blob,)).fetchone()
+        row = chunks.document(self.index.conn, blob)
         if row is None:
             return False
         got = extracts.cached(self.index, row[1], row[0])
@@ -151,7 +150,7 @@ class Reader:
         from ..errors import PathOutside
         from ..index.blobs import parse
 
-        oid = db.one(self.index.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)))[0]
+        oid = chunks.blob_oid(self.index.conn, blob)
         key = (str(self.index.nb.git.git_dir), oid)
         kept = _PARSED.get(key)
         if kept is not None:  # a blob never changes: parsed once per process
@@ -200,12 +199,7 @@ def holder(conn: apsw.Connection, blob: int, start: int, end: int, heading: str,
            tid: int) -> tuple[int, int, str, str, int]:
     """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
     that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
-    row = conn.execute("""SELECT ch.start_line, ch.end_line, ch.heading, t.body, t.id FROM chunks ch
-                            JOIN texts t ON t.id = ch.text
-                           WHERE ch.blob = ? AND ch.fact = 0 AND ch.start_line <= ? AND ch.end_line >= ?
-                           ORDER BY min(ch.end_line, ?) - max(ch.start_line, ?) DESC, ch.seq LIMIT 1""",
-                       (blob, end, start, end, start)).fetchone()
-    return (int(row[0]), int(row[1]), row[2], row[3], int(row[4])) if row else (start, end, heading, body, tid)
+    return chunks.holding(conn, blob, start, end) or (start, end, heading, body, tid)
 
 
 def choose(index: Index, found: list[Found], query: str, embedder: Embedder | None,
@@ -338,9 +332,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
     more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
     they are judged by their words alone). With the index, facts' vectors go through its
     embedding cache."""
-    import numpy as np
-
     from ..index import embeddings
+    from .vectors import cosines
 
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
@@ -353,11 +346,9 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
     # facts through the embedding cache: the same facts come back query after query
-    vectors = [embedder.embed_query(query)] + (embeddings.vectors_of(index, embedder, described)
-                                               if index is not None else embedder.embed(described))
-    matrix = np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
-    for (i, j), sim in zip(wanted, matrix[1:] @ matrix[0]):
+    vectors = (embeddings.vectors_of(index, embedder, described) if index is not None
+               else embedder.embed(described))
+    for (i, j), sim in zip(wanted, cosines(embedder.embed_query(query), vectors)):
         row = out[i]
         assert row is not None
         row[j] = max(0.0, float(sim))

@@ -12,14 +12,17 @@ embedded once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from ..index import db, embed, embeddings
+from ..index import embed, embeddings, fts
 from .engine import fts_query, fuse, relative
+from .vectors import cosines
 
 if TYPE_CHECKING:
     from ..index.indexer import Index
 
+# its own cut: a commit either matches --grep or not (a filter, like git log --grep), whereas
+# recall ranks and answers unless nothing stands out (scale.py's floor)
 SEMANTIC_MATCH = 0.5
 
 
@@ -50,23 +53,13 @@ def _keyword(index: Index, query: str, docs: list[tuple[int, str]]) -> dict[int,
     match = fts_query(query)
     if match is None or not docs:
         return {}
-    conn = index.conn
-    conn.execute("DROP TABLE IF EXISTS temp.logdocs")
-    conn.execute(f"CREATE VIRTUAL TABLE temp.logdocs USING fts5(body, tokenize='{db.FTS_TOKENIZE}')")
-    conn.executemany("INSERT INTO temp.logdocs(rowid, body) VALUES(?, ?)", docs)
-    rows = cast(list[tuple[int, float]], conn.execute("SELECT rowid, -bm25(logdocs) FROM temp.logdocs "
-                                                      "WHERE logdocs MATCH ?", (match,)).fetchall())
-    conn.execute("DROP TABLE temp.logdocs")
-    return relative(rows)
+    return relative(fts.scored(index.conn, docs, match))
 
 
 def _semantic(index: Index, embedder: embed.Embedder, query: str,
               docs: list[tuple[int, str]]) -> dict[int, float]:
-    import numpy as np
-
     if not docs:
         return {}
-    vectors = embeddings.vectors_for(index, embedder, [doc for _, doc in docs])
-    matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(docs), -1)
-    sims = matrix @ np.frombuffer(embedder.embed_query(query), dtype=np.float32)
+    vectors = embeddings.vectors_of(index, embedder, [doc for _, doc in docs])
+    sims = cosines(embedder.embed_query(query), vectors)
     return {docs[i][0]: float(sims[i]) for i in range(len(docs)) if sims[i] >= SEMANTIC_MATCH}

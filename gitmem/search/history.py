@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import groupby
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..dates import iso
 from ..errors import PathOutside
-from ..index import db, extracts, provenance
+from ..index import cand, chunks, commits, extracts, provenance, versions
 from ..index.blobs import parse
 from ..index.provenance import Origin, of_text
 from . import facts
@@ -68,9 +68,7 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
     found: list[Hit] = []
     seen: set[tuple[str, int | None, str, str]] = set()
     for tid in ranked:
-        rows = cast(list[tuple[str, str, int | None, int]],
-                    index.conn.execute("""SELECT path, grp, version, chunk FROM cand WHERE text = ?
-                                      ORDER BY path""", (tid,)).fetchall())
+        rows = cand.occurrences(index.conn, tid)
         for path, group in groupby(rows, key=lambda r: r[0]):
             occurrences = list(group)
             for run in runs(index, path, occurrences):
@@ -87,14 +85,11 @@ def runs(index: Index, path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
     conn = index.conn
     chunk_of = {r[2]: r[3] for r in rows}
     ids = [r[2] for r in rows if r[2] is not None]
-    marks = ",".join("?" * len(ids))
-    versions = cast(list[tuple[int, int, int | None]], conn.execute(f"""SELECT v.id, v.start_commit, v.end_commit
-                                  FROM versions v JOIN commits s ON s.id = v.start_commit
-                                 WHERE v.id IN ({marks}) ORDER BY s.seq""", ids).fetchall()) if ids else []
-    in_worktree = conn.execute("SELECT 1 FROM worktree WHERE path = ?", (path,)).fetchone() is not None
+    ordered = versions.in_order(conn, ids)
+    in_worktree = versions.in_worktree(conn, path)
     out: list[Run] = []
     current: list[tuple[int, int, int | None]] = []
-    for v in versions:
+    for v in ordered:
         if current and current[-1][2] != v[1]:
             out.append(_run(current, chunk_of, live=False))
             current = []
@@ -129,7 +124,7 @@ class Walker:
             if document is not None:
                 self._pages[blob] = document
             else:
-                oid = db.one(self.conn.execute("SELECT oid FROM blobs WHERE id = ?", (blob,)))[0]
+                oid = chunks.blob_oid(self.conn, blob)
                 self._pages[blob] = parse(self.index.nb.git.read_blob(oid)).text
         return self._pages[blob]
 
@@ -159,21 +154,19 @@ class Walker:
         conn = self.conn
         while True:
             if end_commit is None:
-                wt = conn.execute("SELECT blob FROM worktree WHERE path = ?", (path,)).fetchone()
+                wt = versions.worktree_blob(conn, path)
                 text = self.work_text(path, wt[0]) if wt else None
                 if wt is None or self.holds(claim, None, text):
                     return Fate(None, "current", path, ())
                 return Fate(None, "uncommitted", path, self.lost(claim, text))
-            nxt = conn.execute("SELECT blob, end_commit FROM versions WHERE path = ? AND start_commit = ?",
-                               (path, end_commit)).fetchone()
+            nxt = versions.started(conn, path, end_commit)
             if nxt is not None:
                 if not self.holds(claim, nxt[0]):
                     return Fate(end_commit, "edited", path, self.lost(claim, self.page(nxt[0])))
                 end_commit = nxt[1]
                 continue
-            moved = next((m for m in conn.execute(
-                """SELECT path, blob, end_commit FROM versions WHERE start_commit = ? AND path != ?
-                    ORDER BY path""", (end_commit, path)) if self.holds(claim, m[1])), None)
+            moved = next((m for m in versions.started_elsewhere(conn, end_commit, path)
+                          if self.holds(claim, m[1])), None)
             if moved is None:
                 return Fate(end_commit, "deleted", path, tuple(claim))
             path, end_commit = moved[0], moved[2]
@@ -183,33 +176,21 @@ class Walker:
         of them in the earliest version of the unbroken run (ending at
         `version`) whose page held them all, followed back through renames."""
         conn = self.conn
-        path, blob, start = db.one(conn.execute("SELECT path, blob, start_commit FROM versions WHERE id = ?",
-                                                (version,)))
+        path, blob, start = versions.of(conn, version)
         while True:
-            before = cast(list[tuple[int, int, int]],
-                          conn.execute("""SELECT id, blob, start_commit FROM versions WHERE path = ? AND end_commit = ?
-                                      UNION ALL
-                                     SELECT v.id, v.blob, v.start_commit FROM versions v
-                                      WHERE v.end_commit = ? AND v.path != ? AND NOT EXISTS (
-                                            SELECT 1 FROM versions n WHERE n.path = v.path AND n.start_commit = ?)
-                                      ORDER BY 1""", (path, start, start, path, start)).fetchall())
+            before = versions.before(conn, path, start)
             prev = next((b for b in before if self.holds(list(lines), b[1])), None)
             if prev is None:
                 break
             version, blob, start = prev
-            path = db.one(conn.execute("SELECT path FROM versions WHERE id = ?", (version,)))[0]
-        row = conn.execute("""SELECT o.oid FROM chunks c JOIN texts t ON t.id = c.text
-                                JOIN origins o ON o.version = ? AND o.text = c.text
-                               WHERE c.blob = ? AND instr(t.body, ?) > 0 ORDER BY c.seq LIMIT 1""",
-                           (version, blob, lines[0] if lines else "")).fetchone()
-        return provenance.commit(self.index, row[0]) if row else None
+            path = versions.path_of(conn, version)
+        oid = chunks.first_origin(conn, version, blob, lines[0] if lines else "")
+        return provenance.commit(self.index, oid) if oid else None
 
     def hit(self, path: str, grp: str, tid: int, run: Run, score: float, query: str,
             seen: set[tuple[str, int | None, str, str]]) -> Hit | None:
         conn = self.conn
-        start, end, heading, body, blob, page, is_fact = db.one(conn.execute(
-            """SELECT ch.start_line, ch.end_line, ch.heading, t.body, ch.blob, ch.page, ch.fact
-                 FROM chunks ch JOIN texts t ON t.id = ch.text WHERE ch.id = ?""", (run.chunks[-1],)))
+        start, end, heading, body, blob, page, is_fact = chunks.of(conn, run.chunks[-1])
         span = (start, end) if is_fact else None  # a fact row: shown in the chunk that holds it
         shown = tid
         if span is not None:
@@ -233,8 +214,7 @@ class Walker:
             return hit
         claim = [line for line in (fact.text if fact else body).split("\n") if line.strip()]
         fate = self.fate(path, run.end_commit, claim)
-        revision = db.one(conn.execute("""SELECT c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
-                                    WHERE v.id = ?""", (version,)))[0]
+        revision = versions.revision(conn, version)
         if fate.how == "current":
             if self.covered(fate.path, claim):
                 return None  # a current chunk among the candidates says the same
@@ -267,14 +247,12 @@ class Walker:
         lines as the page stood right after the change, and its text). None for a deletion."""
         if fate.how != "edited" or fate.commit is None:
             return None
-        new = self.conn.execute("SELECT blob FROM versions WHERE path = ? AND start_commit = ?",
-                                (fate.path, fate.commit)).fetchone()
-        old = self.conn.execute("SELECT blob FROM versions WHERE path = ? AND end_commit = ?",
-                                (fate.path, fate.commit)).fetchone()
+        new = versions.started(self.conn, fate.path, fate.commit)
+        old = versions.ended(self.conn, fate.path, fate.commit)
         if new is None:
             return None
         page = self.page(new[0])
-        before = set(self.page(old[0]).split("\n")) if old else set()
+        before = set(self.page(old).split("\n")) if old is not None else set()
         lines = page.split("\n")
         added = [f for f in facts.within(page, 1, len(lines)) if f.statement
                  and any(line not in before for line in f.text.split("\n"))]
@@ -300,19 +278,14 @@ class Walker:
 
     def covered(self, path: str, claim: list[str]) -> bool:
         """Whether the current candidates of `path` hold every line of `claim`."""
-        bodies = [r[0] for r in self.conn.execute(
-            """SELECT t.body FROM cand JOIN texts t ON t.id = cand.text
-                LEFT JOIN versions v ON v.id = cand.version
-                WHERE cand.path = ? AND (cand.version IS NULL OR (v.end_commit IS NULL
-                      AND cand.path NOT IN (SELECT path FROM worktree)))""", (path,))]
+        bodies = cand.current_bodies(self.conn, path)
         return all(any(line in body for body in bodies) for line in claim)
 
     def change(self, fate: Fate) -> dict[str, Any]:
         if fate.commit is None:
-            mtime = self.conn.execute("SELECT mtime FROM worktree WHERE path = ?", (fate.path,)).fetchone()
-            return {"commit": None, "date": iso(mtime[0]) if mtime and mtime[0] else None, "author": None,
+            mtime = versions.worktree_mtime(self.conn, fate.path)
+            return {"commit": None, "date": iso(mtime) if mtime else None, "author": None,
                     "subject": "uncommitted", "how": fate.how, "path": fate.path, "lines": list(fate.lost)}
-        oid, ts, author, subject = db.one(self.conn.execute(
-            "SELECT oid, time, author, subject FROM commits WHERE id = ?", (fate.commit,)))
+        oid, ts, author, subject = commits.of(self.conn, fate.commit)
         return {"commit": oid, "date": iso(ts), "author": author, "subject": subject, "how": fate.how,
                 "path": fate.path, "lines": list(fate.lost)}

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..index import db
+from ..index import fts
 
 if TYPE_CHECKING:
     import apsw
@@ -104,17 +104,16 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int]) -> float
     """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds."""
     if not terms or not texts:
         return None if not terms else 0.0
-    total = db.one(conn.execute("SELECT count(*) FROM texts"))[0] or 1
+    total = fts.texts(conn) or 1
     weights = {}
     for term in terms:
-        df = db.one(conn.execute("SELECT count(*) FROM texts_fts WHERE texts_fts MATCH ?", (term,)))[0]
+        df = fts.matching(conn, term)
         # smoothed so that a notebook of a few pages does not make one absent word outweigh all the rest
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
     for tid in texts[:CHECKED]:
-        held = sum(w for term, w in weights.items() if conn.execute(
-            "SELECT 1 FROM texts_fts WHERE texts_fts MATCH ? AND rowid = ?", (term, tid)).fetchone())
+        held = sum(w for term, w in weights.items() if fts.holds(conn, term, tid))
         best = max(best, held / whole)
     return round(best, 4)
 

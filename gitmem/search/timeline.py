@@ -16,11 +16,12 @@ as changed, with a note.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .. import dates
 from ..dates import iso
 from ..errors import EmptyText
+from ..index import commits as indexed
 from ..index import embed
 from ..index.diffs import Commit, Differ, PageChange
 from ..index.documents import kind_of
@@ -102,15 +103,7 @@ def log(nb: Notebook, since: str | None = None, until: str | None = None, path: 
 def _commits(conn: apsw.Connection, window: dates.Window) -> list[Commit]:
     lo = window.start if window.start is not None else -1e18
     hi = window.end if window.end is not None else 1e18
-    rows = cast(list[tuple[int, str, int, str, str, str, str]],
-                conn.execute("""SELECT c.id, c.oid, c.time, c.author, c.email, c.subject, group_concat(ch.path, char(0))
-                             FROM commits c JOIN (
-                                  SELECT start_commit AS cid, path FROM versions
-                                  UNION SELECT end_commit, path FROM versions WHERE end_commit IS NOT NULL) ch
-                               ON ch.cid = c.id
-                            WHERE c.time BETWEEN ? AND ?
-                            GROUP BY c.id ORDER BY c.seq DESC""", (lo, hi)).fetchall())
-    return [Commit(r[0], r[1], r[2], r[3], r[4], r[5], set(r[6].split("\0"))) for r in rows]
+    return indexed.changing(conn, lo, hi)
 
 
 def _following(commits: list[Commit], page: str, differ: Differ) -> list[Commit]:

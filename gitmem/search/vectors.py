@@ -8,10 +8,8 @@ scores every vector in one product (7 ms) and ranks as deep as the caller
 needs at almost no extra cost, which lets the search keep to its candidates by
 checking (see candidates.py) instead of listing them all first.
 
-The matrix is read straight from vec0's storage (one blob per 1,024 vectors,
-with a validity bitmap and the rowids), which takes a tenth of the time of
-selecting every row through the virtual table; if that storage does not look
-as expected, every row is selected instead. A process that answers many
+The matrix is read straight from vec0's storage (index/vectors.py), a
+fraction of the time of selecting every row through the virtual table. A process that answers many
 queries (the MCP server) keeps the matrix between them: the indexer renews a
 token in the index's meta table whenever it changes a vector
 (db.vectors_changed), and a different token means reading the matrix again.
@@ -23,9 +21,10 @@ import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from ..index import db
+from ..index import vectors as stored
 
 if TYPE_CHECKING:
     import apsw
@@ -56,14 +55,10 @@ class Matrix:
 
     def similarities(self, query: bytes) -> np.ndarray:
         """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
-        import numpy as np
-
         held: tuple[bytes, np.ndarray] | None = self.__dict__.get("_last")
         if held is not None and held[0] == query:
             return held[1]
-        q = np.frombuffer(query, dtype=np.float32)
-        norm = float(np.linalg.norm(q))
-        sims: np.ndarray = self.unit @ (q / norm if norm else q)
+        sims: np.ndarray = self.unit @ unit(query)
         self.__dict__["_last"] = (query, sims)
         return sims
 
@@ -72,6 +67,36 @@ class Matrix:
         this notebook's texts are to it by chance, whatever it is about."""
         sims = self.similarities(query)
         return (float(sims.mean()), float(sims.std())) if len(sims) else (0.0, 0.0)
+
+
+def unit(vector: bytes) -> np.ndarray:
+    """A stored vector (float32 bytes) scaled to length 1 (a zero vector stays zero)."""
+    import numpy as np
+
+    q = np.frombuffer(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(q))
+    scaled: np.ndarray = q / norm if norm else q
+    return scaled
+
+
+def unit_rows(vecs: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (zero rows stay zero)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    scaled: np.ndarray = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+    return scaled
+
+
+def cosines(query: bytes, vectors: list[bytes]) -> np.ndarray:
+    """The cosine similarity of each of `vectors` to `query`: the one cosine of recall, log
+    --grep and the facts a hit is judged by."""
+    import numpy as np
+
+    if not vectors:
+        return np.zeros(0, dtype=np.float32)
+    sims: np.ndarray = unit_rows(np.stack([np.frombuffer(v, dtype=np.float32) for v in vectors])) @ unit(query)
+    return sims
 
 
 _cache: dict[str, tuple[str | None, Matrix]] = {}
@@ -97,33 +122,5 @@ def _read(conn: apsw.Connection) -> Matrix:
     dim = int(db.get_meta(conn, "dim") or 0)
     if not dim or not db.has_table(conn, "vectors"):
         return Matrix(np.zeros(0, dtype=np.int64), np.zeros((0, max(dim, 1)), dtype=np.float32))
-    parts = _from_storage(conn, dim)
-    if parts is None:
-        rows = cast(list[tuple[int, bytes]], conn.execute("SELECT rowid, embedding FROM vectors").fetchall())
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    else:
-        ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        vecs = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, dim), dtype=np.float32)
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    return Matrix(ids, np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0))
-
-
-def _from_storage(conn: apsw.Connection, dim: int) -> list[tuple[Any, Any]] | None:
-    """(ids, vectors) per vec0 chunk, valid slots only; None if the storage is not the layout we know."""
-    import numpy as np
-
-    needed = ("vectors_chunks", "vectors_vector_chunks00")
-    if not all(db.has_table(conn, name) for name in needed):
-        return None
-    parts = []
-    for size, validity, rowids, vectors in conn.execute(
-            """SELECT c.size, c.validity, c.rowids, v.vectors FROM vectors_chunks c
-                 JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"""):
-        if (not isinstance(validity, bytes) or len(validity) * 8 < size or len(rowids) != 8 * size
-                or len(vectors) != 4 * dim * size):
-            return None
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-        parts.append((np.frombuffer(rowids, dtype=np.int64)[valid],
-                      np.frombuffer(vectors, dtype=np.float32).reshape(size, dim)[valid]))
-    return parts
+    ids, vecs = stored.every(conn, dim)
+    return Matrix(ids, unit_rows(vecs))

@@ -18,27 +18,16 @@ from typing import TYPE_CHECKING, Any
 from .. import dates
 from ..dates import iso
 from ..errors import GitmemError, UsageError
-from ..index import db, embeddings, extracts
+from ..index import commits, embeddings, extracts
+from ..index import views as sql
 from ..index.db import LIVE_VIEW
 from ..index.provenance import Origin, of_text
+from ..index.views import EMPTY_VIEW, HISTORY_VIEW, ORIGIN_TIME
 
 if TYPE_CHECKING:
     from ..index.indexer import Index
     from ..notebook import Notebook
 
-HISTORY_VIEW = """
-    SELECT path, grp, blob, id AS version FROM versions
-    UNION ALL
-    SELECT path, grp, blob, NULL AS version FROM worktree WHERE blob IS NOT NULL
-"""
-# The commit date of a text: its origin in that version; in the work tree, its
-# origin in the HEAD version if it is there, else the file's mtime (uncommitted).
-ORIGIN_TIME = """coalesce(
-    (SELECT o.time FROM origins o WHERE o.version = v.version AND o.text = c.text),
-    (SELECT o.time FROM versions h JOIN origins o ON o.version = h.id
-      WHERE v.version IS NULL AND h.path = v.path AND h.end_commit IS NULL AND o.text = c.text),
-    (SELECT CAST(w.mtime AS INTEGER) FROM worktree w WHERE v.version IS NULL AND w.path = v.path))"""
-EMPTY_VIEW = "SELECT NULL AS path, NULL AS grp, NULL AS blob, NULL AS version WHERE 0"
 REV_HINT = "give a commit, branch or tag, a date (2026-02-20) or a period (7d); see 'git mem log'"
 
 
@@ -137,13 +126,9 @@ def at_revision(index: Index, value: str) -> View:
     if not tip:
         return View("at", EMPTY_VIEW, revision=rev,
                     notes=[f"the notebook had no pages at {value} ({rev.commit[:7]})"])
-    row = index.conn.execute("SELECT seq FROM commits WHERE oid = ?", (tip[0][0],)).fetchone()
-    if row is not None:
-        seq = int(row[0])
-        sql = f"""SELECT v.path, v.grp, v.blob, v.id AS version FROM versions v
-                    JOIN commits s ON s.id = v.start_commit LEFT JOIN commits e ON e.id = v.end_commit
-                   WHERE s.seq <= {seq} AND (e.seq IS NULL OR e.seq > {seq})"""
-        return View("at", sql, revision=rev)
+    seq = commits.seq_of(index.conn, tip[0][0])
+    if seq is not None:
+        return View("at", sql.at_seq(seq), revision=rev)
     return _off_chain(index, rev)
 
 
@@ -164,29 +149,19 @@ def _off_chain(index: Index, rev: Revision) -> View:
             if rel in entries:
                 pages[rel] = Origin(c.oid, iso(c.time), c.author, index.forgotten.subject(c.subject))
                 times[rel] = c.time
-    conn = index.conn
-    conn.execute("DROP TABLE IF EXISTS temp.atview")
-    conn.execute("CREATE TEMP TABLE atview(path TEXT PRIMARY KEY, grp TEXT, blob INTEGER, version INTEGER, "
-                 "time INTEGER)")
-    for rel, oid in entries.items():
-        conn.execute("INSERT INTO atview VALUES(?, ?, ?, NULL, ?)",
-                     (rel, nb.settings.group_of(rel), blobs[oid], times.get(rel, rev.time)))
-    return View("at", "SELECT path, grp, blob, version FROM temp.atview",
-                time_sql="(SELECT a.time FROM temp.atview a WHERE a.path = v.path)",
+    sql.fill_at_table(index.conn, [(rel, nb.settings.group_of(rel), blobs[oid], times.get(rel, rev.time))
+                                   for rel, oid in entries.items()])
+    return View("at", sql.AT_TABLE_VIEW, time_sql=sql.AT_TABLE_TIME,
                 revision=rev, first_parent=False, pages=pages)
 
 
 def pending(index: Index, view: View, facts: bool = True) -> int:
     """How many texts of the view have no embedding yet (`facts` False: chunks' texts only)."""
     if embeddings.view_waits(index, view.sql, chunks_only=not facts) is False:
-        return 0
-    only = "" if facts else "AND c.fact = 0"
-    return int(db.one(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
-                                       JOIN chunks c ON c.blob = v.blob JOIN texts t ON t.id = c.text
-                                      WHERE t.embedded = 0 {only}"""))[0])
+        return 0  # the few waiting texts are elsewhere: no need to count over the view
+    return sql.pending(index.conn, view.sql, facts)
 
 
 def total(index: Index, view: View) -> int:
     """How many texts the view has (all of them wait for a new model)."""
-    return int(db.one(index.conn.execute(f"""SELECT count(DISTINCT c.text) FROM ({view.sql}) v
-                                       JOIN chunks c ON c.blob = v.blob"""))[0])
+    return sql.total(index.conn, view.sql)

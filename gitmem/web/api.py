@@ -143,10 +143,10 @@ async def log(request: Request) -> Response:
 
 async def get(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import reading
 
     q = query_of(request, "get")
-    return answer(await web.call(memory.get, q.get("path") or "", q.get("at") or None))
+    return answer(await web.call(reading.get, q.get("path") or "", q.get("at") or None))
 
 
 async def links(request: Request) -> Response:
@@ -280,11 +280,11 @@ async def compaction(request: Request) -> Response:
 
 async def notebook_page(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory, removal
+    from ..notes import memory, reading, removal
 
     path = request.path_params["path"]
     if request.method in ("GET", "HEAD"):  # HEAD too: it skips the CSRF check, so it must never write
-        return answer(await web.call(memory.get, path, request.query_params.get("at") or None))
+        return answer(await web.call(reading.get, path, request.query_params.get("at") or None))
     if request.method == "DELETE":
         return answer(await web.call(removal.remove, path, expected=request.query_params.get("expected")))
     d = await body(request)

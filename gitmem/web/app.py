@@ -82,7 +82,7 @@ class Web:
 
 
 def status_of(exc: GitmemError) -> int:
-    from ..notes.memory import PageChanged
+    from ..notes.change import PageChanged
 
     if isinstance(exc, PageChanged):
         return 409

@@ -41,17 +41,17 @@ async def preview(request: Request) -> Response:
 
 async def edit_form(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import reading
 
     await web.call(not_a_document, request.path_params["path"])
-    page = await web.call(memory.get, request.path_params["path"])
+    page = await web.call(reading.get, request.path_params["path"])
     shown = await run_in_threadpool(_preview, web, page.text, page.path)  # off the event loop: the page may be big
     return _editor(web, request, page.path, page.text, page.text, preview=shown)
 
 
 async def edit_save(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import change, memory
 
     form = await request.form()
     path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
@@ -60,7 +60,7 @@ async def edit_save(request: Request) -> Response:
     try:
         written = await web.call(memory.write, path, text, replace=True, expected=original,
                                  allow=form.get("allow") == "1")
-    except memory.PageChanged as exc:
+    except change.PageChanged as exc:
         return _editor(web, request, exc.path, text, exc.current, 409, conflict=diff(exc.seen, exc.current),
                        preview=await _shown(web, text, path))
     except GitmemError as exc:
@@ -78,7 +78,7 @@ async def new_form(request: Request) -> Response:
 
 async def new_save(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import change, memory
 
     form = await request.form()
     path, text = _text(form, "path").strip(), _text(form, "text")
@@ -87,7 +87,7 @@ async def new_save(request: Request) -> Response:
                         preview=_preview(web, text, path))
     try:
         written = await web.call(memory.write, path, text, replace=True, expected="")
-    except memory.PageChanged as exc:
+    except change.PageChanged as exc:
         error = f"{exc.path} already exists; open it to edit it, or choose another name"
         return web.page(request, "edit.html", 409, nav="new", creating=True, path=path, text=text,
                         preview=_preview(web, text, path), error=error, title="New page")
@@ -99,10 +99,10 @@ async def new_save(request: Request) -> Response:
 
 async def delete_form(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import reading
 
     await web.call(not_a_document, request.path_params["path"])
-    page = await web.call(memory.get, request.path_params["path"])
+    page = await web.call(reading.get, request.path_params["path"])
     rendered = await run_in_threadpool(render, page.text, page.path, web.remote_images)
     return web.page(request, "delete.html", path=page.path, original=packed(page.text), nav="browse",
                     rendered=rendered, title=f"Delete {page.path}")

@@ -222,9 +222,9 @@ ROUTES = [Route("/", home), Route("/tags", tags), Route("/browse", browse), Rout
 
 
 def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
-    from ..notes import memory
+    from ..notes import reading
 
-    found = memory.get(nb, path, at)
+    found = reading.get(nb, path, at)
     document = document_kind(found.path) is not None
     # a document's lines are its paragraphs, headings and table rows: each its own block, never run together
     text = "\n\n".join(found.text.split("\n")) if document else found.text
@@ -239,7 +239,7 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     if lines:  # a search hit: its lines, as text, above the page
         if not re.fullmatch(r"[0-9]{1,9}(-[0-9]{1,9})?", lines):  # else it would be read as part of the path
             raise UsageError(f"lines={lines[:40]!r} is not a line or a range of lines", "e.g. lines=12 or lines=12-18")
-        data["excerpt"] = memory.get(nb, f"{path}:{lines}", at)
+        data["excerpt"] = reading.get(nb, f"{path}:{lines}", at)
     if found.revision:
         data["described"] = commit_info(nb, found.revision)
         return data
@@ -252,7 +252,7 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
 def document_kind(path: str) -> str | None:
     """'pdf', 'docx', ... for a document (its extracted text is shown, never edited as a page), else None."""
     from ..index.documents import kind_of
-    from ..notes.memory import path_part
+    from ..notes.reading import path_part
 
     return kind_of(path_part(path).split("#", 1)[0])
 

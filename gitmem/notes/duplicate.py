@@ -1,0 +1,52 @@
+"""The duplicate check of remember: a line that already says the fact, on its page or, through a
+keyword search, anywhere in the notebook."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from ..markdown import normalize_fact
+from ..notebook import Notebook
+
+DUPLICATE_RATIO = 0.92
+
+
+def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
+    """A line that says the same thing, on the target page or anywhere in the notebook."""
+    want = normalize_fact(text)
+    if not want:
+        return None
+    for number, line in enumerate(current.split("\n"), start=1):
+        if same(want, line):
+            return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
+    from ..search import engine as search
+
+    try:
+        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=5, min_score=0.0))
+    except Exception:  # the duplicate check is advisory; never block a write on the index
+        return None
+    for hit in found.results:
+        for offset, line in enumerate(hit.text.split("\n")):
+            if same(want, line):
+                number = hit.lines["start"] + offset
+                return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
+    return None
+
+
+NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
+
+
+def same(want: str, line: str) -> bool:
+    """Whether a line says the same as the fact. Near-identical wording counts,
+    unless the words that differ carry meaning a ratio cannot see: a number
+    (555-1234 vs 555-1235, a date) or a negation ("is" vs "is not")."""
+    have = normalize_fact(line)
+    if not have:
+        return False
+    if have == want:
+        return True
+    differ = set(want.split()) ^ set(have.split())
+    if any(any(ch.isdigit() for ch in word) or word in NEGATIONS or word.endswith("n't") for word in differ):
+        return False
+    return difflib.SequenceMatcher(None, want, have).ratio() >= DUPLICATE_RATIO
