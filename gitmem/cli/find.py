@@ -6,30 +6,24 @@ from typing import Any
 
 import click
 
-from ..config import GROUPS
-from .common import json_option, notebook, page_path, progress, search_options, show
+from ..verbs import Recall, Search
+from .common import json_option, notebook, page_path, progress, show
+from .options import options, request
 
 
-def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int | None, min_score: float | None,
-            mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool, at: str | None = None,
-            history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
-            day: str | None = None, by: str = "auto", full: bool = False, flat: bool = False) -> None:
-    from .. import dates
-    from ..search import engine as search
-    from ..search import scopes
+def _search(request: Recall, as_json: bool, flat: bool = False) -> None:
+    from ..search import asked
     from . import output
 
-    since, until = dates.date_range(since, start, end, day)
-    query = search.Query(" ".join(words), mode, groups, limit, min_score, tags, kind, at, history, since, until, by,
-                         served=True, full=full)
-    show(scopes.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
-         as_json, output.ranked if flat else output.results)
+    found = asked.find(notebook(), request, progress=progress("embedding new text"),
+                       indexing=progress("indexing commits"))
+    show(found, as_json, output.ranked if flat else output.results)
 
 
 @click.command()
-@click.argument("query", nargs=-1)
-@search_options
-def recall(query: tuple[str, ...], **options: Any) -> None:
+@options(Recall)
+@json_option
+def recall(as_json: bool, **given: Any) -> None:
     """Find memories by meaning and keyword in the notebook, daily logs and documents.
 
     Results are grouped: notebook pages first, then daily logs, then documents
@@ -63,15 +57,13 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
       git mem recall --date 2026-02-20 Sarah         that day's daily log, and pages changed that day
       git mem recall --since 24h --by commit Sarah   by commit date even for daily logs
     """
-    _search(query, None, **options)
+    _search(request(Recall, given), as_json)
 
 
 @click.command()
-@click.argument("query", nargs=-1)
-@click.option("--in", "groups", multiple=True, type=click.Choice(GROUPS),
-              help="Only these groups (repeatable); default all, sessions included.")
-@search_options
-def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> None:
+@options(Search)
+@json_option
+def search(as_json: bool, **given: Any) -> None:
     """The same engine as recall, over every group including sessions, as one ranking.
 
     Results are listed best first whatever their group (each names it), weak
@@ -87,7 +79,7 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
       git mem search --history --in sessions "deadline"        including sessions deleted since
       git mem search --at v1.0 "deployment checklist"
     """
-    _search(query, groups or GROUPS, flat=True, **options)
+    _search(request(Search, given), as_json, flat=True)
 
 
 @click.command("log")

@@ -7,18 +7,21 @@ State changes need the `X-Gitmem` header (see security.py)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .. import config
+from .. import config, params
 from ..errors import UsageError
 from ..records import jsonable
+from ..verbs import Recall, Search
 from . import files
 from .views import app_of, run_search, search_form
+
+R = TypeVar("R")
 
 
 def answer(data: Any, status: int = 200) -> JSONResponse:
@@ -36,8 +39,8 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
 # Each endpoint's fields: the MCP tool's parameters (which mirror the CLI's options; a test
 # compares all three), plus the few a browser needs and an agent is never offered (WEB_ONLY).
 FIELDS: dict[str, tuple[str, ...]] = {
-    "recall": ("query", "mode", "tags", "type", "at", "since", "from", "to", "date", "by", "history", "limit",
-               "min_score", "full"),
+    "recall": params.names(Recall, "web"),
+    "search": params.names(Search, "web"),
     "remember": ("text", "to", "section", "category", "force", "keep_both", "scope"),
     "daily": ("text",),
     "write": ("page", "content", "section", "replace", "expected"),
@@ -45,7 +48,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "log": ("since", "until", "path", "grep", "limit"),
     "get": ("path", "at"),
 }
-FIELDS["search"] = (*FIELDS["recall"], "in")
 WEB_ONLY = {"write": {"expected"}, "forget": {"yes"}}  # the editor's conflict check; a person's confirmation
 # older names the API answered to before it took the MCP/CLI names: still read, never both at once
 ALIASES = {"q": "query", "tag": "tags", "path": "page", "all": "every", "n": "limit"}
@@ -102,23 +104,23 @@ def query_of(request: Request, endpoint: str) -> QueryParams:
     return QueryParams([(ALIASES.get(k, k) if ALIASES.get(k) in FIELDS[endpoint] else k, v) for k, v in pairs])
 
 
-def form_of(request: Request, endpoint: str) -> dict[str, Any]:
-    """recall/search's form from the API's query: the same names as the MCP tools (query, tags)."""
-    q = query_of(request, endpoint)
-    return search_form(QueryParams([({"query": "q", "tags": "tag"}.get(k, k), v) for k, v in q.multi_items()]))
+def asked(request: Request, endpoint: str, cls: type[R]) -> R:
+    """The verb's request from the query string: the CLI's and MCP's, checked the same way."""
+    return params.from_mapping(cls, query_of(request, endpoint).multi_items(), "web", strings=True)
 
 
 async def recall(request: Request) -> Response:
     web = app_of(request)
-    return answer(await web.call(run_search, {**form_of(request, "recall"), "kind": "recall"}))
+    from ..search.asked import find
+
+    return answer(await web.call(find, asked(request, "recall", Recall)))
 
 
 async def search(request: Request) -> Response:
     web = app_of(request)
-    form = form_of(request, "search")
-    form["kind"] = "search"
-    form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
-    return answer(await web.call(run_search, form))
+    from ..search.asked import find
+
+    return answer(await web.call(find, asked(request, "search", Search)))
 
 
 async def debug_search(request: Request) -> Response:

@@ -1,0 +1,138 @@
+"""Every verb with more than one face: the CLI's options, the MCP tool's schema and the web API's
+fields all come from its request class (gitmem/verbs.py), and the three faces build the same
+request for the same question and hand it to the same domain function."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import pytest
+
+from gitmem import params, verbs
+from gitmem.agent import server
+from gitmem.cli.main import cli
+from gitmem.errors import UsageError
+from gitmem.gitops.repo import open_notebook
+from gitmem.search import asked
+from gitmem.web.api import FIELDS
+from tests.conftest import Mem
+
+# request class: (its CLI command, MCP tool, web API endpoint)
+FACES: dict[type, tuple[tuple[str, ...], str, str]] = {
+    verbs.Recall: (("recall",), "recall", "recall"),
+    verbs.Search: (("search",), "search", "search"),
+}
+CLI_EXTRA = {"as_json"}  # --json: how the CLI prints, not what it asks
+
+
+def command_of(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = cli
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("cls", list(FACES), ids=lambda c: c.__name__)
+def test_the_cli_options_are_the_requests_fields(cls: type) -> None:
+    command = command_of(FACES[cls][0])
+    fields = params.fields(cls, "cli")
+    assert {p.name for p in command.params} - CLI_EXTRA == {f.attr for f in fields}, "an option not in the request"
+    by_name = {p.name: p for p in command.params}
+    given = command.make_context(command.name or "", [], resilient_parsing=True).params  # what it gets unasked
+    for f in fields:
+        p = by_name[f.attr]
+        if not f.param.flags:
+            assert isinstance(p, click.Argument) and (p.nargs == -1) == f.param.words, f.attr
+            continue
+        assert isinstance(p, click.Option) and p.opts + p.secondary_opts == list(f.param.flags), f.attr
+        assert p.is_flag == (f.kind == "boolean") and p.multiple == (f.kind == "array"), f.attr
+        assert (given[f.attr] or None) == (f.default or None), f.attr
+        choices = tuple(p.type.choices) if isinstance(p.type, click.Choice) else ()
+        assert choices == f.param.choices, f.attr
+        assert p.help == f.param.help, f.attr
+
+
+@pytest.mark.parametrize("cls", list(FACES), ids=lambda c: c.__name__)
+def test_the_mcp_schema_and_web_fields_are_the_requests_fields(cls: type) -> None:
+    _, tool_name, endpoint = FACES[cls]
+    tool = {t.name: t for t in server.TOOLS}[tool_name]
+    assert tool.schema() == params.schema(cls) and tool.schema()["additionalProperties"] is False
+    assert FIELDS[endpoint] == params.names(cls, "web")
+    # the three faces name the same parameters, spelled alike, of one kind, with one default
+    cli_names = {f.name for f in params.fields(cls, "cli")}
+    for f in params.fields(cls):
+        offered = {"cli": f.name in cli_names, "mcp": f.name in tool.params, "web": f.name in FIELDS[endpoint]}
+        assert offered == {face: face in f.param.faces for face in params.FACES}, f.name
+        if f.name in tool.params:
+            assert tool.params[f.name]["type"] == f.kind, f.name
+            assert tool.params[f.name].get("default", f.default) == f.default, f.name
+
+
+# one question asked of each face: CLI arguments, MCP arguments, web API request
+CALLS: list[tuple[type, list[str], dict[str, Any], str]] = [
+    (verbs.Recall, ["recall", "Sarah", "phone"], {"query": "Sarah phone"}, "/api/recall?query=Sarah+phone"),
+    (verbs.Recall, ["recall", "--mode", "keyword", "--tag", "a", "--tag", "b", "--from", "2026-01-01", "-n", "5",
+                    "--min-score", "0", "--history", "--type", "plan", "--by", "commit", "--full", "Sarah"],
+     {"query": "Sarah", "mode": "keyword", "tags": ["a", "b"], "from": "2026-01-01", "limit": 5, "min_score": 0,
+      "history": True, "type": "plan", "by": "commit", "full": True},
+     "/api/recall?query=Sarah&mode=keyword&tags=a&tags=b&from=2026-01-01&limit=5&min_score=0&history=1&type=plan"
+     "&by=commit&full=true"),
+    (verbs.Search, ["search", "--in", "sessions", "--in", "daily", "--date", "2026-02-20", "API"],
+     {"query": "API", "in": ["sessions", "daily"], "date": "2026-02-20"},
+     "/api/search?query=API&in=sessions&in=daily&date=2026-02-20"),
+    (verbs.Search, ["search", "deadline"], {"query": "deadline"}, "/api/search?q=deadline"),
+]
+DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find")}
+
+
+@pytest.mark.parametrize("cls, argv, arguments, url", CALLS)
+def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch: pytest.MonkeyPatch, cls: type,
+                                                          argv: list[str], arguments: dict[str, Any],
+                                                          url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from gitmem.web.app import create_app
+
+    seen: list[Any] = []
+
+    def domain(nb: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(request)
+        raise UsageError("stop here", "the test has what it needs")
+
+    module, name = DOMAIN[cls]
+    monkeypatch.setattr(module, name, domain)
+    assert "stop here" in mem(*argv, code=2).stderr  # a usage error
+    ok, text = server.Handler(open_notebook(mem.path)).call(FACES[cls][1], arguments)
+    assert not ok and "stop here" in text
+    web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
+    answer = web.get(url, headers={"X-Gitmem": "1"})
+    assert answer.status_code == 400 and answer.json()["error"] == "stop here"
+    assert len(seen) == 3 and seen[0] == seen[1] == seen[2] and type(seen[0]) is cls
+
+
+@pytest.mark.parametrize("data, error", [
+    ({"query": "x", "limit": "5"}, "'limit' must be a whole number from 1 to 1000, not '5'"),
+    ({"query": "x", "limit": 0}, "'limit' must be a whole number from 1 to 1000, not 0"),
+    ({"query": "x", "limit": True}, "'limit' must be a whole number from 1 to 1000, not True"),
+    ({"query": "x", "min_score": float("nan")}, "'min_score' must be a number from 0 to 1, not nan"),
+    ({"query": "x", "mode": "fuzzy"}, "'mode' must be one of hybrid, keyword, semantic, not 'fuzzy'"),
+    ({"query": "x", "in": ["mail"]}, "'in' must be one of notebook, daily, documents, sessions, not 'mail'"),
+    ({"query": "x", "tags": [1]}, "'tags' must be a list of text, not [1]"),
+    ({"query": "x", "kind": "plan"}, "unknown field 'kind'"),
+    ({"mode": "keyword"}, "missing field 'query'"),
+])
+def test_from_mapping_says_what_is_wrong_in_one_line(data: dict[str, Any], error: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        params.from_mapping(verbs.Search, data)
+    assert caught.value.message == error
+
+
+def test_from_mapping_reads_a_query_string() -> None:
+    pairs = [("query", "x"), ("tags", "a,b"), ("tags", "c"), ("limit", "7"), ("history", "0"), ("full", "on"),
+             ("at", "")]
+    assert params.from_mapping(verbs.Recall, pairs, "web", strings=True) == \
+        verbs.Recall(query="x", tags=("a", "b", "c"), limit=7, history=False, full=True)
+    with pytest.raises(UsageError, match="'limit' must be a whole number"):
+        params.from_mapping(verbs.Recall, [("query", "x"), ("limit", "lots")], "web", strings=True)
