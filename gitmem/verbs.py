@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import DATE_BASES, GROUPS, MODES
+from .config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from .params import param
 
 PEOPLE = ("cli",)  # --no-guard, for a person at the keyboard; never offered to an agent or a web client
@@ -75,3 +75,98 @@ class Search(Recall):
 
     def groups_asked(self) -> tuple[str, ...]:
         return self.groups or GROUPS
+
+
+GUARD = "Store it even if it looks like a secret or an instruction (for people)."
+
+
+@dataclass(frozen=True)
+class Remember:
+    """remember: one durable fact on the right page, as one commit."""
+
+    text: str = param(agent="The fact, in one or a few sentences.", words=True, required=True, default="")
+    to: str | None = param("Store it on this page (relative to the current folder, as in git; ':/PAGE' from the "
+                           "notebook's root).", "--to", metavar="PAGE",
+                           agent="Store it on this page (notebook-relative path).")
+    section: str | None = param("Under this H2 section of the page.", "--section")
+    category: str | None = param("Route by category instead of guessing from the text.", "--category",
+                                 choices=CATEGORIES, agent="Route by category instead of guessing.")
+    force: bool = param("Store it even if the notebook already says it.", "--force", default=False)
+    keep_both: bool = param("Add it even if it updates a line of the page (keep the old one).", "--keep-both",
+                            default=False)
+    scope: str | None = param("Write to this notebook or your personal one (git config --global mem.personal) "
+                              "[preferences: personal, once configured; the rest: project].", "--scope",
+                              choices=("project", "personal"),
+                              agent="Write to this notebook or the person's own (personal) notebook [preferences: "
+                                    "personal, once one is configured; the rest: project].")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
+@dataclass(frozen=True)
+class Daily:
+    """daily: an entry appended to today's daily log, as one commit."""
+
+    text: str = param(agent="The entry; its first line becomes the heading.", words=True, required=True,
+                      default="")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
+@dataclass(frozen=True)
+class Write:
+    """write: markdown written or appended to a page, or to one of its H2 sections, as one commit."""
+
+    page: str = param(agent="Notebook-relative page path, e.g. projects/apollo.md.", required=True, default="")
+    content: str = param(agent="The markdown to write.", words=True, required=True, default="")
+    section: str | None = param("Write into this H2 section (created if missing).", "--section")
+    replace: bool = param("Replace the page (or the section) instead of appending.", "--replace", default=False)
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+    expected: str | None = param("The page as the editor read it: refused if it changed since ('' for a page "
+                                 "that must not exist yet).", faces=("web",))
+
+
+@dataclass(frozen=True)
+class Forget:
+    """forget: a fact taken off its page (one commit) and out of every part of the index."""
+
+    target: str = param(agent="The fact's text as it appears on its page, or PATH:LINES.", words=True,
+                        required=True, default="")
+    every: bool = param("Forget every line that holds the text (else more than one is refused).", "--all",
+                        default=False, agent="Remove every line that holds it (needed when more than one does).")
+    yes: bool = param("Forget more than 3 lines, or lines on more than one page (else they are listed, not "
+                      "removed).", "--yes", default=False, faces=("cli", "web"))  # a person's confirmation
+
+
+@dataclass(frozen=True)
+class Get:
+    """get: a page, a range of its lines, a document's text or one PDF page, now or at a revision."""
+
+    spec: str = param(wire="path", metavar="PATH[:START[-END]] | DOC.pdf#pN[:START[-END]]", required=True,
+                      default="", agent="PATH or PATH:START-END, e.g. reference/contacts.md:3-6; a PDF page as "
+                                         "PATH#pN[:START-END], e.g. manuals/boiler.pdf#p12, as search results name it.")
+    at: str | None = param("The page as it was at a commit, branch, tag, date (end of that day) or period ago (7d).",
+                           "--at", metavar="REV|DATE",
+                           agent="Read it as it was at a commit, branch, tag, date or period (7d).")
+
+
+@dataclass(frozen=True)
+class Log:
+    """log: the memory timeline, newest first."""
+
+    since: str | None = param("Only commits since then: 30m, 24h, 7d, 2w, or a date.", "--since",
+                              metavar="PERIOD|DATE")
+    until: str | None = param("Only commits up to then (a bare date: its end).", "--until", metavar="PERIOD|DATE")
+    path: str | None = param("Only changes to this page (followed back through renames; relative to the current "
+                             "folder, ':/PAGE' from the notebook's root).", "--path", metavar="PAGE",
+                             agent="Only changes to this page (followed back through renames).")
+    grep: str | None = param("Only commits whose added or removed text matches QUERY, by keyword or meaning.",
+                             "--grep", metavar="QUERY",
+                             agent="Only commits whose added or removed text matches this, by keyword or meaning.")
+    limit: int | None = param("At most this many commits.", "-n", "--max-count", minimum=1)
+
+
+@dataclass(frozen=True)
+class Why:
+    """why: where the fact on a line came from."""
+
+    spec: str = param(wire="path", metavar="PATH:LINE", required=True, default="",
+                      agent="PATH:LINE, e.g. reference/contacts.md:3.", faces=("cli", "mcp"))

@@ -14,16 +14,24 @@ from gitmem.agent import server
 from gitmem.cli.main import cli
 from gitmem.errors import UsageError
 from gitmem.gitops.repo import open_notebook
+from gitmem.notes import asked as asked_notes
 from gitmem.search import asked
 from gitmem.web.api import FIELDS
 from tests.conftest import Mem
 
-# request class: (its CLI command, MCP tool, web API endpoint)
-FACES: dict[type, tuple[tuple[str, ...], str, str]] = {
+# request class: (its CLI command, MCP tool, web API endpoint or None)
+FACES: dict[type, tuple[tuple[str, ...], str, str | None]] = {
     verbs.Recall: (("recall",), "recall", "recall"),
     verbs.Search: (("search",), "search", "search"),
+    verbs.Remember: (("remember",), "remember", "remember"),
+    verbs.Daily: (("daily",), "daily", "daily"),
+    verbs.Write: (("write",), "write", "write"),
+    verbs.Forget: (("forget",), "forget", "forget"),
+    verbs.Get: (("get",), "get", "get"),
+    verbs.Log: (("log",), "log", "log"),
+    verbs.Why: (("why",), "why", None),
 }
-CLI_EXTRA = {"as_json"}  # --json: how the CLI prints, not what it asks
+CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
 
 
 def command_of(path: tuple[str, ...]) -> click.Command:
@@ -59,19 +67,21 @@ def test_the_mcp_schema_and_web_fields_are_the_requests_fields(cls: type) -> Non
     _, tool_name, endpoint = FACES[cls]
     tool = {t.name: t for t in server.TOOLS}[tool_name]
     assert tool.schema() == params.schema(cls) and tool.schema()["additionalProperties"] is False
-    assert FIELDS[endpoint] == params.names(cls, "web")
+    web = FIELDS[endpoint] if endpoint else ()
+    assert web == params.names(cls, "web")
     # the three faces name the same parameters, spelled alike, of one kind, with one default
     cli_names = {f.name for f in params.fields(cls, "cli")}
     for f in params.fields(cls):
-        offered = {"cli": f.name in cli_names, "mcp": f.name in tool.params, "web": f.name in FIELDS[endpoint]}
+        offered = {"cli": f.name in cli_names, "mcp": f.name in tool.params, "web": f.name in web}
         assert offered == {face: face in f.param.faces for face in params.FACES}, f.name
         if f.name in tool.params:
             assert tool.params[f.name]["type"] == f.kind, f.name
             assert tool.params[f.name].get("default", f.default) == f.default, f.name
 
 
-# one question asked of each face: CLI arguments, MCP arguments, web API request
-CALLS: list[tuple[type, list[str], dict[str, Any], str]] = [
+# one question asked of each face: CLI arguments, MCP arguments, web API request (a GET's URL, a
+# POST's path and JSON body, or None where the web has no such endpoint)
+CALLS: list[tuple[type, list[str], dict[str, Any], str | tuple[str, dict[str, Any]] | None]] = [
     (verbs.Recall, ["recall", "Sarah", "phone"], {"query": "Sarah phone"}, "/api/recall?query=Sarah+phone"),
     (verbs.Recall, ["recall", "--mode", "keyword", "--tag", "a", "--tag", "b", "--from", "2026-01-01", "-n", "5",
                     "--min-score", "0", "--history", "--type", "plan", "--by", "commit", "--full", "Sarah"],
@@ -83,14 +93,40 @@ CALLS: list[tuple[type, list[str], dict[str, Any], str]] = [
      {"query": "API", "in": ["sessions", "daily"], "date": "2026-02-20"},
      "/api/search?query=API&in=sessions&in=daily&date=2026-02-20"),
     (verbs.Search, ["search", "deadline"], {"query": "deadline"}, "/api/search?q=deadline"),
+    (verbs.Remember, ["remember", "Sarah's", "phone", "is", "555-1234"], {"text": "Sarah's phone is 555-1234"},
+     ("/api/remember", {"text": "Sarah's phone is 555-1234"})),
+    (verbs.Remember, ["remember", "--to", "projects/apollo.md", "--section", "Decisions", "--category", "decision",
+                      "--force", "--keep-both", "--scope", "project", "Ship on Friday"],
+     {"text": "Ship on Friday", "to": "projects/apollo.md", "section": "Decisions", "category": "decision",
+      "force": True, "keep_both": True, "scope": "project"},
+     ("/api/remember", {"text": "Ship on Friday", "to": "projects/apollo.md", "section": "Decisions",
+                        "category": "decision", "force": True, "keep_both": True, "scope": "project"})),
+    (verbs.Daily, ["daily", "Booked", "the", "train"], {"text": "Booked the train"},
+     ("/api/daily", {"text": "Booked the train"})),
+    (verbs.Write, ["write", "projects/apollo.md", "--section", "Status", "--replace", "On", "track"],
+     {"page": "projects/apollo.md", "content": "On track", "section": "Status", "replace": True},
+     ("/api/write", {"path": "projects/apollo.md", "content": "On track", "section": "Status", "replace": True})),
+    (verbs.Forget, ["forget", "--all", "Project", "Nightingale"], {"target": "Project Nightingale", "every": True},
+     ("/api/forget", {"target": "Project Nightingale", "all": True})),
+    (verbs.Get, ["get", "reference/contacts.md:3-6", "--at", "HEAD~1"], {"path": "reference/contacts.md:3-6",
+                                                                         "at": "HEAD~1"},
+     "/api/get?path=reference/contacts.md:3-6&at=HEAD~1"),
+    (verbs.Log, ["log", "--since", "7d", "--path", "reference/plan.md", "--grep", "Sarah", "-n", "5"],
+     {"since": "7d", "path": "reference/plan.md", "grep": "Sarah", "limit": 5},
+     "/api/log?since=7d&path=reference/plan.md&grep=Sarah&n=5"),
+    (verbs.Log, ["log"], {}, "/api/log"),
+    (verbs.Why, ["why", "reference/contacts.md:3"], {"path": "reference/contacts.md:3"}, None),
 ]
-DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find")}
+DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Remember: (asked_notes, "remember"),
+          verbs.Daily: (asked_notes, "daily"), verbs.Write: (asked_notes, "write"),
+          verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Log: (asked, "log"),
+          verbs.Why: (asked, "why")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)
 def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch: pytest.MonkeyPatch, cls: type,
                                                           argv: list[str], arguments: dict[str, Any],
-                                                          url: str) -> None:
+                                                          url: str | tuple[str, dict[str, Any]] | None) -> None:
     from starlette.testclient import TestClient
 
     from gitmem.web.app import create_app
@@ -106,10 +142,13 @@ def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch:
     assert "stop here" in mem(*argv, code=2).stderr  # a usage error
     ok, text = server.Handler(open_notebook(mem.path)).call(FACES[cls][1], arguments)
     assert not ok and "stop here" in text
-    web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
-    answer = web.get(url, headers={"X-Gitmem": "1"})
-    assert answer.status_code == 400 and answer.json()["error"] == "stop here"
-    assert len(seen) == 3 and seen[0] == seen[1] == seen[2] and type(seen[0]) is cls
+    if url is not None:
+        web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
+        headers = {"X-Gitmem": "1"}
+        answer = web.get(url, headers=headers) if isinstance(url, str) else web.post(url[0], json=url[1],
+                                                                                     headers=headers)
+        assert answer.status_code == 400 and answer.json()["error"] == "stop here"
+    assert len(seen) == (3 if url else 2) and all(r == seen[0] for r in seen) and type(seen[0]) is cls
 
 
 @pytest.mark.parametrize("data, error", [

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .. import params, records
-from ..config import CATEGORIES, MODES
+from ..config import MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
-from ..notes import forget, goals, memory, plan, trailers, watch
-from ..notes import scopes as note_scopes
-from ..search import asked, timeline, why
-from ..verbs import Recall, Search
+from ..notes import asked as asked_notes
+from ..notes import goals, plan, trailers, watch
+from ..search import asked
+from ..verbs import Daily, Forget, Get, Log, Recall, Remember, Search, Why, Write
 from . import context, tracker
 
 Schema = dict[str, Any]
@@ -80,7 +80,8 @@ REMOVES = {**ADDS, "destructiveHint": True, "idempotentHint": True}
 def verb(name: str, description: str, cls: type[R], run: Callable[[Notebook, R], Any],
          hints: dict[str, bool]) -> Tool:
     """The tool of a verb whose parameters are its request class (verbs.py): the schema is derived
-    from it, and the call's arguments become that request before `run` sees them."""
+    from it, and the call's arguments become that request before `run` sees them. `run` names the
+    domain function inside a lambda so that it is looked up at each call, as the CLI's lazy import does."""
     derived = params.schema(cls)
     return Tool(name, description, derived["properties"], tuple(derived["required"]),
                 lambda nb, a: run(nb, params.from_mapping(cls, a)), hints)
@@ -116,63 +117,32 @@ TOOLS: list[Tool] = [
                               "description": "Token counting: UTF-8 bytes / this, rounded up [4; 1 is an upper "
                                              "bound for byte-level BPE tokenizers]."}},
          (), lambda nb, a: _context(nb, a), READ_ONLY),
-    Tool("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
+    verb("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
          "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
-         "refused.",
-         {"text": string("The fact, in one or a few sentences."),
-          "to": string("Store it on this page (notebook-relative path)."),
-          "section": string("Under this H2 section of the page."),
-          "category": choice("Route by category instead of guessing.", CATEGORIES),
-          "force": boolean("Store it even if the notebook already says it."),
-          "keep_both": boolean("Add it even if it updates a line of the page (keep the old one)."),
-          "scope": choice("Write to this notebook or the person's own (personal) notebook [preferences: personal, "
-                          "once one is configured; the rest: project].", ("project", "personal"))},
-         ("text",),
-         lambda nb, a: note_scopes.remember(nb, a["text"], a.get("to"), a.get("section"), a.get("category"),
-                                            a.get("force", False), keep_both=a.get("keep_both", False),
-                                            scope=a.get("scope")), ADDS),
-    Tool("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
-         "what happened, progress, open threads.",
-         {"text": string("The entry; its first line becomes the heading.")},
-         ("text",), lambda nb, a: memory.daily(nb, a["text"]), ADDS),
-    Tool("write", "Write or append to a page, or to one of its H2 sections, as one commit.",
-         {"page": string("Notebook-relative page path, e.g. projects/apollo.md."),
-          "content": string("The markdown to write."),
-          "section": string("Write into this H2 section (created if missing)."),
-          "replace": boolean("Replace the page (or the section) instead of appending.")},
-         ("page", "content"),
-         lambda nb, a: memory.write(nb, a["page"], a["content"], a.get("section"), a.get("replace", False)),
-         REWRITES),
-    Tool("get", "Read a page, or a range of its lines, as it is now or as it was at a revision.",
-         {"path": string("PATH or PATH:START-END, e.g. reference/contacts.md:3-6; a PDF page as "
-                         "PATH#pN[:START-END], e.g. manuals/boiler.pdf#p12, as search results name it."),
-          "at": string("Read it as it was at a commit, branch, tag, date or period (7d).")},
-         ("path",), lambda nb, a: memory.get(nb, a["path"], a.get("at")), READ_ONLY),
+         "refused.", Remember,
+         lambda nb, r: asked_notes.remember(nb, r), ADDS),
+    verb("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
+         "what happened, progress, open threads.", Daily,
+         lambda nb, r: asked_notes.daily(nb, r), ADDS),
+    verb("write", "Write or append to a page, or to one of its H2 sections, as one commit.", Write,
+         lambda nb, r: asked_notes.write(nb, r), REWRITES),
+    verb("get", "Read a page, or a range of its lines, as it is now or as it was at a revision.", Get,
+         lambda nb, r: asked_notes.get(nb, r), READ_ONLY),
     verb("recall", "Find memories by meaning and keyword in the notebook pages, daily logs and documents "
          "(PDF, DOCX, HTML, text; not sessions), best first. " + DATA_NOTE, Recall, _find, READ_ONLY),
     verb("search", "The same engine as recall over every group, saved chat sessions included; in=['sessions'] "
          "searches past conversations. " + DATA_NOTE, Search, _find, READ_ONLY),
-    Tool("log", "The memory timeline, newest first: commits that changed the notebook, with per page and "
+    verb("log", "The memory timeline, newest first: commits that changed the notebook, with per page and "
          "section what was added, changed or removed. Use it for 'what did you learn lately' and for how a "
-         "page evolved. " + DATA_NOTE,
-         {"since": string("Only commits since then: 30m, 24h, 7d, 2w, or a date."),
-          "until": string("Only commits up to then (a bare date: its end)."),
-          "path": string("Only changes to this page (followed back through renames)."),
-          "grep": string("Only commits whose added or removed text matches this, by keyword or meaning."),
-          "limit": {"type": "integer", "minimum": 1, "description": "At most this many commits."}},
-         (), lambda nb, a: timeline.log(nb, a.get("since"), a.get("until"), a.get("path"), a.get("grep"),
-                                        a.get("limit")), READ_ONLY),
-    Tool("why", "Where the fact on a line came from: the commit that last changed it (git blame), the one that "
-         "introduced it, and what made each (the gitmem verb, agent, session or MCP client). " + DATA_NOTE,
-         {"path": string("PATH:LINE, e.g. reference/contacts.md:3.")},
-         ("path",), lambda nb, a: why.why(nb, a["path"]), READ_ONLY),
-    Tool("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
+         "page evolved. " + DATA_NOTE, Log, lambda nb, r: asked.log(nb, r), READ_ONLY),
+    verb("why", "Where the fact on a line came from: the commit that last changed it (git blame), the one that "
+         "introduced it, and what made each (the gitmem verb, agent, session or MCP client). " + DATA_NOTE, Why,
+         lambda nb, r: asked.why(nb, r), READ_ONLY),
+    verb("forget", "Remove a fact from the notebook (one commit) and from every part of the index, when the user "
          "asks you to forget it. At most 3 lines on one page a call: name the fact's exact words or PATH:LINE. "
-         "Git history still holds it; the result says so.",
-         {"target": string("The fact's text as it appears on its page, or PATH:LINES."),
-          "every": boolean("Remove every line that holds it (needed when more than one does).")},
-         ("target",), lambda nb, a: forget.forget(nb, a["target"], a.get("every", False), agent=True), REMOVES),
+         "Git history still holds it; the result says so.", Forget,
+         lambda nb, r: asked_notes.forget(nb, r, agent=True), REMOVES),
     Tool("goal_add", "Add an active goal (a page under goals/, progress 0), as one commit; the result's id names "
          "it. Link the notebook facts it concerns with facts=['PATH:LINE'].",
          {"title": string("The goal, in a few words."), "description": string("What it is about."),

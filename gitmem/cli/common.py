@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import EmptyText, NotText
+from ..verbs import GUARD
 
 
 def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False) -> None:
@@ -126,8 +127,7 @@ def read_text(words: tuple[str, ...], what: str) -> str:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/commands.md).")
-guard_option = click.option("--no-guard", "allow", is_flag=True,
-                            help="Store it even if it looks like a secret or an instruction (for people).")
+guard_option = click.option("--no-guard", "allow", is_flag=True, help=GUARD)  # as the write verbs' (verbs.py)
 
 
 def progress(label: str, delay: float = 1.0) -> Callable[[int, int], None] | None:

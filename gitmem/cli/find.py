@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..verbs import Recall, Search
+from ..verbs import Log, Recall, Search, Why
 from .common import json_option, notebook, page_path, progress, show
 from .options import options, request
 
@@ -83,16 +83,9 @@ def search(as_json: bool, **given: Any) -> None:
 
 
 @click.command("log")
-@click.option("--since", metavar="PERIOD|DATE", help="Only commits since then: 30m, 24h, 7d, 2w, or a date.")
-@click.option("--until", metavar="PERIOD|DATE", help="Only commits up to then (a bare date: its end).")
-@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames; relative to the "
-                                         "current folder, ':/PAGE' from the notebook's root).")
-@click.option("--grep", metavar="QUERY",
-              help="Only commits whose added or removed text matches QUERY, by keyword or meaning.")
-@click.option("-n", "--max-count", "limit", type=click.IntRange(1), help="At most this many commits.")
+@options(Log)
 @json_option
-def log_command(since: str | None, until: str | None, path: str | None, grep: str | None, limit: int | None,
-                as_json: bool) -> None:
+def log_command(as_json: bool, **given: Any) -> None:
     """The memory timeline: commits that changed the notebook, newest first.
 
     Each entry: commit, date, author and message, then per page what was
@@ -109,18 +102,19 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
       git mem log -n 5 --json                      the last five, as JSON
       git mem --no-pager log                       print it directly, not through git's pager
     """
-    from ..search import timeline
+    from ..search import asked
     from . import output
 
     nb = notebook()
-    show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline,
+    path = given["path"]
+    show(asked.log(nb, request(Log, given, path=page_path(nb, path) if path else None)), as_json, output.timeline,
          paged=True)
 
 
 @click.command()
-@click.argument("spec", metavar="PATH:LINE")
+@options(Why)
 @json_option
-def why(spec: str, as_json: bool) -> None:
+def why(as_json: bool, **given: Any) -> None:
     """Where the fact on a line came from: who wrote it, when, and what made it.
 
     The fact is the list item, line or paragraph holding LINE. Last changed by:
@@ -133,10 +127,10 @@ def why(spec: str, as_json: bool) -> None:
       git mem why reference/contacts.md:3
       git mem why knowledge/facts.md:12 --json
     """
-    from ..search import why as explain
+    from ..search import asked
     from . import output
 
-    show(explain.why(notebook(), spec), as_json, output.why)
+    show(asked.why(notebook(), request(Why, given)), as_json, output.why)
 
 
 @click.command()

@@ -1,13 +1,15 @@
-"""recall and search as asked: a verbs.Recall (or Search) request, from any face, made a Query."""
+"""The verbs that read, as asked: a request of verbs.py (recall, search, log, why) from any face."""
 
 from __future__ import annotations
 
-from .. import dates
+from .. import dates, verbs
 from ..notebook import Notebook
-from ..verbs import Recall
-from . import scopes
+from ..verbs import Log, Recall
+from . import scopes, timeline
+from . import why as explain
 from .engine import Progress, Query
 from .hits import Results
+from .timeline import Timeline
 
 
 def query(request: Recall) -> Query:
@@ -23,3 +25,14 @@ def find(nb: Notebook, request: Recall, progress: Progress | None = None,
          indexing: Progress | None = None) -> Results:
     """The results of a recall or search, from the project's notebook and the personal one."""
     return scopes.run(nb, query(request), progress=progress, indexing=indexing)
+
+
+def log(nb: Notebook, request: Log) -> Timeline:
+    """The memory timeline the request filters."""
+    r = request
+    return timeline.log(nb, r.since, r.until, r.path, r.grep, r.limit)
+
+
+def why(nb: Notebook, request: verbs.Why) -> explain.Why:
+    """The chain of the fact on the line the request names."""
+    return explain.why(nb, request.spec)

@@ -17,7 +17,7 @@ from starlette.routing import Route
 from .. import config, params
 from ..errors import UsageError
 from ..records import jsonable
-from ..verbs import Recall, Search
+from ..verbs import Daily, Forget, Get, Log, Recall, Remember, Search, Write
 from . import files
 from .views import app_of, run_search, search_form
 
@@ -36,19 +36,14 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
         raise UsageError(f"unknown {where} {unknown[0]!r}", f"the {where}s are: {', '.join(allowed)}")
 
 
-# Each endpoint's fields: the MCP tool's parameters (which mirror the CLI's options; a test
-# compares all three), plus the few a browser needs and an agent is never offered (WEB_ONLY).
-FIELDS: dict[str, tuple[str, ...]] = {
-    "recall": params.names(Recall, "web"),
-    "search": params.names(Search, "web"),
-    "remember": ("text", "to", "section", "category", "force", "keep_both", "scope"),
-    "daily": ("text",),
-    "write": ("page", "content", "section", "replace", "expected"),
-    "forget": ("target", "every", "yes"),
-    "log": ("since", "until", "path", "grep", "limit"),
-    "get": ("path", "at"),
-}
-WEB_ONLY = {"write": {"expected"}, "forget": {"yes"}}  # the editor's conflict check; a person's confirmation
+# Each endpoint's request (verbs.py): its fields are the MCP tool's parameters and the CLI's options
+# (tests/test_verbs.py compares all three), plus the few a browser needs and an agent is never
+# offered (WEB_ONLY: the editor's conflict check, write's expected; a person's confirmation, forget's yes).
+REQUESTS: dict[str, type] = {"recall": Recall, "search": Search, "remember": Remember, "daily": Daily,
+                             "write": Write, "forget": Forget, "log": Log, "get": Get}
+FIELDS: dict[str, tuple[str, ...]] = {endpoint: params.names(cls, "web") for endpoint, cls in REQUESTS.items()}
+WEB_ONLY = {endpoint: set(params.names(cls, "web")) - set(params.names(cls, "mcp"))
+            for endpoint, cls in REQUESTS.items() if set(params.names(cls, "web")) - set(params.names(cls, "mcp"))}
 # older names the API answered to before it took the MCP/CLI names: still read, never both at once
 ALIASES = {"q": "query", "tag": "tags", "path": "page", "all": "every", "n": "limit"}
 
@@ -135,19 +130,16 @@ async def debug_search(request: Request) -> Response:
 
 async def log(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked as reads
 
-    q = query_of(request, "log")
-    return answer(await web.call(timeline.log, q.get("since"), q.get("until"), q.get("path"), q.get("grep"),
-                                 _int(q.get("limit"))))
+    return answer(await web.call(reads.log, asked(request, "log", Log)))
 
 
 async def get(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import asked as notes
 
-    q = query_of(request, "get")
-    return answer(await web.call(memory.get, q.get("path") or "", q.get("at") or None))
+    return answer(await web.call(notes.get, asked(request, "get", Get)))
 
 
 async def links(request: Request) -> Response:
@@ -191,39 +183,30 @@ async def session_rm(request: Request) -> Response:
 
 async def remember(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import scopes
+    from ..notes import asked
 
-    d = await body(request, "remember")
-    return answer(await web.call(scopes.remember, field(d, "text", default=""), field(d, "to"),
-                                 field(d, "section"), field(d, "category"), bool(field(d, "force", bool)),
-                                 keep_both=bool(field(d, "keep_both", bool)), scope=field(d, "scope")))
+    return answer(await web.call(asked.remember, params.from_mapping(Remember, await body(request, "remember"), "web")))
 
 
 async def daily(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import asked
 
-    d = await body(request, "daily")
-    return answer(await web.call(memory.daily, field(d, "text", default="")))
+    return answer(await web.call(asked.daily, params.from_mapping(Daily, await body(request, "daily"), "web")))
 
 
 async def write(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import asked
 
-    d = await body(request, "write")
-    return answer(await web.call(memory.write, field(d, "page", default=""), field(d, "content", default=""),
-                                 field(d, "section"), bool(field(d, "replace", bool)),
-                                 expected=field(d, "expected")))
+    return answer(await web.call(asked.write, params.from_mapping(Write, await body(request, "write"), "web")))
 
 
 async def forget(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import forget as forgetting
+    from ..notes import asked
 
-    d = await body(request, "forget")
-    return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "every", bool)),
-                                 broad=bool(field(d, "yes", bool))))
+    return answer(await web.call(asked.forget, params.from_mapping(Forget, await body(request, "forget"), "web")))
 
 
 async def everything(request: Request) -> Response:
@@ -297,15 +280,3 @@ ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/ap
           Route("/api/debug/memory/rebuild", rebuild, methods=["GET", "POST"]),
           Route("/api/debug/memory/simulate-compaction", compaction, methods=["POST"]),
           Route("/api/debug/notebook/{path:path}", notebook_page, methods=["GET", "PUT", "POST", "DELETE"])]
-
-
-def _int(value: str | None) -> int | None:
-    if not value:
-        return None
-    try:
-        number = int(value)
-    except ValueError as exc:
-        raise UsageError(f"{value!r} is not a number", "e.g. n=20") from exc
-    if number < 1:  # the CLI's -n takes 1 or more
-        raise UsageError(f"n must be 1 or more, not {number}", "e.g. n=20")
-    return number
