@@ -75,12 +75,14 @@ def _kind(annotation: Any) -> str:
 
 
 def fields(cls: type, face: str | None = None) -> list[Field]:
-    """The request's fields in declaration order (those `face` offers, if given)."""
+    """The request's fields in declaration order (those `face` offers, if given: a field's own
+    `faces` and the class's, a ClassVar `faces` naming the faces the verb has at all)."""
     hints = typing.get_type_hints(cls)
+    verb_faces = getattr(cls, "faces", FACES)
     found = []
     for f in dataclasses.fields(cls):
         p = f.metadata.get("param")
-        if p is None or (face is not None and face not in p.faces):
+        if p is None or (face is not None and (face not in p.faces or face not in verb_faces)):
             continue
         found.append(Field(f.name, p.wire or f.name, _kind(hints[f.name]), f.default, p))
     return found

@@ -10,6 +10,7 @@ when not all three do.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .config import CATEGORIES, DATE_BASES, GROUPS, MODES
 from .params import param
@@ -168,5 +169,33 @@ class Log:
 class Why:
     """why: where the fact on a line came from."""
 
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")  # no web endpoint asks it
     spec: str = param(wire="path", metavar="PATH:LINE", required=True, default="",
-                      agent="PATH:LINE, e.g. reference/contacts.md:3.", faces=("cli", "mcp"))
+                      agent="PATH:LINE, e.g. reference/contacts.md:3.")
+
+
+@dataclass(frozen=True)
+class Context:
+    """context: the always-on memory for an agent's prompt, or the facts for a query within a token budget."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")  # for agents (and hooks); the web has no use for it
+
+    day: str | None = param("Assemble it as of this day [today].", "--date", wire="date", metavar="YYYY-MM-DD",
+                            pattern=r"^\d{4}-\d{2}-\d{2}$", agent="Assemble it as of this day, YYYY-MM-DD [today].")
+    flush: bool = param("Print the pre-compaction reminder instead (for PreCompact hooks).", "--flush",
+                        default=False, agent="Return the pre-compaction reminder instead.")
+    query: str | None = param("Add the facts most relevant to this, within --budget.", "--query", metavar="TEXT",
+                              agent="Also the facts most relevant to this, and keep it all within budget.")
+    budget: int | None = param("Never more than this many tokens (UTF-8 bytes / --bytes-per-token, rounded up) "
+                               "[8000].", "--budget", minimum=1, metavar="TOKENS",
+                               agent="At most this many tokens [8000 with query].")
+    mode: str = param("How --query finds facts: both rankers, BM25 only, or vectors only.", "--mode", choices=MODES,
+                      default="hybrid", show_default=True, agent="How query finds facts [hybrid].")
+    bytes_per_token: int = param("How tokens are counted: 4 is an estimate; 1 an upper bound for any byte-level "
+                                 "BPE tokenizer.", "--bytes-per-token", minimum=1, default=4, show_default=True,
+                                 agent="Token counting: UTF-8 bytes / this, rounded up [4; 1 is an upper bound for "
+                                       "byte-level BPE tokenizers].")
+
+    def budgeted(self) -> bool:
+        """A query or a budget asks for the facts within a token budget (agent/budget.py), unless flushing."""
+        return bool(self.query or self.budget) and not self.flush

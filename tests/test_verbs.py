@@ -10,6 +10,7 @@ import click
 import pytest
 
 from gitmem import params, verbs
+from gitmem.agent import asked as asked_agent
 from gitmem.agent import server
 from gitmem.cli.main import cli
 from gitmem.errors import UsageError
@@ -30,6 +31,7 @@ FACES: dict[type, tuple[tuple[str, ...], str, str | None]] = {
     verbs.Get: (("get",), "get", "get"),
     verbs.Log: (("log",), "log", "log"),
     verbs.Why: (("why",), "why", None),
+    verbs.Context: (("context",), "context", None),
 }
 CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
 
@@ -73,7 +75,8 @@ def test_the_mcp_schema_and_web_fields_are_the_requests_fields(cls: type) -> Non
     cli_names = {f.name for f in params.fields(cls, "cli")}
     for f in params.fields(cls):
         offered = {"cli": f.name in cli_names, "mcp": f.name in tool.params, "web": f.name in web}
-        assert offered == {face: face in f.param.faces for face in params.FACES}, f.name
+        faces = getattr(cls, "faces", params.FACES)
+        assert offered == {face: face in f.param.faces and face in faces for face in params.FACES}, f.name
         if f.name in tool.params:
             assert tool.params[f.name]["type"] == f.kind, f.name
             assert tool.params[f.name].get("default", f.default) == f.default, f.name
@@ -116,11 +119,14 @@ CALLS: list[tuple[type, list[str], dict[str, Any], str | tuple[str, dict[str, An
      "/api/log?since=7d&path=reference/plan.md&grep=Sarah&n=5"),
     (verbs.Log, ["log"], {}, "/api/log"),
     (verbs.Why, ["why", "reference/contacts.md:3"], {"path": "reference/contacts.md:3"}, None),
+    (verbs.Context, ["context", "--date", "2026-02-20", "--flush"], {"date": "2026-02-20", "flush": True}, None),
+    (verbs.Context, ["context", "--query", "beta launch", "--budget", "2000", "--bytes-per-token", "1"],
+     {"query": "beta launch", "budget": 2000, "bytes_per_token": 1}, None),
 ]
 DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Remember: (asked_notes, "remember"),
           verbs.Daily: (asked_notes, "daily"), verbs.Write: (asked_notes, "write"),
           verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Log: (asked, "log"),
-          verbs.Why: (asked, "why")}
+          verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .. import params, records
-from ..config import MODES
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
 from ..notes import asked as asked_notes
 from ..notes import goals, plan, trailers, watch
 from ..search import asked
-from ..verbs import Daily, Forget, Get, Log, Recall, Remember, Search, Why, Write
-from . import context, tracker
+from ..verbs import Context, Daily, Forget, Get, Log, Recall, Remember, Search, Why, Write
+from . import asked as asked_agent
+from . import tracker
 
 Schema = dict[str, Any]
 R = TypeVar("R")
@@ -94,29 +94,11 @@ def _find(nb: Notebook, request: Recall) -> Any:
     return found
 
 
-def _context(nb: Notebook, a: dict[str, Any]) -> Any:
-    """The context tool: within a token budget when given a query or a budget (agent/budget.py)."""
-    if (a.get("query") or a.get("budget")) and not a.get("flush"):
-        from . import budget
-
-        return budget.assemble(nb, a.get("query"), a.get("budget") or 8000, a.get("mode", "hybrid"),
-                               a.get("bytes_per_token", budget.BYTES_PER_TOKEN))
-    return context.run(nb, a.get("date"), a.get("flush", False))
-
-
 TOOLS: list[Tool] = [
-    Tool("context", "The always-on memory for your prompt: identity, user and memory pages, reference pages, and "
+    verb("context", "The always-on memory for your prompt: identity, user and memory pages, reference pages, and "
          "today's and yesterday's daily logs, within the notebook's budgets. With flush=true, the reminder to "
-         "save memories before your context is compacted. " + DATA_NOTE,
-         {"date": string("Assemble it as of this day, YYYY-MM-DD [today].", pattern=r"^\d{4}-\d{2}-\d{2}$"),
-          "flush": boolean("Return the pre-compaction reminder instead."),
-          "query": string("Also the facts most relevant to this, and keep it all within budget."),
-          "budget": {"type": "integer", "minimum": 1, "description": "At most this many tokens [8000 with query]."},
-          "mode": choice("How query finds facts [hybrid].", MODES),
-          "bytes_per_token": {"type": "integer", "minimum": 1,
-                              "description": "Token counting: UTF-8 bytes / this, rounded up [4; 1 is an upper "
-                                             "bound for byte-level BPE tokenizers]."}},
-         (), lambda nb, a: _context(nb, a), READ_ONLY),
+         "save memories before your context is compacted. " + DATA_NOTE, Context,
+         lambda nb, r: asked_agent.assemble(nb, r), READ_ONLY),
     verb("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
          "(same subject, another value) replaces it, and the result says what it replaced. Secrets and instruction-like text are "
