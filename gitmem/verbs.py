@@ -199,3 +199,19 @@ class Context:
     def budgeted(self) -> bool:
         """A query or a budget asks for the facts within a token budget (agent/budget.py), unless flushing."""
         return bool(self.query or self.budget) and not self.flush
+
+
+@dataclass(frozen=True)
+class Links:
+    """links: the pages a page links to, and the pages that link to it."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "web")  # no MCP tool (yet): an agent reads links in get's text
+    page: str = param(wire="path", required=True, default="")
+
+
+@dataclass(frozen=True)
+class Tags:
+    """tags: the notebook's tags with where each is used, or one tag's pages and lines."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "web")  # no MCP tool (yet): recall's tags filter uses them
+    tag: str | None = param()

@@ -20,8 +20,8 @@ from gitmem.search import asked
 from gitmem.web.api import FIELDS
 from tests.conftest import Mem
 
-# request class: (its CLI command, MCP tool, web API endpoint or None)
-FACES: dict[type, tuple[tuple[str, ...], str, str | None]] = {
+# request class: (its CLI command, MCP tool or None, web API endpoint or None)
+FACES: dict[type, tuple[tuple[str, ...], str | None, str | None]] = {
     verbs.Recall: (("recall",), "recall", "recall"),
     verbs.Search: (("search",), "search", "search"),
     verbs.Remember: (("remember",), "remember", "remember"),
@@ -32,6 +32,8 @@ FACES: dict[type, tuple[tuple[str, ...], str, str | None]] = {
     verbs.Log: (("log",), "log", "log"),
     verbs.Why: (("why",), "why", None),
     verbs.Context: (("context",), "context", None),
+    verbs.Links: (("links",), None, "links"),
+    verbs.Tags: (("tags",), None, "tags"),
 }
 CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
 
@@ -67,8 +69,10 @@ def test_the_cli_options_are_the_requests_fields(cls: type) -> None:
 @pytest.mark.parametrize("cls", list(FACES), ids=lambda c: c.__name__)
 def test_the_mcp_schema_and_web_fields_are_the_requests_fields(cls: type) -> None:
     _, tool_name, endpoint = FACES[cls]
-    tool = {t.name: t for t in server.TOOLS}[tool_name]
-    assert tool.schema() == params.schema(cls) and tool.schema()["additionalProperties"] is False
+    tools = {t.name: t for t in server.TOOLS}
+    tool = tools[tool_name] if tool_name else server.Tool("", "", {}, (), lambda nb, a: None)
+    if tool_name:
+        assert tool.schema() == params.schema(cls) and tool.schema()["additionalProperties"] is False
     web = FIELDS[endpoint] if endpoint else ()
     assert web == params.names(cls, "web")
     # the three faces name the same parameters, spelled alike, of one kind, with one default
@@ -84,7 +88,7 @@ def test_the_mcp_schema_and_web_fields_are_the_requests_fields(cls: type) -> Non
 
 # one question asked of each face: CLI arguments, MCP arguments, web API request (a GET's URL, a
 # POST's path and JSON body, or None where the web has no such endpoint)
-CALLS: list[tuple[type, list[str], dict[str, Any], str | tuple[str, dict[str, Any]] | None]] = [
+CALLS: list[tuple[type, list[str], dict[str, Any] | None, str | tuple[str, dict[str, Any]] | None]] = [
     (verbs.Recall, ["recall", "Sarah", "phone"], {"query": "Sarah phone"}, "/api/recall?query=Sarah+phone"),
     (verbs.Recall, ["recall", "--mode", "keyword", "--tag", "a", "--tag", "b", "--from", "2026-01-01", "-n", "5",
                     "--min-score", "0", "--history", "--type", "plan", "--by", "commit", "--full", "Sarah"],
@@ -122,16 +126,20 @@ CALLS: list[tuple[type, list[str], dict[str, Any], str | tuple[str, dict[str, An
     (verbs.Context, ["context", "--date", "2026-02-20", "--flush"], {"date": "2026-02-20", "flush": True}, None),
     (verbs.Context, ["context", "--query", "beta launch", "--budget", "2000", "--bytes-per-token", "1"],
      {"query": "beta launch", "budget": 2000, "bytes_per_token": 1}, None),
+    (verbs.Links, ["links", "projects/apollo.md"], None, "/api/links?path=projects/apollo.md"),
+    (verbs.Tags, ["tags"], None, "/api/tags"),
+    (verbs.Tags, ["tags", "apollo"], None, "/api/tags?tag=apollo"),
 ]
 DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Remember: (asked_notes, "remember"),
           verbs.Daily: (asked_notes, "daily"), verbs.Write: (asked_notes, "write"),
           verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Log: (asked, "log"),
-          verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble")}
+          verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble"), verbs.Links: (asked, "links"),
+          verbs.Tags: (asked, "tags")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)
 def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch: pytest.MonkeyPatch, cls: type,
-                                                          argv: list[str], arguments: dict[str, Any],
+                                                          argv: list[str], arguments: dict[str, Any] | None,
                                                           url: str | tuple[str, dict[str, Any]] | None) -> None:
     from starlette.testclient import TestClient
 
@@ -146,15 +154,18 @@ def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch:
     module, name = DOMAIN[cls]
     monkeypatch.setattr(module, name, domain)
     assert "stop here" in mem(*argv, code=2).stderr  # a usage error
-    ok, text = server.Handler(open_notebook(mem.path)).call(FACES[cls][1], arguments)
-    assert not ok and "stop here" in text
+    tool = FACES[cls][1]
+    if tool is not None:
+        ok, text = server.Handler(open_notebook(mem.path)).call(tool, arguments)
+        assert not ok and "stop here" in text
     if url is not None:
         web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
         headers = {"X-Gitmem": "1"}
         answer = web.get(url, headers=headers) if isinstance(url, str) else web.post(url[0], json=url[1],
                                                                                      headers=headers)
         assert answer.status_code == 400 and answer.json()["error"] == "stop here"
-    assert len(seen) == (3 if url else 2) and all(r == seen[0] for r in seen) and type(seen[0]) is cls
+    assert len(seen) == 1 + (arguments is not None) + (url is not None)
+    assert all(r == seen[0] for r in seen) and type(seen[0]) is cls
 
 
 @pytest.mark.parametrize("data, error", [

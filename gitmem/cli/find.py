@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..verbs import Log, Recall, Search, Why
+from ..verbs import Links, Log, Recall, Search, Tags, Why
 from .common import json_option, notebook, page_path, progress, show
 from .options import options, request
 
@@ -134,9 +134,9 @@ def why(as_json: bool, **given: Any) -> None:
 
 
 @click.command()
-@click.argument("page")
+@options(Links)
 @json_option
-def links(page: str, as_json: bool) -> None:
+def links(as_json: bool, **given: Any) -> None:
     """The pages a page links to, and the pages that link to it (backlinks).
 
     Links are wikilinks as Obsidian writes them: [[page]], [[page|label]],
@@ -148,17 +148,17 @@ def links(page: str, as_json: bool) -> None:
       git mem links reference/contacts.md
       git mem links projects/apollo.md --json
     """
-    from ..search.links import links as find
+    from ..search import asked
     from . import output
 
     nb = notebook()
-    show(find(nb, page_path(nb, page)), as_json, output.links)
+    show(asked.links(nb, request(Links, given, page=page_path(nb, given["page"]))), as_json, output.links)
 
 
 @click.command()
-@click.argument("tag", required=False)
+@options(Tags)
 @json_option
-def tags(tag: str | None, as_json: bool) -> None:
+def tags(as_json: bool, **given: Any) -> None:
     """The notebook's tags, from frontmatter and #hashtags, with where each is used.
 
     A tag in a page's frontmatter (tags: [a, b]) or a #hashtag in its text
@@ -171,10 +171,10 @@ def tags(tag: str | None, as_json: bool) -> None:
       git mem tags apollo                   the pages and lines tagged apollo
       git mem tags --json
     """
-    from ..search.tags import tags as find
+    from ..search import asked
     from . import output
 
-    show(find(notebook(), tag), as_json, output.tags)
+    show(asked.tags(notebook(), request(Tags, given)), as_json, output.tags)
 
 
 COMMANDS = [recall, search, log_command, why, links, tags]

@@ -33,7 +33,9 @@ def parameter(f: Field) -> Callable[[F], F]:
     """The click argument or option of one field, spelled and explained as the field says."""
     p = f.param
     if not p.flags:
-        return click.argument(f.attr, nargs=-1 if p.words else 1, metavar=p.metavar)
+        if p.words:
+            return click.argument(f.attr, nargs=-1, metavar=p.metavar)
+        return click.argument(f.attr, required=p.required, metavar=p.metavar)
     extra: dict[str, Any] = {}
     if f.kind == "boolean":
         extra["is_flag"] = True

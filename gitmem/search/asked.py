@@ -1,11 +1,13 @@
-"""The verbs that read, as asked: a request of verbs.py (recall, search, log, why) from any face."""
+"""The verbs that read, as asked: a request of verbs.py (recall, search, log, why, links, tags) from any face."""
 
 from __future__ import annotations
 
 from .. import dates, verbs
 from ..notebook import Notebook
-from ..verbs import Log, Recall
+from ..verbs import Links, Log, Recall, Tags
+from . import links as linking
 from . import scopes, timeline
+from . import tags as tagging
 from . import why as explain
 from .engine import Progress, Query
 from .hits import Results
@@ -36,3 +38,13 @@ def log(nb: Notebook, request: Log) -> Timeline:
 def why(nb: Notebook, request: verbs.Why) -> explain.Why:
     """The chain of the fact on the line the request names."""
     return explain.why(nb, request.spec)
+
+
+def links(nb: Notebook, request: Links) -> linking.Links:
+    """The page's outgoing links and backlinks."""
+    return linking.links(nb, request.page)
+
+
+def tags(nb: Notebook, request: Tags) -> tagging.Tags:
+    """Every tag with its count, or the pages and lines of the one the request names."""
+    return tagging.tags(nb, request.tag)

@@ -17,7 +17,7 @@ from starlette.routing import Route
 from .. import config, params
 from ..errors import UsageError
 from ..records import jsonable
-from ..verbs import Daily, Forget, Get, Log, Recall, Remember, Search, Write
+from ..verbs import Daily, Forget, Get, Links, Log, Recall, Remember, Search, Tags, Write
 from . import files
 from .views import app_of, run_search, search_form
 
@@ -40,7 +40,7 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
 # (tests/test_verbs.py compares all three), plus the few a browser needs and an agent is never
 # offered (WEB_ONLY: the editor's conflict check, write's expected; a person's confirmation, forget's yes).
 REQUESTS: dict[str, type] = {"recall": Recall, "search": Search, "remember": Remember, "daily": Daily,
-                             "write": Write, "forget": Forget, "log": Log, "get": Get}
+                             "write": Write, "forget": Forget, "log": Log, "get": Get, "links": Links, "tags": Tags}
 FIELDS: dict[str, tuple[str, ...]] = {endpoint: params.names(cls, "web") for endpoint, cls in REQUESTS.items()}
 WEB_ONLY = {endpoint: set(params.names(cls, "web")) - set(params.names(cls, "mcp"))
             for endpoint, cls in REQUESTS.items() if set(params.names(cls, "web")) - set(params.names(cls, "mcp"))}
@@ -145,17 +145,17 @@ async def get(request: Request) -> Response:
 async def links(request: Request) -> Response:
     """A page's outgoing links and backlinks, as `git mem links PAGE --json` gives them."""
     web = app_of(request)
-    from ..search.links import links as find
+    from ..search import asked as reads
 
-    return answer(await web.call(find, request.query_params.get("path") or ""))
+    return answer(await web.call(reads.links, asked(request, "links", Links)))
 
 
 async def tags(request: Request) -> Response:
     """The notebook's tags (`git mem tags --json`); ?tag=NAME for one tag's pages and lines."""
     web = app_of(request)
-    from ..search.tags import tags as find
+    from ..search import asked as reads
 
-    return answer(await web.call(find, request.query_params.get("tag") or None))
+    return answer(await web.call(reads.tags, asked(request, "tags", Tags)))
 
 
 async def listing(request: Request) -> Response:
