@@ -215,3 +215,73 @@ class Tags:
 
     faces: ClassVar[tuple[str, ...]] = ("cli", "web")  # no MCP tool (yet): recall's tags filter uses them
     tag: str | None = param()
+
+
+GOAL_STATUSES = ("active", "completed", "abandoned")
+
+
+@dataclass(frozen=True)
+class GoalAdd:
+    """goal add: an active goal, a page under goals/."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    title: str = param(agent="The goal, in a few words.", required=True, default="")
+    description: str = param("What the goal is about (the page's text).", "--description", default="",
+                             agent="What it is about.")
+    facts: tuple[str, ...] = param("Link the fact on this line (repeatable).", "--fact", metavar="PATH:LINE",
+                                   default=(), agent="Facts it concerns, as PATH:LINE (e.g. reference/contacts.md:3).")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
+@dataclass(frozen=True)
+class GoalUpdate:
+    """goal update: a goal's progress or status changed, or a note or linked facts added."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    goal_id: str = param(wire="id", metavar="ID", required=True, default="",
+                         agent="The goal's id (from goal_add or goals).")
+    progress: int | None = param("How far along it is, 0-100.", "--progress", minimum=0, maximum=100,
+                                 agent="How far along, 0-100.")
+    status: str | None = param("completed sets progress 100.", "--status", choices=GOAL_STATUSES)
+    note: str | None = param("A dated note under the page's Notes section.", "--note",
+                             agent="A dated note for the goal page's Notes section.")
+    facts: tuple[str, ...] = param("Link the fact on this line (repeatable).", "--fact", metavar="PATH:LINE",
+                                   default=(), agent="More facts, as PATH:LINE.")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
+@dataclass(frozen=True)
+class Goals:
+    """goal list: the active goals, or all of them."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    every: bool = param("Every goal, completed and abandoned too.", "--all", default=False,
+                        agent="Completed and abandoned goals too.")
+
+
+@dataclass(frozen=True)
+class Unwatch:
+    """unwatch: an entity taken off the watch list."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    name: str = param(agent="The entity's name.", required=True, default="")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """plan: the plan page, or every version of it."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    history: bool = param("Every version of the plan, newest first, with date and reason.", "--history",
+                          default=False, agent="Every version, newest first, instead of the plan.")
+
+
+@dataclass(frozen=True)
+class PlanUpdate:
+    """plan update: the plan replaced, with the reason in the commit."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    text: str = param(agent="The whole new plan, in markdown.", required=True, default="")
+    reason: str = param("Why the plan changed (kept in the commit's Gitmem-Reason trailer).", "--reason",
+                        required=True, default="", agent="Why it changed, in a line.")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)

@@ -34,6 +34,12 @@ FACES: dict[type, tuple[tuple[str, ...], str | None, str | None]] = {
     verbs.Context: (("context",), "context", None),
     verbs.Links: (("links",), None, "links"),
     verbs.Tags: (("tags",), None, "tags"),
+    verbs.GoalAdd: (("goal", "add"), "goal_add", None),
+    verbs.GoalUpdate: (("goal", "update"), "goal_update", None),
+    verbs.Goals: (("goal", "list"), "goals", None),
+    verbs.Unwatch: (("unwatch",), "unwatch", None),
+    verbs.Plan: (("plan",), "plan", None),
+    verbs.PlanUpdate: (("plan", "update"), "plan_update", None),
 }
 CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
 
@@ -129,12 +135,25 @@ CALLS: list[tuple[type, list[str], dict[str, Any] | None, str | tuple[str, dict[
     (verbs.Links, ["links", "projects/apollo.md"], None, "/api/links?path=projects/apollo.md"),
     (verbs.Tags, ["tags"], None, "/api/tags"),
     (verbs.Tags, ["tags", "apollo"], None, "/api/tags?tag=apollo"),
+    (verbs.GoalAdd, ["goal", "add", "Learn Spanish", "--description", "B1", "--fact", "a.md:3"],
+     {"title": "Learn Spanish", "description": "B1", "facts": ["a.md:3"]}, None),
+    (verbs.GoalUpdate, ["goal", "update", "learn-spanish", "--progress", "40", "--status", "active", "--note", "u4"],
+     {"id": "learn-spanish", "progress": 40, "status": "active", "note": "u4"}, None),
+    (verbs.Goals, ["goal", "list", "--all"], {"every": True}, None),
+    (verbs.Unwatch, ["unwatch", "Sarah"], {"name": "Sarah"}, None),
+    (verbs.Plan, ["plan"], {}, None),
+    (verbs.Plan, ["plan", "--history"], {"history": True}, None),
+    (verbs.PlanUpdate, ["plan", "update", "Ship it", "--reason", "beta"], {"text": "Ship it", "reason": "beta"},
+     None),
 ]
 DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Remember: (asked_notes, "remember"),
           verbs.Daily: (asked_notes, "daily"), verbs.Write: (asked_notes, "write"),
           verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Log: (asked, "log"),
           verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble"), verbs.Links: (asked, "links"),
-          verbs.Tags: (asked, "tags")}
+          verbs.Tags: (asked, "tags"), verbs.GoalAdd: (asked_notes, "goal_add"),
+          verbs.GoalUpdate: (asked_notes, "goal_update"), verbs.Goals: (asked_notes, "goal_list"),
+          verbs.Unwatch: (asked_notes, "unwatch"), verbs.Plan: (asked_notes, "plan_show"),
+          verbs.PlanUpdate: (asked_notes, "plan_update")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)

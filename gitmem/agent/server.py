@@ -27,9 +27,26 @@ from .. import params, records
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
 from ..notes import asked as asked_notes
-from ..notes import goals, plan, trailers, watch
+from ..notes import trailers, watch
 from ..search import asked
-from ..verbs import Context, Daily, Forget, Get, Log, Recall, Remember, Search, Why, Write
+from ..verbs import (
+    Context,
+    Daily,
+    Forget,
+    Get,
+    GoalAdd,
+    Goals,
+    GoalUpdate,
+    Log,
+    Plan,
+    PlanUpdate,
+    Recall,
+    Remember,
+    Search,
+    Unwatch,
+    Why,
+    Write,
+)
 from . import asked as asked_agent
 from . import tracker
 
@@ -125,24 +142,13 @@ TOOLS: list[Tool] = [
          "asks you to forget it. At most 3 lines on one page a call: name the fact's exact words or PATH:LINE. "
          "Git history still holds it; the result says so.", Forget,
          lambda nb, r: asked_notes.forget(nb, r, agent=True), REMOVES),
-    Tool("goal_add", "Add an active goal (a page under goals/, progress 0), as one commit; the result's id names "
-         "it. Link the notebook facts it concerns with facts=['PATH:LINE'].",
-         {"title": string("The goal, in a few words."), "description": string("What it is about."),
-          "facts": {"type": "array", "items": {"type": "string"},
-                    "description": "Facts it concerns, as PATH:LINE (e.g. reference/contacts.md:3)."}},
-         ("title",), lambda nb, a: goals.add(nb, a["title"], a.get("description", ""), tuple(a.get("facts") or ())),
-         ADDS),
-    Tool("goal_update", "Change a goal's progress or status, add a dated note or linked facts: one commit.",
-         {"id": string("The goal's id (from goal_add or goals)."),
-          "progress": {"type": "integer", "minimum": 0, "maximum": 100, "description": "How far along, 0-100."},
-          "status": choice("completed sets progress 100.", goals.STATUSES),
-          "note": string("A dated note for the goal page's Notes section."),
-          "facts": {"type": "array", "items": {"type": "string"}, "description": "More facts, as PATH:LINE."}},
-         ("id",), lambda nb, a: goals.update(nb, a["id"], a.get("progress"), a.get("status"), a.get("note"),
-                                             tuple(a.get("facts") or ())), ADDS),
-    Tool("goals", "The active goals (every=true: all of them), with progress, linked facts and notes. " + DATA_NOTE,
-         {"every": boolean("Completed and abandoned goals too.")},
-         (), lambda nb, a: goals.listing(nb, a.get("every", False)), READ_ONLY),
+    verb("goal_add", "Add an active goal (a page under goals/, progress 0), as one commit; the result's id names "
+         "it. Link the notebook facts it concerns with facts=['PATH:LINE'].", GoalAdd,
+         lambda nb, r: asked_notes.goal_add(nb, r), ADDS),
+    verb("goal_update", "Change a goal's progress or status, add a dated note or linked facts: one commit.",
+         GoalUpdate, lambda nb, r: asked_notes.goal_update(nb, r), ADDS),
+    verb("goals", "The active goals (every=true: all of them), with progress, linked facts and notes. " + DATA_NOTE,
+         Goals, lambda nb, r: asked_notes.goal_list(nb, r), READ_ONLY),
     Tool("watch", "Watch an entity (a person, project, thing): a later remember that disagrees with what the "
          "notebook holds about it is reported with the older fact. Watching it again changes its priority.",
          {"name": string("The entity's name, e.g. Sarah."), "priority": choice("[medium]", watch.PRIORITIES),
@@ -151,15 +157,13 @@ TOOLS: list[Tool] = [
          ADDS),
     Tool("watch_list", "The watched entities, with priority and reason.", {}, (),
          lambda nb, a: watch.listing(nb), READ_ONLY),
-    Tool("unwatch", "Stop watching an entity: one commit.", {"name": string("The entity's name.")},
-         ("name",), lambda nb, a: watch.unwatch(nb, a["name"]), REMOVES),
-    Tool("plan", "The plan (PLAN.md, your bedside note): what you are doing and what is next. With history=true, "
-         "every version with its date and reason. " + DATA_NOTE,
-         {"history": boolean("Every version, newest first, instead of the plan.")},
-         (), lambda nb, a: plan.history(nb) if a.get("history") else plan.show(nb), READ_ONLY),
-    Tool("plan_update", "Replace the plan with new text, as one commit that records why (reason).",
-         {"text": string("The whole new plan, in markdown."), "reason": string("Why it changed, in a line.")},
-         ("text", "reason"), lambda nb, a: plan.update(nb, a["text"], a["reason"]), REWRITES),
+    verb("unwatch", "Stop watching an entity: one commit.", Unwatch, lambda nb, r: asked_notes.unwatch(nb, r),
+         REMOVES),
+    verb("plan", "The plan (PLAN.md, your bedside note): what you are doing and what is next. With history=true, "
+         "every version with its date and reason. " + DATA_NOTE, Plan, lambda nb, r: asked_notes.plan_show(nb, r),
+         READ_ONLY),
+    verb("plan_update", "Replace the plan with new text, as one commit that records why (reason).", PlanUpdate,
+         lambda nb, r: asked_notes.plan_update(nb, r), REWRITES),
     Tool("session_changes", "What a session created, updated and removed, from the commits it made "
          "[this server's session].", {"id": string("The session id (GITMEM_SESSION) [this session].")},
          (), lambda nb, a: tracker.changes(nb, a.get("id") or trailers.session() or ""), READ_ONLY),

@@ -41,10 +41,12 @@ def parameter(f: Field) -> Callable[[F], F]:
         extra["is_flag"] = True
     elif f.kind == "array":
         extra["multiple"] = True
-    if f.default not in (None, False, ()):
+    if f.default not in (None, False, ()) and not p.required:  # a default would satisfy click's required
         extra["default"] = f.default
     if p.show_default:
         extra["show_default"] = True
+    if p.required:
+        extra["required"] = True
     if p.metavar:
         extra["metavar"] = p.metavar
     kind = _click_type(f)

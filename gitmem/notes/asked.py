@@ -1,11 +1,12 @@
-"""The verbs that write (and get), as asked: a request of verbs.py, from any face, made the domain call."""
+"""The verbs of notes/ as asked: a request of verbs.py, from any face, made the one domain call."""
 
 from __future__ import annotations
 
+from .. import verbs
 from ..notebook import Notebook
 from ..verbs import Daily, Forget, Get, Remember, Write
 from . import forget as forgetting
-from . import memory, scopes
+from . import goals, memory, plan, scopes, watch
 
 
 def remember(nb: Notebook, request: Remember) -> memory.Written:
@@ -31,3 +32,31 @@ def forget(nb: Notebook, request: Forget, agent: bool = False) -> forgetting.For
 def get(nb: Notebook, request: Get) -> memory.Page:
     """The page, lines, document text or PDF page the request names, now or at its revision."""
     return memory.get(nb, request.spec, request.at)
+
+
+def goal_add(nb: Notebook, request: verbs.GoalAdd) -> goals.GoalWritten:
+    r = request
+    return goals.add(nb, r.title, r.description, r.facts, r.allow)
+
+
+def goal_update(nb: Notebook, request: verbs.GoalUpdate) -> goals.GoalWritten:
+    r = request
+    return goals.update(nb, r.goal_id, r.progress, r.status, r.note, r.facts, r.allow)
+
+
+def goal_list(nb: Notebook, request: verbs.Goals) -> goals.Goals:
+    return goals.listing(nb, request.every)
+
+
+def unwatch(nb: Notebook, request: verbs.Unwatch) -> watch.WatchWritten:
+    return watch.unwatch(nb, request.name)
+
+
+def plan_show(nb: Notebook, request: verbs.Plan) -> plan.Plan | plan.History:
+    """The plan, or with `history` every version of it."""
+    return plan.history(nb) if request.history else plan.show(nb)
+
+
+def plan_update(nb: Notebook, request: verbs.PlanUpdate) -> plan.Updated:
+    r = request
+    return plan.update(nb, r.text, r.reason, r.allow)

@@ -14,7 +14,7 @@ from starlette.routing import Route
 from .. import config
 from ..errors import UsageError
 from ..notebook import Notebook
-from ..verbs import Recall, Search
+from ..verbs import Log, Recall, Search
 from . import files
 from .render import render
 
@@ -96,22 +96,22 @@ def paged(found: Any, number: int) -> dict[str, Any]:
 
 async def history(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked
 
     path, number = request.path_params["path"], page_number(request)
-    found = await web.call(timeline.log, None, None, path, None, number * PER_PAGE + 1)
+    found = await web.call(asked.log, Log(path=path, limit=number * PER_PAGE + 1))
     return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
                     f={}, title=f"History of {path}", **paged(found, number))
 
 
 async def log(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked
 
     q = request.query_params
     f = {k: q.get(k) or None for k in ("since", "until", "grep")}
     number = page_number(request)
-    found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], number * PER_PAGE + 1)
+    found = await web.call(asked.log, Log(f["since"], f["until"], None, f["grep"], number * PER_PAGE + 1))
     return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline",
                     **paged(found, number))
 
