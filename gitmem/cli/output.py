@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered
 from ..paths import CONTROLS
 from ..records import to_json
+
+if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
+    from ..agent.budget import Budgeted
+    from ..agent.context import Context, Reminder
+    from ..notes.forget import Forgot
+    from ..notes.memory import Page, Written
+    from ..search.hits import Hit, Results
+    from ..search.timeline import Timeline
+    from ..search.why import Step, Why
 
 LEADER_COLUMN = 46
 
@@ -57,10 +66,10 @@ def _json_safe(out: str) -> str:
     return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
-def results(res: Any) -> str:
+def results(res: Results) -> str:
     """Recall's results grouped notebook -> daily -> documents -> sessions, then the weak ones."""
     lines = _as_at(res)
-    strong = [h for h in res.results if not getattr(h, "weak", False)]
+    strong = [h for h in res.results if not h.weak]
     for group in GROUPS:
         hits = [h for h in strong if h.group == group]
         if hits:
@@ -70,37 +79,37 @@ def results(res: Any) -> str:
     return "\n".join(lines + _weak_and_notes(res))
 
 
-def ranked(res: Any) -> str:
+def ranked(res: Results) -> str:
     """Search's results as one ranking, best first, then the weak ones."""
     lines = _as_at(res)
-    for hit in (h for h in res.results if not getattr(h, "weak", False)):
+    for hit in (h for h in res.results if not h.weak):
         lines.extend(_hit(hit, group=True))
     return "\n".join(lines + _weak_and_notes(res))
 
 
-def _as_at(res: Any) -> list[str]:
-    view = getattr(res, "view", None)
+def _as_at(res: Results) -> list[str]:
+    view = res.view
     if view and view.get("kind") == "at":
         return [f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\""]
     return []
 
 
-def _hit(hit: Any, group: bool = False) -> list[str]:
+def _hit(hit: Hit, group: bool = False) -> list[str]:
     out = [hit_header(hit) + (f"  [{hit.group}]" if group else "")]
-    out.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
-    if getattr(hit, "changed_by", None):
+    out.extend(fact_lines(hit.fact) if hit.fact else [f"    {unlearned(hit.snippet)}"])
+    if hit.changed_by:
         out.append(f"    {superseded(hit)}")
-        successor = getattr(hit, "successor", None)
+        successor = hit.successor
         if successor:
             out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
                        f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
     return out
 
 
-def _weak_and_notes(res: Any) -> list[str]:
+def _weak_and_notes(res: Results) -> list[str]:
     """The weak results under a line of their own (they may not answer), 'no results', the notes."""
     lines: list[str] = []
-    weak = [h for h in res.results if getattr(h, "weak", False)]
+    weak = [h for h in res.results if h.weak]
     if weak:
         lines.append(f"WEAK MATCHES ({len(weak)}): the closest, but they may not answer")
         for hit in weak:
@@ -115,22 +124,22 @@ def _span(lines: dict[str, int]) -> str:
     return str(lines["start"]) if lines["start"] == lines["end"] else f"{lines['start']}-{lines['end']}"
 
 
-def hit_header(hit: Any) -> str:
+def hit_header(hit: Hit) -> str:
     """'  PATH:LINES ...... SCORE  (commit date[, until date])': the fact's lines and provenance
     when the hit names a fact (`git mem get PATH:LINES` prints it), else the chunk's; a PDF hit
     as PATH#pPAGE:LINES."""
-    cited = getattr(hit, "fact", None) or hit
-    page = getattr(hit, "page", None)
+    cited = hit.fact or hit
+    page = hit.page
     where = f"  {shown(hit.path)}{f'#p{page}' if page else ''}:{_span(cited.lines)} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
     origin = f"{cited.commit[:7]} {cited.date[:10]}" if cited.commit and cited.date else \
         f"uncommitted, {cited.date[:10]}" if cited.date else "uncommitted"
-    verb = (getattr(cited, "wrote", None) or {}).get("verb")
+    verb = hit.fact.wrote.get("verb") if hit.fact else None  # a chunk carries no trailers of its own
     extra = f", {verb}" if verb else ""
-    extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
-    if getattr(hit, "confidence", None) is not None:
+    extra += "" if hit.current else f", until {(hit.until or '')[:10]}"
+    if hit.confidence is not None:
         extra += f", confidence {hit.confidence:.2f}"
-    if getattr(hit, "scope", "project") == "personal":
+    if hit.scope == "personal":
         extra += ", personal notebook"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
@@ -138,7 +147,14 @@ def hit_header(hit: Any) -> str:
 FACT_LINES = 8
 
 
-def fact_lines(fact: Any) -> list[str]:
+class Quoted(Protocol):
+    """A fact as it is quoted: its text under its heading path (search.facts.Fact, or why's)."""
+
+    text: str
+    headings: list[str]
+
+
+def fact_lines(fact: Quoted) -> list[str]:
     """The fact as it reads in markdown, under its heading path."""
     out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
     body = unlearned(fact.text).split("\n")
@@ -149,9 +165,9 @@ def fact_lines(fact: Any) -> list[str]:
     return out
 
 
-def superseded(hit: Any) -> str:
+def superseded(hit: Hit) -> str:
     """'no longer true: edited in abc1234 2026-02-10 "subject"'."""
-    change = hit.changed_by
+    change = hit.changed_by or {}
     if change["commit"] is None:
         return f"no longer true: {change['how']} change in the work tree"
     where = f" (renamed to {shown(change['path'])} by then)" if change["path"] != hit.path else ""
@@ -159,14 +175,14 @@ def superseded(hit: Any) -> str:
             f"\"{change['subject']}\"{where}")
 
 
-def why(w: Any) -> str:
+def why(w: Why) -> str:
     """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
     fact = w.fact
     out = [f"{shown(w.path)}:{_span(fact['lines'])}"]
     out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
     if w.last_changed:
         out.append(f"last changed by  {_step(w.last_changed)}")
-    if w.introduced and w.introduced.commit != getattr(w.last_changed, "commit", None):
+    if w.introduced and w.introduced.commit != (w.last_changed.commit if w.last_changed else None):
         out.append(f"introduced by    {_step(w.introduced)}")
     if len(w.changes) > 2:
         out.append(f"changed {len(w.changes)} times:")
@@ -180,7 +196,7 @@ class _Fact:
         self.text, self.headings = text, headings
 
 
-def _step(s: Any) -> str:
+def _step(s: Step) -> str:
     made = ", ".join(f"{k} {v}" if k != "verb" else f"git mem {v}" for k, v in s.wrote.items())
     return f"{s.commit[:7]} {s.date[:10]} {s.author} \"{s.subject}\"" + (f" ({made})" if made else "")
 
@@ -189,7 +205,7 @@ SHOWN_LINES = 6
 MARKS = {"added": "+", "changed": "~", "removed": "-"}
 
 
-def timeline(t: Any) -> str:
+def timeline(t: Timeline) -> str:
     """The memory timeline, newest first, with per-page, per-section changes."""
     lines: list[str] = []
     for e in t.entries:
@@ -216,15 +232,15 @@ def timeline(t: Any) -> str:
     return "\n".join(lines)
 
 
-def written(w: Any) -> str:
-    if w.action == "duplicate":
+def written(w: Written) -> str:
+    if w.action == "duplicate" and w.duplicate is not None:
         d = w.duplicate
         return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
-    if getattr(w, "replaced", None):
+    if w.replaced:
         out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
-    for c in getattr(w, "watched", None) or []:
+    for c in w.watched or []:
         out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
                 f"{shown(c.path)}:{c.lines['start']}: {c.text}")
     if w.hint:
@@ -232,7 +248,7 @@ def written(w: Any) -> str:
     return out
 
 
-def forgot(f: Any) -> str:
+def forgot(f: Forgot) -> str:
     spans = ", ".join(f"{shown(r['path'])}:{r['lines']['start']}"
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
@@ -277,7 +293,7 @@ def forget_preview(preview: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def page(p: Any) -> str:
+def page(p: Page) -> str:
     return p.text.rstrip("\n")
 
 
@@ -365,11 +381,11 @@ def _short(oid: str | None) -> str:
     return oid[:7] if oid else "none"
 
 
-def context(c: Any) -> str:
+def context(c: Context | Budgeted) -> str:
     return c.text.rstrip("\n")
 
 
-def reminder(r: Any) -> str:
+def reminder(r: Reminder) -> str:
     return r.text
 
 
