@@ -19,10 +19,16 @@ from ..records import to_json
 
 if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
     from ..agent.budget import Budgeted
+    from ..agent.consolidate import Run
     from ..agent.context import Context, Reminder
+    from ..agent.session import Removed, Saved
+    from ..index.maintenance import IndexSummary
     from ..notes.forget import Forgot
     from ..notes.memory import Page, Written
+    from ..notes.scaffold import InitResult
     from ..search.hits import Hit, Results
+    from ..search.links import Links
+    from ..search.tags import Tags
     from ..search.timeline import Timeline
     from ..search.why import Step, Why
 
@@ -297,7 +303,7 @@ def page(p: Page) -> str:
     return p.text.rstrip("\n")
 
 
-def summary(s: Any) -> str:
+def summary(s: IndexSummary) -> str:
     head = f"indexed {s.commit[:7]}" if s.commit else "indexed (no commits yet)"
     out = [f"{head}: {s.commits} commits, {s.blobs_chunked} blobs chunked, {s.texts_added} new chunks, "
            f"{s.embedded} embedded, {s.reused} embeddings reused, {s.seconds:.2f}s"]
@@ -305,7 +311,7 @@ def summary(s: Any) -> str:
     return "\n".join(out)
 
 
-def init(r: Any) -> str:
+def init(r: InitResult) -> str:
     out = [f"notebook: {r.notebook} (layout: {r.layout})"]
     if r.created:
         out.append(f"created: {', '.join(r.created)}" + (f" (commit {r.commit[:7]})" if r.commit else ""))
@@ -313,7 +319,7 @@ def init(r: Any) -> str:
         out.append("already initialised; nothing to create")
     if r.index:
         out.append(summary(r.index).split("\n")[0])
-    if getattr(r, "hooks", None):
+    if r.hooks:
         out.append(f"hooks: installed in {r.hooks.dir}"
                    + (f" (your {', '.join(r.hooks.chained)} kept; it runs after gitmem's)" if r.hooks.chained else ""))
     out.extend(f"note: {n}" for n in r.notes)
@@ -389,16 +395,16 @@ def reminder(r: Reminder) -> str:
     return r.text
 
 
-def session_saved(s: Any) -> str:
+def session_saved(s: Saved) -> str:
     if s.action == "private":
         return f"private: {s.hint}"
-    out = f"{s.action}: {shown(s.path)} ({s.messages} messages, chat {s.chat}, " \
+    out = f"{s.action}: {shown(s.path or '')} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
-    run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
+    run = [consolidated(s.consolidation)] if s.consolidation is not None else []
     return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
-def session_removed(r: Any) -> str:
+def session_removed(r: Removed) -> str:
     return f"removed: {shown(r.path)} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
 
 
@@ -446,7 +452,7 @@ def model_ready(d: dict[str, Any]) -> str:
 
 # -- consolidation ------------------------------------------------------------
 
-def consolidated(r: Any) -> str:
+def consolidated(r: Run) -> str:
     """`git mem consolidate`: one line a session, then what it learned."""
     where = f" via {r.model} at {r.url}" if r.model else ""
     out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
@@ -455,7 +461,7 @@ def consolidated(r: Any) -> str:
         line = f"  {s.status:<11} {shown(s.path)} ({s.chars} chars"
         line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
         line += f", commit {s.commit[:7]}" if s.commit else ""
-        line += f", proposal {s.proposal[:7]})" if getattr(s, "proposal", None) else ")"
+        line += f", proposal {s.proposal[:7]})" if s.proposal else ")"
         out.append(line + (f": {s.reason}" if s.reason else ""))
         out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
         out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
@@ -463,7 +469,7 @@ def consolidated(r: Any) -> str:
         out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
     if r.left:
         out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
-    if any(s.status == "proposed" or getattr(s, "proposal", None) for s in r.sessions):
+    if any(s.status == "proposed" or s.proposal for s in r.sessions):
         out.append("next: git mem review")
     out.extend(f"note: {n}" for n in r.notes)
     return "\n".join(out)  # render() makes what the LLM said terminal-safe
@@ -502,7 +508,7 @@ def pruned(p: Any) -> str:
     return "\n".join(out)
 
 
-def links(found: Any) -> str:
+def links(found: Links) -> str:
     """'links from PAGE' then 'linked from', one line a link: PATH:LINE  the line."""
     lines = [f"{shown(found.page)}"]
     lines.append(f"links to ({len(found.outgoing)}):")
@@ -513,7 +519,7 @@ def links(found: Any) -> str:
     return "\n".join(lines)
 
 
-def tags(found: Any) -> str:
+def tags(found: Tags) -> str:
     """'NAME  N pages' a tag; with one tag asked for, its pages and lines under it."""
     if not found.tags:
         return f"no pages tagged {found.tag!r}" if found.tag else "no tags in this notebook"
