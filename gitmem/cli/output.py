@@ -21,10 +21,16 @@ if TYPE_CHECKING:  # the result classes, for the checker only: printing must not
     from ..agent.budget import Budgeted
     from ..agent.consolidate import Run
     from ..agent.context import Context, Reminder
+    from ..agent.review import Pending, Reviewed
     from ..agent.session import Removed, Saved
+    from ..gitops.hooks import HooksChange, HooksStatus
+    from ..gitops.sync import Synced
     from ..index.maintenance import IndexSummary
     from ..notes.forget import Forgot
+    from ..notes.guard import FileScan
     from ..notes.memory import Page, Written
+    from ..notes.prune import Pruned
+    from ..notes.resolve import Resolved
     from ..notes.scaffold import InitResult
     from ..search.hits import Hit, Results
     from ..search.links import Links
@@ -418,7 +424,7 @@ def _hooks_line(h: Any) -> str:
     return f"{state} in {h['dir']}; {driver}"
 
 
-def hooks_change(c: Any) -> str:
+def hooks_change(c: HooksChange) -> str:
     """`git mem hooks install` / `uninstall`."""
     parts = [f"{label}: {', '.join(names)}" for label, names in (
         ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
@@ -429,7 +435,7 @@ def hooks_change(c: Any) -> str:
     return "\n".join(out)
 
 
-def hooks_status(s: Any) -> str:
+def hooks_status(s: HooksStatus) -> str:
     """`git mem hooks status`."""
     where = s.dir + (f" (core.hooksPath = {s.hooks_path})" if s.hooks_path else "")
     out = [f"hooks:        {'installed' if s.installed else 'not installed'} in {where}"]
@@ -441,9 +447,10 @@ def hooks_status(s: Any) -> str:
     return "\n".join(out)
 
 
-def guard(report: Any) -> str:
+def guard(report: FileScan) -> str:
     """`git mem guard`: one line a finding."""
-    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(f['path'])}:{f['line']}: {f['excerpt']}" for f in report.findings)
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(str(f['path']))}:{f['line']}: {f['excerpt']}"
+                     for f in report.findings)
 
 
 def model_ready(d: dict[str, Any]) -> str:
@@ -475,7 +482,7 @@ def consolidated(r: Run) -> str:
     return "\n".join(out)  # render() makes what the LLM said terminal-safe
 
 
-def proposals(p: Any) -> str:
+def proposals(p: Pending) -> str:
     """`git mem review`: each pending proposal with its diff."""
     if not p.proposals:
         return "no pending proposals"
@@ -490,7 +497,7 @@ def proposals(p: Any) -> str:
     return "\n".join(out)
 
 
-def reviewed(r: Any) -> str:
+def reviewed(r: Reviewed) -> str:
     if not r.proposals:
         return "\n".join([f"{r.action} nothing", *(f"note: {n}" for n in r.notes)])
     lines = [f"{r.action}: {p['id'][:7]} (session {p['session']})" for p in r.proposals]
@@ -499,7 +506,7 @@ def reviewed(r: Any) -> str:
     return "\n".join(lines + [f"note: {n}" for n in r.notes])
 
 
-def pruned(p: Any) -> str:
+def pruned(p: Pruned) -> str:
     verb = "would remove" if p.dry_run else "removed"
     out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
            + (f" (commit {p.commit[:7]})" if p.commit else "")]
@@ -532,7 +539,7 @@ def tags(found: Tags) -> str:
     return "\n".join(lines)
 
 
-def synced(r: Any) -> str:
+def synced(r: Synced) -> str:
     """git mem sync: what came in, what went out, how many rounds it took."""
     came = {"up to date": "already had everything on the remote", "fast-forward": "fast-forwarded to the remote",
             "merged": "merged the remote's changes", "rebased": "rebased onto the remote",
@@ -544,7 +551,7 @@ def synced(r: Any) -> str:
     return "\n".join(lines)
 
 
-def resolved(r: Any) -> str:
+def resolved(r: Resolved) -> str:
     """git mem resolve: how many conflicts, which side, and what was concluded."""
     line = f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})"
     if r.concluded:
