@@ -58,7 +58,10 @@ def test_the_cli_options_are_the_requests_fields(cls: type) -> None:
     fields = params.fields(cls, "cli")
     assert {p.name for p in command.params} - CLI_EXTRA == {f.attr for f in fields}, "an option not in the request"
     by_name = {p.name: p for p in command.params}
-    given = command.make_context(command.name or "", [], resilient_parsing=True).params  # what it gets unasked
+    # what it gets unasked, read in a context under `git mem`'s own (click caches a command's help
+    # option from the first context that asks: one without -h would change the man page)
+    top = click.Context(cli, info_name="git mem", **cli.context_settings)
+    given = command.make_context(command.name or "", [], parent=top, resilient_parsing=True).params
     for f in fields:
         p = by_name[f.attr]
         if not f.param.flags:
