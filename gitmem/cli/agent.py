@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from ..config import MODES
+from .. import verbs
 from ..errors import EmptyText
 from .common import guard_option, json_option, notebook, show, stdin_bytes
-
-BUDGET = 8000  # tokens, for --query without --budget
+from .options import options, request
 
 
 @click.command()
-@click.option("--date", "day", metavar="YYYY-MM-DD", help="Assemble it as of this day [today].")
-@click.option("--flush", is_flag=True, help="Print the pre-compaction reminder instead (for PreCompact hooks).")
-@click.option("--query", metavar="TEXT", help="Add the facts most relevant to this, within --budget.")
-@click.option("--budget", type=click.IntRange(1), metavar="TOKENS",
-              help="Never more than this many tokens (UTF-8 bytes / --bytes-per-token, rounded up) [8000].")
-@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
-              help="How --query finds facts: both rankers, BM25 only, or vectors only.")
-@click.option("--bytes-per-token", type=click.IntRange(1), default=4, show_default=True,
-              help="How tokens are counted: 4 is an estimate; 1 an upper bound for any byte-level BPE tokenizer.")
+@options(verbs.Context)
 @json_option
-def context(day: str | None, flush: bool, query: str | None, budget: int | None, mode: str, bytes_per_token: int,
-            as_json: bool) -> None:
+def context(as_json: bool, **given: Any) -> None:
     """Print the always-on memory context for an agent's prompt.
 
     The always-on files (SOUL.md, IDENTITY.md, USER.md, MEMORY.md,
@@ -54,17 +45,12 @@ def context(day: str | None, flush: bool, query: str | None, budget: int | None,
       git mem context --query "beta launch" --budget 2000
                                             plan, goals, the most relevant facts, always-on pages
     """
-    from ..agent import context as assembly
+    from ..agent import asked
     from . import output
 
-    if (query or budget) and not flush:
-        from ..agent import budget as budgets
-
-        result = budgets.assemble(notebook(), query, budget or BUDGET, mode, bytes_per_token)
-        show(result, as_json, output.context)
-        return
-    assembled = assembly.run(notebook(), day, flush)
-    show(assembled, as_json, output.reminder if flush else output.context)
+    wanted = request(verbs.Context, given)
+    result = asked.assemble(notebook(), wanted)
+    show(result, as_json, output.reminder if wanted.flush else output.context)
 
 
 @click.group()

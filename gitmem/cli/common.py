@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, NotText
+from ..verbs import GUARD
 
 
 def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False) -> None:
@@ -127,41 +127,7 @@ def read_text(words: tuple[str, ...], what: str) -> str:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/commands.md).")
-guard_option = click.option("--no-guard", "allow", is_flag=True,
-                            help="Store it even if it looks like a secret or an instruction (for people).")
-
-
-def search_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option("--limit", "-n", type=click.IntRange(1, 1000), help="At most this many results [15]."),
-        click.option("--min-score", type=click.FloatRange(0, 1),
-                     help="Results below this are weak: shown under 'weak matches' only while fewer than 5 "
-                          "strong ones are there; 0 shows every result [0.25]."),
-        click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
-                     help="Rankers to use: both fused, BM25 only, or vectors only."),
-        click.option("--tag", "tags", multiple=True, help="Only pages whose frontmatter tags include this."),
-        click.option("--type", "kind", help="Only pages whose frontmatter type is this."),
-        click.option("--at", metavar="REV|DATE",
-                     help="Search the notebook as it stood at a commit, branch, tag, date (end of that day) "
-                          "or period back from now (7d)."),
-        click.option("--history", is_flag=True,
-                     help="Search current and superseded text; old results say until when they were true "
-                          "and which commit changed them."),
-        click.option("--since", metavar="PERIOD|DATE", help="Only text dated since then: 30m, 24h, 7d, 2w or a date."),
-        click.option("--from", "start", metavar="DATE", help="Only text dated on or after this day."),
-        click.option("--to", "end", metavar="DATE", help="Only text dated on or before this day."),
-        click.option("--date", "day", metavar="DATE", help="Only text dated on this day."),
-        click.option("--by", type=click.Choice(DATE_BASES), default="auto", show_default=True,
-                     help="The date the filters use: auto = the date in the file name for daily logs and "
-                          "sessions, the commit date of the text for other pages; commit; file."),
-        click.option("--full", is_flag=True,
-                     help="With --json: every field of each result (the whole chunk, the fact's author, "
-                          "commit subject and trailers), not just the fact, its lines, score and date."),
-        json_option,
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+guard_option = click.option("--no-guard", "allow", is_flag=True, help=GUARD)  # as the write verbs' (verbs.py)
 
 
 def progress(label: str, delay: float = 1.0) -> Callable[[int, int], None] | None:

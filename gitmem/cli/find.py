@@ -6,30 +6,24 @@ from typing import Any
 
 import click
 
-from ..config import GROUPS
-from .common import json_option, notebook, page_path, progress, search_options, show
+from ..verbs import Links, Log, Recall, Search, Tags, Why
+from .common import json_option, notebook, page_path, progress, show
+from .options import options, request
 
 
-def _search(words: tuple[str, ...], groups: tuple[str, ...] | None, limit: int | None, min_score: float | None,
-            mode: str, tags: tuple[str, ...], kind: str | None, as_json: bool, at: str | None = None,
-            history: bool = False, since: str | None = None, start: str | None = None, end: str | None = None,
-            day: str | None = None, by: str = "auto", full: bool = False, flat: bool = False) -> None:
-    from .. import dates
-    from ..search import engine as search
-    from ..search import scopes
+def _search(request: Recall, as_json: bool, flat: bool = False) -> None:
+    from ..search import asked
     from . import output
 
-    since, until = dates.date_range(since, start, end, day)
-    query = search.Query(" ".join(words), mode, groups or (), limit, min_score, tags, kind, at, history, since, until,
-                         by, served=True, full=full)
-    show(scopes.run(notebook(), query, progress=progress("embedding new text"), indexing=progress("indexing commits")),
-         as_json, output.ranked if flat else output.results)
+    found = asked.find(notebook(), request, progress=progress("embedding new text"),
+                       indexing=progress("indexing commits"))
+    show(found, as_json, output.ranked if flat else output.results)
 
 
 @click.command()
-@click.argument("query", nargs=-1)
-@search_options
-def recall(query: tuple[str, ...], **options: Any) -> None:
+@options(Recall)
+@json_option
+def recall(as_json: bool, **given: Any) -> None:
     """Find memories by meaning and keyword in the notebook, daily logs and documents.
 
     Results are grouped: notebook pages first, then daily logs, then documents
@@ -63,15 +57,13 @@ def recall(query: tuple[str, ...], **options: Any) -> None:
       git mem recall --date 2026-02-20 Sarah         that day's daily log, and pages changed that day
       git mem recall --since 24h --by commit Sarah   by commit date even for daily logs
     """
-    _search(query, None, **options)
+    _search(request(Recall, given), as_json)
 
 
 @click.command()
-@click.argument("query", nargs=-1)
-@click.option("--in", "groups", multiple=True, type=click.Choice(GROUPS),
-              help="Only these groups (repeatable); default all, sessions included.")
-@search_options
-def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> None:
+@options(Search)
+@json_option
+def search(as_json: bool, **given: Any) -> None:
     """The same engine as recall, over every group including sessions, as one ranking.
 
     Results are listed best first whatever their group (each names it), weak
@@ -87,20 +79,13 @@ def search(query: tuple[str, ...], groups: tuple[str, ...], **options: Any) -> N
       git mem search --history --in sessions "deadline"        including sessions deleted since
       git mem search --at v1.0 "deployment checklist"
     """
-    _search(query, groups or GROUPS, flat=True, **options)
+    _search(request(Search, given), as_json, flat=True)
 
 
 @click.command("log")
-@click.option("--since", metavar="PERIOD|DATE", help="Only commits since then: 30m, 24h, 7d, 2w, or a date.")
-@click.option("--until", metavar="PERIOD|DATE", help="Only commits up to then (a bare date: its end).")
-@click.option("--path", metavar="PAGE", help="Only changes to this page (followed back through renames; relative "
-                                         "to the current folder, ':/PAGE' from the notebook's root).")
-@click.option("--grep", metavar="QUERY",
-              help="Only commits whose added or removed text matches QUERY, by keyword or meaning.")
-@click.option("-n", "--max-count", "limit", type=click.IntRange(1), help="At most this many commits.")
+@options(Log)
 @json_option
-def log_command(since: str | None, until: str | None, path: str | None, grep: str | None, limit: int | None,
-                as_json: bool) -> None:
+def log_command(as_json: bool, **given: Any) -> None:
     """The memory timeline: commits that changed the notebook, newest first.
 
     Each entry: commit, date, author and message, then per page what was
@@ -117,18 +102,19 @@ def log_command(since: str | None, until: str | None, path: str | None, grep: st
       git mem log -n 5 --json                      the last five, as JSON
       git mem --no-pager log                       print it directly, not through git's pager
     """
-    from ..search import timeline
+    from ..search import asked
     from . import output
 
     nb = notebook()
-    show(timeline.log(nb, since, until, page_path(nb, path) if path else None, grep, limit), as_json, output.timeline,
+    path = given["path"]
+    show(asked.log(nb, request(Log, given, path=page_path(nb, path) if path else None)), as_json, output.timeline,
          paged=True)
 
 
 @click.command()
-@click.argument("spec", metavar="PATH:LINE")
+@options(Why)
 @json_option
-def why(spec: str, as_json: bool) -> None:
+def why(as_json: bool, **given: Any) -> None:
     """Where the fact on a line came from: who wrote it, when, and what made it.
 
     The fact is the list item, line or paragraph holding LINE. Last changed by:
@@ -141,16 +127,16 @@ def why(spec: str, as_json: bool) -> None:
       git mem why reference/contacts.md:3
       git mem why knowledge/facts.md:12 --json
     """
-    from ..search import why as explain
+    from ..search import asked
     from . import output
 
-    show(explain.why(notebook(), spec), as_json, output.why)
+    show(asked.why(notebook(), request(Why, given)), as_json, output.why)
 
 
 @click.command()
-@click.argument("page")
+@options(Links)
 @json_option
-def links(page: str, as_json: bool) -> None:
+def links(as_json: bool, **given: Any) -> None:
     """The pages a page links to, and the pages that link to it (backlinks).
 
     Links are wikilinks as Obsidian writes them: [[page]], [[page|label]],
@@ -164,17 +150,17 @@ def links(page: str, as_json: bool) -> None:
       git mem links reference/contacts.md
       git mem links projects/apollo.md --json
     """
-    from ..search.links import links as find
+    from ..search import asked
     from . import output
 
     nb = notebook()
-    show(find(nb, page_path(nb, page)), as_json, output.links)
+    show(asked.links(nb, request(Links, given, page=page_path(nb, given["page"]))), as_json, output.links)
 
 
 @click.command()
-@click.argument("tag", required=False)
+@options(Tags)
 @json_option
-def tags(tag: str | None, as_json: bool) -> None:
+def tags(as_json: bool, **given: Any) -> None:
     """The notebook's tags, from frontmatter and #hashtags, with where each is used.
 
     A tag in a page's frontmatter (tags: [a, b]) or a #hashtag in its text
@@ -187,10 +173,10 @@ def tags(tag: str | None, as_json: bool) -> None:
       git mem tags apollo                   the pages and lines tagged apollo
       git mem tags --json
     """
-    from ..search.tags import tags as find
+    from ..search import asked
     from . import output
 
-    show(find(notebook(), tag), as_json, output.tags)
+    show(asked.tags(notebook(), request(Tags, given)), as_json, output.tags)
 
 
 COMMANDS = [recall, search, log_command, why, links, tags]

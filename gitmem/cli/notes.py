@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from ..config import CATEGORIES
 from ..errors import UsageError
-from .common import forget_target, guard_option, json_option, notebook, page_path, page_spec, progress, read_text, show
+from ..verbs import Daily, Forget, Get, Mv, Remember, Write
+from .common import forget_target, json_option, notebook, page_path, page_spec, progress, read_text, show
+from .options import options, request
 
 
 @click.command()
@@ -49,21 +51,9 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
 
 
 @click.command()
-@click.argument("text", nargs=-1)
-@click.option("--to", "to", metavar="PAGE", help="Store it on this page (relative to the current folder, as in git; "
-                                                  "':/PAGE' from the notebook's root).")
-@click.option("--section", help="Under this H2 section of the page.")
-@click.option("--category", type=click.Choice(CATEGORIES),
-              help="Route by category instead of guessing from the text.")
-@click.option("--force", is_flag=True, help="Store it even if the notebook already says it.")
-@click.option("--keep-both", is_flag=True, help="Add it even if it updates a line of the page (keep the old one).")
-@click.option("--scope", type=click.Choice(["project", "personal"]),
-              help="Write to this notebook or your personal one (git config --global mem.personal) "
-                   "[preferences: personal, once configured; the rest: project].")
-@guard_option
+@options(Remember)
 @json_option
-def remember(text: tuple[str, ...], to: str | None, section: str | None, category: str | None,
-             force: bool, keep_both: bool, scope: str | None, allow: bool, as_json: bool) -> None:
+def remember(as_json: bool, **given: Any) -> None:
     """Store a fact on the right page, as one commit.
 
     Routing, first match wins: shopping (buy, out of, pick up) ->
@@ -97,20 +87,20 @@ def remember(text: tuple[str, ...], to: str | None, section: str | None, categor
       git mem remember --scope personal "I review code in the morning"
       echo "a longer fact" | git mem remember -
     """
-    from ..notes import scopes
+    from ..notes import asked
     from . import output
 
     nb = notebook()
-    result = scopes.remember(nb, read_text(text, "fact"), page_path(nb, to) if to else None, section, category,
-                             force, allow, keep_both, scope)
+    to = given["to"]
+    result = asked.remember(nb, request(Remember, given, text=read_text(given["text"], "fact"),
+                                        to=page_path(nb, to) if to else None))
     show(result, as_json, output.written)
 
 
 @click.command()
-@click.argument("text", nargs=-1)
-@guard_option
+@options(Daily)
 @json_option
-def daily(text: tuple[str, ...], allow: bool, as_json: bool) -> None:
+def daily(as_json: bool, **given: Any) -> None:
     """Append an entry to today's daily log, as one commit.
 
     The entry is '## HH:MM — first line' followed by the rest of the text, in
@@ -121,21 +111,17 @@ def daily(text: tuple[str, ...], allow: bool, as_json: bool) -> None:
       git mem daily "Called Sarah about the project timeline"
       git mem daily - < meeting-notes.txt
     """
-    from ..notes import memory
+    from ..notes import asked
     from . import output
 
-    show(memory.daily(notebook(), read_text(text, "entry"), allow=allow), as_json, output.written)
+    nb = notebook()
+    show(asked.daily(nb, request(Daily, given, text=read_text(given["text"], "entry"))), as_json, output.written)
 
 
 @click.command()
-@click.argument("page")
-@click.argument("content", nargs=-1)
-@click.option("--section", help="Write into this H2 section (created if missing).")
-@click.option("--replace", is_flag=True, help="Replace the page (or the section) instead of appending.")
-@guard_option
+@options(Write)
 @json_option
-def write(page: str, content: tuple[str, ...], section: str | None, replace: bool, allow: bool,
-          as_json: bool) -> None:
+def write(as_json: bool, **given: Any) -> None:
     """Write or append to a page, or to one of its H2 sections, as one commit.
 
     Content comes from the arguments, or from stdin when none are given.
@@ -148,24 +134,21 @@ def write(page: str, content: tuple[str, ...], section: str | None, replace: boo
       git mem write projects/apollo.md --section Status --replace "On track"
       cat plan.md | git mem write reference/plan.md --replace
     """
-    from ..notes import memory
+    from ..notes import asked
     from . import output
 
     nb = notebook()
-    result = memory.write(nb, page_path(nb, page), read_text(content, "content"), section, replace, allow)
+    result = asked.write(nb, request(Write, given, page=page_path(nb, given["page"]),
+                                     content=read_text(given["content"], "content")))
     show(result, as_json, output.written)
 
 
 @click.command()
-@click.argument("target", nargs=-1)
-@click.option("--all", "every", is_flag=True,
-              help="Forget every line that holds the text (else more than one is refused).")
-@click.option("--yes", is_flag=True,
-              help="Forget more than 3 lines, or lines on more than one page (else they are listed, not removed).")
+@options(Forget)
 @click.option("--everything", is_flag=True,
               help="Forget every memory of the notebook: all lines but headings and frontmatter (needs --yes).")
 @json_option
-def forget(target: tuple[str, ...], every: bool, yes: bool, everything: bool, as_json: bool) -> None:
+def forget(everything: bool, as_json: bool, **given: Any) -> None:
     """Remove a fact from the notebook (one commit) and from every part of the index.
 
     TEXT removes each line that contains it (case and spacing ignored; more
@@ -193,17 +176,18 @@ def forget(target: tuple[str, ...], every: bool, yes: bool, everything: bool, as
       git mem forget --all --yes "Project Nightingale"
       git mem forget --everything --yes
     """
+    from ..notes import asked
     from ..notes import forget as forgetting
     from . import output
 
     nb = notebook()
     if everything:
-        if target or every:
+        if given["target"] or given["every"]:
             raise UsageError("--everything takes no TEXT and no --all", "run: git mem forget --everything --yes")
-        show(forgetting.everything(nb, forgetting.EVERYTHING if yes else None), as_json, output.forgot)
+        show(forgetting.everything(nb, forgetting.EVERYTHING if given["yes"] else None), as_json, output.forgot)
         return
     try:
-        result = forgetting.forget(nb, forget_target(nb, read_text(target, "fact")), every, broad=yes)
+        result = asked.forget(nb, request(Forget, given, target=forget_target(nb, read_text(given["target"], "fact"))))
     except forgetting.TooBroad as exc:
         show(exc.preview, as_json, output.forget_preview, err=not as_json)  # what would go, then the error
         raise
@@ -211,11 +195,9 @@ def forget(target: tuple[str, ...], every: bool, yes: bool, everything: bool, as
 
 
 @click.command()
-@click.argument("spec", metavar="PATH[:START[-END]] | DOC.pdf#pN[:START[-END]]")
-@click.option("--at", metavar="REV|DATE",
-              help="The page as it was at a commit, branch, tag, date (end of that day) or period ago (7d).")
+@options(Get)
 @json_option
-def get(spec: str, at: str | None, as_json: bool) -> None:
+def get(as_json: bool, **given: Any) -> None:
     """Print a page, or a range of its lines; a document's extracted text, or one PDF page.
 
     A document (PDF, DOCX, HTML, text) prints the text gitmem extracted and
@@ -241,13 +223,14 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
       git mem get manuals/boiler.pdf --at HEAD~1        the whole text of the manual it replaced
     """
     from ..errors import PageNotFound
-    from ..notes import reading
+    from ..notes import asked
     from . import output
 
     nb = notebook()
+    spec, at = given["spec"], given["at"]
     resolved = page_spec(nb, spec)
     try:
-        page = reading.get(nb, resolved, at)
+        page = asked.get(nb, request(Get, given, spec=resolved))
     except PageNotFound as exc:
         if resolved != spec and not spec.startswith(":/") and at is None:
             raise PageNotFound(exc.message, f"paths are relative to the current folder, as in git; from the "
@@ -257,12 +240,9 @@ def get(spec: str, at: str | None, as_json: bool) -> None:
 
 
 @click.command("mv")
-@click.argument("old")
-@click.argument("new")
-@click.option("--no-links", is_flag=True, help="Rename the page only; leave the links to it as they are.")
-@click.option("--dry-run", is_flag=True, help="Say which pages' links would change; rename nothing.")
+@options(Mv)
 @json_option
-def mv(old: str, new: str, no_links: bool, dry_run: bool, as_json: bool) -> None:
+def mv(as_json: bool, **given: Any) -> None:
     """Rename a page, and the links to it on other pages, as one commit.
 
     Like git mv for a notebook page: NEW must not exist, and the page must be
@@ -276,15 +256,12 @@ def mv(old: str, new: str, no_links: bool, dry_run: bool, as_json: bool) -> None
       git mem mv ideas/draft.md archive/draft.md --no-links
       git mem mv reference/contacts.md reference/people.md --dry-run --json
     """
-    from ..notes import rename
+    from ..notes import asked
     from . import output
 
     nb = notebook()
-    old_rel, new_rel = page_path(nb, old), page_path(nb, new)
-    if dry_run:
-        show(rename.plan(nb, old_rel, new_rel), as_json, output.moved)
-        return
-    show(rename.move(nb, old_rel, new_rel, links=not no_links), as_json, output.moved)
+    wanted = request(Mv, given, old=page_path(nb, given["old"]), new=page_path(nb, given["new"]))
+    show(asked.mv(nb, wanted), as_json, output.moved)
 
 
 COMMANDS = [init, remember, daily, write, forget, get, mv]

@@ -10,12 +10,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered
 from ..paths import CONTROLS
 from ..records import to_json
+
+if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
+    from ..agent.budget import Budgeted
+    from ..agent.consolidate import Run
+    from ..agent.context import Context, Reminder
+    from ..agent.review import Pending, Reviewed
+    from ..agent.session import Removed, Saved
+    from ..gitops.hooks import HooksChange, HooksStatus
+    from ..gitops.sync import Synced
+    from ..index.maintenance import IndexSummary
+    from ..notes.forget import Forgot
+    from ..notes.guard import FileScan
+    from ..notes.prune import Pruned
+    from ..notes.reading import Page
+    from ..notes.rename import Moved
+    from ..notes.resolve import Resolved
+    from ..notes.scaffold import InitResult
+    from ..notes.written import Written
+    from ..search.hits import Hit, Results
+    from ..search.links import Links
+    from ..search.tags import Tags
+    from ..search.timeline import Timeline
+    from ..search.why import Step, Why
 
 LEADER_COLUMN = 46
 
@@ -57,10 +80,10 @@ def _json_safe(out: str) -> str:
     return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
-def results(res: Any) -> str:
+def results(res: Results) -> str:
     """Recall's results grouped notebook -> daily -> documents -> sessions, then the weak ones."""
     lines = _as_at(res)
-    strong = [h for h in res.results if not getattr(h, "weak", False)]
+    strong = [h for h in res.results if not h.weak]
     for group in GROUPS:
         hits = [h for h in strong if h.group == group]
         if hits:
@@ -70,37 +93,37 @@ def results(res: Any) -> str:
     return "\n".join(lines + _weak_and_notes(res))
 
 
-def ranked(res: Any) -> str:
+def ranked(res: Results) -> str:
     """Search's results as one ranking, best first, then the weak ones."""
     lines = _as_at(res)
-    for hit in (h for h in res.results if not getattr(h, "weak", False)):
+    for hit in (h for h in res.results if not h.weak):
         lines.extend(_hit(hit, group=True))
     return "\n".join(lines + _weak_and_notes(res))
 
 
-def _as_at(res: Any) -> list[str]:
-    view = getattr(res, "view", None)
+def _as_at(res: Results) -> list[str]:
+    view = res.view
     if view and view.get("kind") == "at":
         return [f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\""]
     return []
 
 
-def _hit(hit: Any, group: bool = False) -> list[str]:
+def _hit(hit: Hit, group: bool = False) -> list[str]:
     out = [hit_header(hit) + (f"  [{hit.group}]" if group else "")]
-    out.extend(fact_lines(hit.fact) if getattr(hit, "fact", None) else [f"    {unlearned(hit.snippet)}"])
-    if getattr(hit, "changed_by", None):
+    out.extend(fact_lines(hit.fact) if hit.fact else [f"    {unlearned(hit.snippet)}"])
+    if hit.changed_by:
         out.append(f"    {superseded(hit)}")
-        successor = getattr(hit, "successor", None)
+        successor = hit.successor
         if successor:
             out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
                        f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
     return out
 
 
-def _weak_and_notes(res: Any) -> list[str]:
+def _weak_and_notes(res: Results) -> list[str]:
     """The weak results under a line of their own (they may not answer), 'no results', the notes."""
     lines: list[str] = []
-    weak = [h for h in res.results if getattr(h, "weak", False)]
+    weak = [h for h in res.results if h.weak]
     if weak:
         lines.append(f"WEAK MATCHES ({len(weak)}): the closest, but they may not answer")
         for hit in weak:
@@ -115,22 +138,22 @@ def _span(lines: dict[str, int]) -> str:
     return str(lines["start"]) if lines["start"] == lines["end"] else f"{lines['start']}-{lines['end']}"
 
 
-def hit_header(hit: Any) -> str:
+def hit_header(hit: Hit) -> str:
     """'  PATH:LINES ...... SCORE  (commit date[, until date])': the fact's lines and provenance
     when the hit names a fact (`git mem get PATH:LINES` prints it), else the chunk's; a PDF hit
     as PATH#pPAGE:LINES."""
-    cited = getattr(hit, "fact", None) or hit
-    page = getattr(hit, "page", None)
+    cited = hit.fact or hit
+    page = hit.page
     where = f"  {shown(hit.path)}{f'#p{page}' if page else ''}:{_span(cited.lines)} "
     dots = "." * max(3, LEADER_COLUMN - len(where))
     origin = f"{cited.commit[:7]} {cited.date[:10]}" if cited.commit and cited.date else \
         f"uncommitted, {cited.date[:10]}" if cited.date else "uncommitted"
-    verb = (getattr(cited, "wrote", None) or {}).get("verb")
+    verb = hit.fact.wrote.get("verb") if hit.fact else None  # a chunk carries no trailers of its own
     extra = f", {verb}" if verb else ""
-    extra += "" if getattr(hit, "current", True) else f", until {str(getattr(hit, 'until', '') or '')[:10]}"
-    if getattr(hit, "confidence", None) is not None:
+    extra += "" if hit.current else f", until {(hit.until or '')[:10]}"
+    if hit.confidence is not None:
         extra += f", confidence {hit.confidence:.2f}"
-    if getattr(hit, "scope", "project") == "personal":
+    if hit.scope == "personal":
         extra += ", personal notebook"
     return f"{where}{dots} {hit.score:.2f}  ({origin}{extra})"
 
@@ -138,7 +161,14 @@ def hit_header(hit: Any) -> str:
 FACT_LINES = 8
 
 
-def fact_lines(fact: Any) -> list[str]:
+class Quoted(Protocol):
+    """A fact as it is quoted: its text under its heading path (search.facts.Fact, or why's)."""
+
+    text: str
+    headings: list[str]
+
+
+def fact_lines(fact: Quoted) -> list[str]:
     """The fact as it reads in markdown, under its heading path."""
     out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
     body = unlearned(fact.text).split("\n")
@@ -149,9 +179,9 @@ def fact_lines(fact: Any) -> list[str]:
     return out
 
 
-def superseded(hit: Any) -> str:
+def superseded(hit: Hit) -> str:
     """'no longer true: edited in abc1234 2026-02-10 "subject"'."""
-    change = hit.changed_by
+    change = hit.changed_by or {}
     if change["commit"] is None:
         return f"no longer true: {change['how']} change in the work tree"
     where = f" (renamed to {shown(change['path'])} by then)" if change["path"] != hit.path else ""
@@ -159,14 +189,14 @@ def superseded(hit: Any) -> str:
             f"\"{change['subject']}\"{where}")
 
 
-def why(w: Any) -> str:
+def why(w: Why) -> str:
     """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
     fact = w.fact
     out = [f"{shown(w.path)}:{_span(fact['lines'])}"]
     out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
     if w.last_changed:
         out.append(f"last changed by  {_step(w.last_changed)}")
-    if w.introduced and w.introduced.commit != getattr(w.last_changed, "commit", None):
+    if w.introduced and w.introduced.commit != (w.last_changed.commit if w.last_changed else None):
         out.append(f"introduced by    {_step(w.introduced)}")
     if len(w.changes) > 2:
         out.append(f"changed {len(w.changes)} times:")
@@ -182,7 +212,7 @@ class _Fact:
         self.text, self.headings = text, headings
 
 
-def _step(s: Any) -> str:
+def _step(s: Step) -> str:
     made = ", ".join(f"{k} {v}" if k != "verb" else f"git mem {v}" for k, v in s.wrote.items())
     return f"{s.commit[:7]} {s.date[:10]} {s.author} \"{s.subject}\"" + (f" ({made})" if made else "")
 
@@ -191,7 +221,7 @@ SHOWN_LINES = 6
 MARKS = {"added": "+", "changed": "~", "removed": "-"}
 
 
-def timeline(t: Any) -> str:
+def timeline(t: Timeline) -> str:
     """The memory timeline, newest first, with per-page, per-section changes."""
     lines: list[str] = []
     for e in t.entries:
@@ -218,15 +248,15 @@ def timeline(t: Any) -> str:
     return "\n".join(lines)
 
 
-def written(w: Any) -> str:
-    if w.action == "duplicate":
+def written(w: Written) -> str:
+    if w.action == "duplicate" and w.duplicate is not None:
         d = w.duplicate
         return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
-    if getattr(w, "replaced", None):
+    if w.replaced:
         out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
-    for c in getattr(w, "watched", None) or []:
+    for c in w.watched or []:
         out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
                 f"{shown(c.path)}:{c.lines['start']}: {c.text}")
     if w.hint:
@@ -234,7 +264,7 @@ def written(w: Any) -> str:
     return out
 
 
-def forgot(f: Any) -> str:
+def forgot(f: Forgot) -> str:
     spans = ", ".join(f"{shown(r['path'])}:{r['lines']['start']}"
                       + (f"-{r['lines']['end']}" if r["lines"]["end"] != r["lines"]["start"] else "")
                       for r in f.removed)
@@ -279,12 +309,11 @@ def forget_preview(preview: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def page(p: Any) -> str:
-    text: str = p.text
-    return text.rstrip("\n")
+def page(p: Page) -> str:
+    return p.text.rstrip("\n")
 
 
-def summary(s: Any) -> str:
+def summary(s: IndexSummary) -> str:
     head = f"indexed {s.commit[:7]}" if s.commit else "indexed (no commits yet)"
     out = [f"{head}: {s.commits} commits, {s.blobs_chunked} blobs chunked, {s.texts_added} new chunks, "
            f"{s.embedded} embedded, {s.reused} embeddings reused, {s.seconds:.2f}s"]
@@ -292,7 +321,7 @@ def summary(s: Any) -> str:
     return "\n".join(out)
 
 
-def init(r: Any) -> str:
+def init(r: InitResult) -> str:
     out = [f"notebook: {r.notebook} (layout: {r.layout})"]
     if r.created:
         out.append(f"created: {', '.join(r.created)}" + (f" (commit {r.commit[:7]})" if r.commit else ""))
@@ -300,7 +329,7 @@ def init(r: Any) -> str:
         out.append("already initialised; nothing to create")
     if r.index:
         out.append(summary(r.index).split("\n")[0])
-    if getattr(r, "hooks", None):
+    if r.hooks:
         out.append(f"hooks: installed in {r.hooks.dir}"
                    + (f" (your {', '.join(r.hooks.chained)} kept; it runs after gitmem's)" if r.hooks.chained else ""))
     out.extend(f"note: {n}" for n in r.notes)
@@ -370,26 +399,24 @@ def _short(oid: str | None) -> str:
     return oid[:7] if oid else "none"
 
 
-def context(c: Any) -> str:
-    text: str = c.text
-    return text.rstrip("\n")
+def context(c: Context | Budgeted) -> str:
+    return c.text.rstrip("\n")
 
 
-def reminder(r: Any) -> str:
-    text: str = r.text
-    return text
+def reminder(r: Reminder) -> str:
+    return r.text
 
 
-def session_saved(s: Any) -> str:
+def session_saved(s: Saved) -> str:
     if s.action == "private":
         return f"private: {s.hint}"
-    out = f"{s.action}: {shown(s.path)} ({s.messages} messages, chat {s.chat}, " \
+    out = f"{s.action}: {shown(s.path or '')} ({s.messages} messages, chat {s.chat}, " \
           + (f"commit {s.commit[:7]})" if s.commit else "no commit)")
-    run = [consolidated(s.consolidation)] if getattr(s, "consolidation", None) is not None else []
+    run = [consolidated(s.consolidation)] if s.consolidation is not None else []
     return "\n".join([out, *(f"note: {n}" for n in s.notes), *([f"hint: {s.hint}"] if s.hint else []), *run])
 
 
-def session_removed(r: Any) -> str:
+def session_removed(r: Removed) -> str:
     return f"removed: {shown(r.path)} (chat {r.chat}, commit {r.commit[:7] if r.commit else '-'})"
 
 
@@ -403,7 +430,7 @@ def _hooks_line(h: Any) -> str:
     return f"{state} in {h['dir']}; {driver}"
 
 
-def hooks_change(c: Any) -> str:
+def hooks_change(c: HooksChange) -> str:
     """`git mem hooks install` / `uninstall`."""
     parts = [f"{label}: {', '.join(names)}" for label, names in (
         ("installed", c.written), ("already installed", c.unchanged), ("kept and chained", c.chained),
@@ -414,7 +441,7 @@ def hooks_change(c: Any) -> str:
     return "\n".join(out)
 
 
-def hooks_status(s: Any) -> str:
+def hooks_status(s: HooksStatus) -> str:
     """`git mem hooks status`."""
     where = s.dir + (f" (core.hooksPath = {s.hooks_path})" if s.hooks_path else "")
     out = [f"hooks:        {'installed' if s.installed else 'not installed'} in {where}"]
@@ -426,9 +453,9 @@ def hooks_status(s: Any) -> str:
     return "\n".join(out)
 
 
-def guard(report: Any) -> str:
+def guard(report: FileScan) -> str:
     """`git mem guard`: one line a finding."""
-    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(f['path'])}:{f['line']}: {f['excerpt']}"
+    return "\n".join(f"{f['kind']} ({f['rule']}) at {shown(str(f['path']))}:{f['line']}: {f['excerpt']}"
                      for f in report.findings)
 
 
@@ -438,7 +465,7 @@ def model_ready(d: dict[str, Any]) -> str:
 
 # -- consolidation ------------------------------------------------------------
 
-def consolidated(r: Any) -> str:
+def consolidated(r: Run) -> str:
     """`git mem consolidate`: one line a session, then what it learned."""
     where = f" via {r.model} at {r.url}" if r.model else ""
     out = [f"consolidate ({r.mode}{where}): {len(r.sessions)} session(s), {r.chars_sent} characters "
@@ -447,7 +474,7 @@ def consolidated(r: Any) -> str:
         line = f"  {s.status:<11} {shown(s.path)} ({s.chars} chars"
         line += f", {s.attempts} attempt{'s' if s.attempts != 1 else ''}" if s.attempts else ""
         line += f", commit {s.commit[:7]}" if s.commit else ""
-        line += f", proposal {s.proposal[:7]})" if getattr(s, "proposal", None) else ")"
+        line += f", proposal {s.proposal[:7]})" if s.proposal else ")"
         out.append(line + (f": {s.reason}" if s.reason else ""))
         out.extend(f"      + {w['kind']}: {w['text']}" for w in s.written)
         out.extend(f"      ~ {c['old']} -> {c['new']}" for c in s.corrected)
@@ -455,13 +482,13 @@ def consolidated(r: Any) -> str:
         out.extend(f"      ! refused {x['kind']}: {x['reason']}" for x in s.refused)
     if r.left:
         out.append(f"note: {r.left} session(s) left for a later run (budget or failures)")
-    if any(s.status == "proposed" or getattr(s, "proposal", None) for s in r.sessions):
+    if any(s.status == "proposed" or s.proposal for s in r.sessions):
         out.append("next: git mem review")
     out.extend(f"note: {n}" for n in r.notes)
     return "\n".join(out)  # render() makes what the LLM said terminal-safe
 
 
-def proposals(p: Any) -> str:
+def proposals(p: Pending) -> str:
     """`git mem review`: each pending proposal with its diff."""
     if not p.proposals:
         return "no pending proposals"
@@ -476,7 +503,7 @@ def proposals(p: Any) -> str:
     return "\n".join(out)
 
 
-def reviewed(r: Any) -> str:
+def reviewed(r: Reviewed) -> str:
     if not r.proposals:
         return "\n".join([f"{r.action} nothing", *(f"note: {n}" for n in r.notes)])
     lines = [f"{r.action}: {p['id'][:7]} (session {p['session']})" for p in r.proposals]
@@ -485,7 +512,7 @@ def reviewed(r: Any) -> str:
     return "\n".join(lines + [f"note: {n}" for n in r.notes])
 
 
-def pruned(p: Any) -> str:
+def pruned(p: Pruned) -> str:
     verb = "would remove" if p.dry_run else "removed"
     out = [f"{verb} {len(p.facts)} fact(s) under {p.threshold} and {len(p.summaries)} old summary(ies)"
            + (f" (commit {p.commit[:7]})" if p.commit else "")]
@@ -494,7 +521,7 @@ def pruned(p: Any) -> str:
     return "\n".join(out)
 
 
-def moved(m: Any) -> str:
+def moved(m: Moved) -> str:
     """'renamed OLD -> NEW (commit X)', then each page whose links changed."""
     verb = "would rename" if m.dry_run else "renamed"
     commit = "" if m.dry_run else f" (commit {m.commit[:7] if m.commit else '-'})"
@@ -508,7 +535,7 @@ def moved(m: Any) -> str:
     return "\n".join(out)
 
 
-def links(found: Any) -> str:
+def links(found: Links) -> str:
     """'links from PAGE' then 'linked from', one line a link: PATH:LINE  the line."""
     lines = [f"{shown(found.page)}"]
     lines.append(f"links to ({len(found.outgoing)}):")
@@ -519,7 +546,7 @@ def links(found: Any) -> str:
     return "\n".join(lines)
 
 
-def tags(found: Any) -> str:
+def tags(found: Tags) -> str:
     """'NAME  N pages' a tag; with one tag asked for, its pages and lines under it."""
     if not found.tags:
         return f"no pages tagged {found.tag!r}" if found.tag else "no tags in this notebook"
@@ -532,7 +559,7 @@ def tags(found: Any) -> str:
     return "\n".join(lines)
 
 
-def synced(r: Any) -> str:
+def synced(r: Synced) -> str:
     """git mem sync: what came in, what went out, how many rounds it took."""
     came = {"up to date": "already had everything on the remote", "fast-forward": "fast-forwarded to the remote",
             "merged": "merged the remote's changes", "rebased": "rebased onto the remote",
@@ -544,7 +571,7 @@ def synced(r: Any) -> str:
     return "\n".join(lines)
 
 
-def resolved(r: Any) -> str:
+def resolved(r: Resolved) -> str:
     """git mem resolve: how many conflicts, which side, and what was concluded."""
     line = f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})"
     if r.concluded:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
+from .. import verbs
 from .common import guard_option, json_option, notebook, show
+from .options import options, request
 
 
 @click.group()
@@ -20,12 +24,9 @@ def goal() -> None:
 
 
 @goal.command("add")
-@click.argument("title")
-@click.option("--description", default="", help="What the goal is about (the page's text).")
-@click.option("--fact", "facts", multiple=True, metavar="PATH:LINE", help="Link the fact on this line (repeatable).")
-@guard_option
+@options(verbs.GoalAdd)
 @json_option
-def goal_add(title: str, description: str, facts: tuple[str, ...], allow: bool, as_json: bool) -> None:
+def goal_add(as_json: bool, **given: Any) -> None:
     """Add an active goal (progress 0) as goals/ID.md, one commit; prints its id.
 
     \b
@@ -34,22 +35,16 @@ def goal_add(title: str, description: str, facts: tuple[str, ...], allow: bool, 
       git mem goal add "Ship the beta" --description "By Friday" --fact lists/todos.md:3
       git mem goal add "Run a marathon" --json             {"id": "run-a-marathon", ...}
     """
-    from ..notes import goals
+    from ..notes import asked
 
-    written = goals.add(notebook(), title, description, facts, allow)
+    written = asked.goal_add(notebook(), request(verbs.GoalAdd, given))
     show(written, as_json, lambda w: w.id)
 
 
 @goal.command("update")
-@click.argument("goal_id", metavar="ID")
-@click.option("--progress", type=click.IntRange(0, 100), help="How far along it is, 0-100.")
-@click.option("--status", type=click.Choice(["active", "completed", "abandoned"]), help="completed sets progress 100.")
-@click.option("--note", help="A dated note under the page's Notes section.")
-@click.option("--fact", "facts", multiple=True, metavar="PATH:LINE", help="Link the fact on this line (repeatable).")
-@guard_option
+@options(verbs.GoalUpdate)
 @json_option
-def goal_update(goal_id: str, progress: int | None, status: str | None, note: str | None, facts: tuple[str, ...],
-                allow: bool, as_json: bool) -> None:
+def goal_update(as_json: bool, **given: Any) -> None:
     """Change a goal's progress or status, or add a note or linked facts: one commit.
 
     \b
@@ -58,16 +53,16 @@ def goal_update(goal_id: str, progress: int | None, status: str | None, note: st
       git mem goal update learn-spanish --status completed
       git mem goal update ship-the-beta --fact reference/contacts.md:3
     """
-    from ..notes import goals
+    from ..notes import asked
     from .output_structure import goal_written
 
-    show(goals.update(notebook(), goal_id, progress, status, note, facts, allow), as_json, goal_written)
+    show(asked.goal_update(notebook(), request(verbs.GoalUpdate, given)), as_json, goal_written)
 
 
 @goal.command("list")
-@click.option("--all", "every", is_flag=True, help="Every goal, completed and abandoned too.")
+@options(verbs.Goals)
 @json_option
-def goal_list(every: bool, as_json: bool) -> None:
+def goal_list(as_json: bool, **given: Any) -> None:
     """The active goals (all with --all), oldest first, with their linked facts and latest notes.
 
     \b
@@ -75,10 +70,10 @@ def goal_list(every: bool, as_json: bool) -> None:
       git mem goal list
       git mem goal list --all --json
     """
-    from ..notes import goals
+    from ..notes import asked
     from .output_structure import goals as text
 
-    show(goals.listing(notebook(), every), as_json, text)
+    show(asked.goal_list(notebook(), request(verbs.Goals, given)), as_json, text)
 
 
 @click.command()
@@ -111,26 +106,26 @@ def watch(name: str | None, priority: str, reason: str, allow: bool, as_json: bo
 
 
 @click.command()
-@click.argument("name")
+@options(verbs.Unwatch)
 @json_option
-def unwatch(name: str, as_json: bool) -> None:
+def unwatch(as_json: bool, **given: Any) -> None:
     """Stop watching an entity (its line comes off the watch list), one commit.
 
     \b
     Examples:
       git mem unwatch Sarah
     """
-    from ..notes import watch as watching
+    from ..notes import asked
     from .output_structure import watch_written
 
-    show(watching.unwatch(notebook(), name), as_json, watch_written)
+    show(asked.unwatch(notebook(), request(verbs.Unwatch, given)), as_json, watch_written)
 
 
 @click.group(invoke_without_command=True)
-@click.option("--history", is_flag=True, help="Every version of the plan, newest first, with date and reason.")
+@options(verbs.Plan)
 @json_option
 @click.pass_context
-def plan(ctx: click.Context, history: bool, as_json: bool) -> None:
+def plan(ctx: click.Context, /, as_json: bool, **given: Any) -> None:
     """The plan (PLAN.md, the agent's bedside note): print it, its history, or update it.
 
     \b
@@ -141,32 +136,27 @@ def plan(ctx: click.Context, history: bool, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..notes import plan as plans
+    from ..notes import asked
     from . import output_structure as out
 
-    nb = notebook()
-    if history:
-        show(plans.history(nb), as_json, out.plan_history)
-    else:
-        show(plans.show(nb), as_json, out.plan)
+    wanted = request(verbs.Plan, given)
+    show(asked.plan_show(notebook(), wanted), as_json, out.plan_history if wanted.history else out.plan)
 
 
 @plan.command("update")
-@click.argument("text")
-@click.option("--reason", required=True, help="Why the plan changed (kept in the commit's Gitmem-Reason trailer).")
-@guard_option
+@options(verbs.PlanUpdate)
 @json_option
-def plan_update(text: str, reason: str, allow: bool, as_json: bool) -> None:
+def plan_update(as_json: bool, **given: Any) -> None:
     """Replace the plan with TEXT, as one commit whose trailer says why.
 
     \b
     Examples:
       git mem plan update "1. Ship the beta  2. Write the docs" --reason "beta slipped a week"
     """
-    from ..notes import plan as plans
+    from ..notes import asked
     from .output_structure import plan_updated
 
-    show(plans.update(notebook(), text, reason, allow), as_json, plan_updated)
+    show(asked.plan_update(notebook(), request(verbs.PlanUpdate, given)), as_json, plan_updated)
 
 
 COMMANDS = [goal, watch, unwatch, plan]

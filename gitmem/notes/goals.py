@@ -38,11 +38,12 @@ from typing import Any
 
 from ..errors import GitmemError, PageNotFound, UsageError
 from ..notebook import Notebook
+from ..verbs import GOAL_STATUSES
 from . import change, fields, guard, pages, trailers
 from .memory import given_text
 
 FOLDER = "goals"
-STATUSES = ("active", "completed", "abandoned")
+STATUSES = GOAL_STATUSES  # defined with the goal verbs' parameters (verbs.py)
 ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
 FACT = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 

@@ -7,18 +7,21 @@ State changes need the `X-Gitmem` header (see security.py)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .. import config
+from .. import config, params
 from ..errors import UsageError
 from ..records import jsonable
+from ..verbs import Daily, Forget, Get, Links, Log, Mv, Recall, Remember, Search, Tags, Write
 from . import files
 from .views import app_of, run_search, search_form
+
+R = TypeVar("R")
 
 
 def answer(data: Any, status: int = 200) -> JSONResponse:
@@ -33,21 +36,15 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
         raise UsageError(f"unknown {where} {unknown[0]!r}", f"the {where}s are: {', '.join(allowed)}")
 
 
-# Each endpoint's fields: the MCP tool's parameters (which mirror the CLI's options; a test
-# compares all three), plus the few a browser needs and an agent is never offered (WEB_ONLY).
-FIELDS: dict[str, tuple[str, ...]] = {
-    "recall": ("query", "mode", "tags", "type", "at", "since", "from", "to", "date", "by", "history", "limit",
-               "min_score", "full"),
-    "remember": ("text", "to", "section", "category", "force", "keep_both", "scope"),
-    "daily": ("text",),
-    "write": ("page", "content", "section", "replace", "expected"),
-    "forget": ("target", "every", "yes"),
-    "log": ("since", "until", "path", "grep", "limit"),
-    "get": ("path", "at"),
-    "mv": ("old", "new", "no_links", "dry_run"),
-}
-FIELDS["search"] = (*FIELDS["recall"], "in")
-WEB_ONLY = {"write": {"expected"}, "forget": {"yes"}}  # the editor's conflict check; a person's confirmation
+# Each endpoint's request (verbs.py): its fields are the MCP tool's parameters and the CLI's options
+# (tests/test_verbs.py compares all three), plus the few a browser needs and an agent is never
+# offered (WEB_ONLY: the editor's conflict check, write's expected; a person's confirmation, forget's yes).
+REQUESTS: dict[str, type] = {"recall": Recall, "search": Search, "remember": Remember, "daily": Daily,
+                             "write": Write, "forget": Forget, "mv": Mv, "log": Log, "get": Get, "links": Links,
+                             "tags": Tags}
+FIELDS: dict[str, tuple[str, ...]] = {endpoint: params.names(cls, "web") for endpoint, cls in REQUESTS.items()}
+WEB_ONLY = {endpoint: set(params.names(cls, "web")) - set(params.names(cls, "mcp"))
+            for endpoint, cls in REQUESTS.items() if set(params.names(cls, "web")) - set(params.names(cls, "mcp"))}
 # older names the API answered to before it took the MCP/CLI names: still read, never both at once
 ALIASES = {"q": "query", "tag": "tags", "path": "page", "all": "every", "n": "limit"}
 
@@ -103,23 +100,23 @@ def query_of(request: Request, endpoint: str) -> QueryParams:
     return QueryParams([(ALIASES.get(k, k) if ALIASES.get(k) in FIELDS[endpoint] else k, v) for k, v in pairs])
 
 
-def form_of(request: Request, endpoint: str) -> dict[str, Any]:
-    """recall/search's form from the API's query: the same names as the MCP tools (query, tags)."""
-    q = query_of(request, endpoint)
-    return search_form(QueryParams([({"query": "q", "tags": "tag"}.get(k, k), v) for k, v in q.multi_items()]))
+def asked(request: Request, endpoint: str, cls: type[R]) -> R:
+    """The verb's request from the query string: the CLI's and MCP's, checked the same way."""
+    return params.from_mapping(cls, query_of(request, endpoint).multi_items(), "web", strings=True)
 
 
 async def recall(request: Request) -> Response:
     web = app_of(request)
-    return answer(await web.call(run_search, {**form_of(request, "recall"), "kind": "recall"}))
+    from ..search.asked import find
+
+    return answer(await web.call(find, asked(request, "recall", Recall)))
 
 
 async def search(request: Request) -> Response:
     web = app_of(request)
-    form = form_of(request, "search")
-    form["kind"] = "search"
-    form["groups"] = tuple(g for g in request.query_params.getlist("in") if g in config.GROUPS) or config.GROUPS
-    return answer(await web.call(run_search, form))
+    from ..search.asked import find
+
+    return answer(await web.call(find, asked(request, "search", Search)))
 
 
 async def debug_search(request: Request) -> Response:
@@ -134,35 +131,32 @@ async def debug_search(request: Request) -> Response:
 
 async def log(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked as reads
 
-    q = query_of(request, "log")
-    return answer(await web.call(timeline.log, q.get("since"), q.get("until"), q.get("path"), q.get("grep"),
-                                 _int(q.get("limit"))))
+    return answer(await web.call(reads.log, asked(request, "log", Log)))
 
 
 async def get(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import reading
+    from ..notes import asked as notes
 
-    q = query_of(request, "get")
-    return answer(await web.call(reading.get, q.get("path") or "", q.get("at") or None))
+    return answer(await web.call(notes.get, asked(request, "get", Get)))
 
 
 async def links(request: Request) -> Response:
     """A page's outgoing links and backlinks, as `git mem links PAGE --json` gives them."""
     web = app_of(request)
-    from ..search.links import links as find
+    from ..search import asked as reads
 
-    return answer(await web.call(find, request.query_params.get("path") or ""))
+    return answer(await web.call(reads.links, asked(request, "links", Links)))
 
 
 async def tags(request: Request) -> Response:
     """The notebook's tags (`git mem tags --json`); ?tag=NAME for one tag's pages and lines."""
     web = app_of(request)
-    from ..search.tags import tags as find
+    from ..search import asked as reads
 
-    return answer(await web.call(find, request.query_params.get("tag") or None))
+    return answer(await web.call(reads.tags, asked(request, "tags", Tags)))
 
 
 async def listing(request: Request) -> Response:
@@ -190,51 +184,38 @@ async def session_rm(request: Request) -> Response:
 
 async def remember(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import scopes
+    from ..notes import asked
 
-    d = await body(request, "remember")
-    return answer(await web.call(scopes.remember, field(d, "text", default=""), field(d, "to"),
-                                 field(d, "section"), field(d, "category"), bool(field(d, "force", bool)),
-                                 keep_both=bool(field(d, "keep_both", bool)), scope=field(d, "scope")))
+    return answer(await web.call(asked.remember, params.from_mapping(Remember, await body(request, "remember"), "web")))
 
 
 async def daily(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import asked
 
-    d = await body(request, "daily")
-    return answer(await web.call(memory.daily, field(d, "text", default="")))
+    return answer(await web.call(asked.daily, params.from_mapping(Daily, await body(request, "daily"), "web")))
 
 
 async def write(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import memory
+    from ..notes import asked
 
-    d = await body(request, "write")
-    return answer(await web.call(memory.write, field(d, "page", default=""), field(d, "content", default=""),
-                                 field(d, "section"), bool(field(d, "replace", bool)),
-                                 expected=field(d, "expected")))
+    return answer(await web.call(asked.write, params.from_mapping(Write, await body(request, "write"), "web")))
 
 
 async def mv(request: Request) -> Response:
     """Rename a page (and the links to it): `git mem mv OLD NEW --json`."""
     web = app_of(request)
-    from ..notes import rename
+    from ..notes import asked
 
-    d = await body(request, "mv")
-    old, new = field(d, "old", default=""), field(d, "new", default="")
-    if field(d, "dry_run", bool):
-        return answer(await web.call(rename.plan, old, new))
-    return answer(await web.call(rename.move, old, new, not field(d, "no_links", bool)))
+    return answer(await web.call(asked.mv, params.from_mapping(Mv, await body(request, "mv"), "web")))
 
 
 async def forget(request: Request) -> Response:
     web = app_of(request)
-    from ..notes import forget as forgetting
+    from ..notes import asked
 
-    d = await body(request, "forget")
-    return answer(await web.call(forgetting.forget, field(d, "target", default=""), bool(field(d, "every", bool)),
-                                 broad=bool(field(d, "yes", bool))))
+    return answer(await web.call(asked.forget, params.from_mapping(Forget, await body(request, "forget"), "web")))
 
 
 async def everything(request: Request) -> Response:
@@ -310,15 +291,3 @@ ROUTES = [Route("/api/status", status), Route("/api/recall", recall), Route("/ap
           Route("/api/debug/memory/rebuild", rebuild, methods=["GET", "POST"]),
           Route("/api/debug/memory/simulate-compaction", compaction, methods=["POST"]),
           Route("/api/debug/notebook/{path:path}", notebook_page, methods=["GET", "PUT", "POST", "DELETE"])]
-
-
-def _int(value: str | None) -> int | None:
-    if not value:
-        return None
-    try:
-        number = int(value)
-    except ValueError as exc:
-        raise UsageError(f"{value!r} is not a number", "e.g. n=20") from exc
-    if number < 1:  # the CLI's -n takes 1 or more
-        raise UsageError(f"n must be 1 or more, not {number}", "e.g. n=20")
-    return number

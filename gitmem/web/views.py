@@ -14,6 +14,7 @@ from starlette.routing import Route
 from .. import config
 from ..errors import UsageError
 from ..notebook import Notebook
+from ..verbs import Log, Recall, Search
 from . import files
 from .render import render
 
@@ -109,22 +110,22 @@ def paged(found: Any, number: int) -> dict[str, Any]:
 
 async def history(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked
 
     path, number = request.path_params["path"], page_number(request)
-    found = await web.call(timeline.log, None, None, path, None, number * PER_PAGE + 1)
+    found = await web.call(asked.log, Log(path=path, limit=number * PER_PAGE + 1))
     return web.page(request, "history.html", nav="browse", path=found.filters["path"], timeline=found,
                     f={}, title=f"History of {path}", **paged(found, number))
 
 
 async def log(request: Request) -> Response:
     web = app_of(request)
-    from ..search import timeline
+    from ..search import asked
 
     q = request.query_params
     f = {k: q.get(k) or None for k in ("since", "until", "grep")}
     number = page_number(request)
-    found = await web.call(timeline.log, f["since"], f["until"], None, f["grep"], number * PER_PAGE + 1)
+    found = await web.call(asked.log, Log(f["since"], f["until"], None, f["grep"], number * PER_PAGE + 1))
     return web.page(request, "history.html", nav="log", path=None, timeline=found, f=f, title="Timeline",
                     **paged(found, number))
 
@@ -291,12 +292,14 @@ def search_form(q: Any) -> dict[str, Any]:
 
 
 def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
-    """recall/search with the form's filters: the same Query the CLI builds."""
-    from .. import dates
-    from ..search import engine
+    """recall/search with the form's filters: the same request, and domain function, as the CLI's."""
+    from ..search import asked
 
-    since, until = dates.date_range(form["since"] or None, form["start"] or None, form["end"] or None,
-                                    form["day"] or None)
+    return asked.find(nb, searched(form))  # the personal notebook too, when one is configured (as the CLI and MCP)
+
+
+def searched(form: dict[str, Any]) -> Recall:
+    """The search form's fields as the request the CLI and MCP build (Search when it names groups)."""
     try:
         limit = int(form["limit"]) if form.get("limit") else None
     except ValueError as exc:
@@ -308,12 +311,10 @@ def run_search(nb: Notebook, form: dict[str, Any]) -> Any:
     except ValueError as exc:
         raise UsageError(f"min_score must be a number, not {form['min_score']!r}",
                          "e.g. min_score=0 to see the closest anyway") from exc
-    tags = tuple(t.strip() for t in form["tag"].split(",") if t.strip())
-    groups = tuple(form["groups"]) or nb.settings.recall  # recall searches what the CLI's recall does
-    query = engine.Query(form["q"], form["mode"], groups, limit, floor, tags, form["type"] or None,
-                         form["at"] or None, form["history"], since, until, form["by"],
-                         served=True,  # shown to a person (or an API client): reinforced, as the CLI's and MCP's
-                         full=bool(form.get("full")))
-    from ..search import scopes
-
-    return scopes.run(nb, query)  # the personal notebook too, when one is configured (as the CLI and MCP)
+    asked = Recall(query=form["q"], limit=limit, min_score=floor, mode=form["mode"],
+                   tags=tuple(t.strip() for t in form["tag"].split(",") if t.strip()), kind=form["type"] or None,
+                   at=form["at"] or None, history=form["history"], since=form["since"] or None,
+                   start=form["start"] or None, end=form["end"] or None, day=form["day"] or None, by=form["by"],
+                   full=bool(form.get("full")))
+    groups = tuple(form["groups"])
+    return Search(**vars(asked), groups=groups) if groups else asked

@@ -1,0 +1,24 @@
+"""context as asked: a verbs.Context request, from the CLI or an MCP tool, made one domain call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import verbs
+from ..notebook import Notebook
+from . import context
+
+if TYPE_CHECKING:  # the budgeted context reads the index: its module is loaded only when asked for
+    from .budget import Budgeted
+
+BUDGET = 8000  # tokens, for a query without a budget
+
+
+def assemble(nb: Notebook, request: verbs.Context) -> context.Context | context.Reminder | Budgeted:
+    """The always-on context (or the flush reminder) or, for a query or a budget, the budgeted one."""
+    r = request
+    if r.budgeted():
+        from . import budget
+
+        return budget.assemble(nb, r.query, r.budget or BUDGET, r.mode, r.bytes_per_token)
+    return context.run(nb, r.day, r.flush)
