@@ -234,7 +234,10 @@ def test_the_background_worker_embeds_and_the_next_recall_is_semantic(corpus: Me
         time.sleep(0.5)
     later = corpus.json("recall", "what needs replacing on the vehicle")
     assert later["semantic"] is True and not any("prepared" in n for n in later["notes"])
-    assert "background: indexed" in (corpus.path / ".git/gitmem/hooks.log").read_text()
+    log = corpus.path / ".git/gitmem/hooks.log"
+    while not (log.exists() and "background: indexed" in log.read_text()):  # the worker logs once it is done,
+        assert time.monotonic() < deadline, "the worker never logged"  # a moment after its last vector
+        time.sleep(0.2)
 
 
 def test_a_read_reports_how_its_catch_up_goes(mem: Mem) -> None:
