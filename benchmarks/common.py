@@ -265,7 +265,7 @@ class Engine:
         from gitmem import records
         from gitmem.search import engine as search
 
-        query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=0.0)
+        query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=0.0, full=True)
         return _ranked(records.jsonable(search.run(self.nb, query)))
 
     def cli(self, text: str, mode: str, limit: int, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
