@@ -229,7 +229,8 @@ def main() -> None:
     print(f"target: hybrid - keyword @10 = {gap:+.1f} points (>= 5); hybrid not above git grep in: "
           f"{', '.join(beats['git grep']) or 'none'}; not above git grep held to the same text in: "
           f"{', '.join(beats['git grep, same chars']) or 'none'} -> {'met' if met else 'MISSED'}\n")
-    common.save("locomo", {"quick": args.quick, "via_cli": args.cli, "settings": settings, "floor": args.floor, "questions": len(rows),
+    common.save("locomo", {"quick": args.quick, "via_cli": args.cli, "settings": settings, "questions": len(rows),
+                           "floor": args.floor,
                            "skipped": skipped,
                            "summary": s, "cli_agreement": None if args.cli else agree, "hybrid_minus_keyword_at_10": round(gap, 1),
                            "hybrid_not_above": beats, "target_met": met})

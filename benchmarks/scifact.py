@@ -111,7 +111,8 @@ def main() -> None:
     h = scores["hybrid"]["ndcg@10"]
     met = h >= 0.70 and h > scores["keyword"]["ndcg@10"] and h > scores["semantic"]["ndcg@10"]
     print(f"target (hybrid >= 0.70 and above both single modes): {'met' if met else 'MISSED'} (hybrid {h:.4f})\n")
-    common.save("scifact", {"quick": args.quick, "floor": args.floor, "queries": len(qrels), "documents": len(corpus), "counts": counts,
+    common.save("scifact", {"quick": args.quick, "queries": len(qrels), "documents": len(corpus), "counts": counts,
+                            "floor": args.floor,
                             "settings": settings, "scores": scores, "anchors": ANCHORS, "cli_agreement": agree, "target_met": met})
 
 
