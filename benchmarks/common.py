@@ -229,6 +229,9 @@ def setting_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-chars", type=int, help="chunk size to try instead of gitmem's default")
     p.add_argument("--overlap", type=int, help="chunk overlap to try (default: a fifth of --max-chars)")
     p.add_argument("--fusion", choices=("scores", "rrf"), help="hybrid fusion to try instead of the default")
+    p.add_argument("--floor", action="store_true",
+                   help="search at the default min score (weak results marked, a query may be refused) "
+                        "instead of --min-score 0")
 
 
 def cached_notebook(name: str, build: Callable[[Path], None], env: dict[str, str] | None = None) -> Path:
@@ -253,11 +256,12 @@ class Engine:
 
     GROUPS = ("notebook", "daily", "sessions")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, floor: bool = False) -> None:
         from gitmem.index import embed
         from gitmem.gitops.repo import open_notebook
 
         self.path = path
+        self.min_score = None if floor else 0.0  # None: the notebook's default
         self.nb = open_notebook(path)
         embed.load(embed.resolve(self.nb.git))
 
@@ -265,12 +269,14 @@ class Engine:
         from gitmem import records
         from gitmem.search import engine as search
 
-        query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=0.0)
+        query = search.Query(text, mode=mode, groups=self.GROUPS, limit=limit, min_score=self.min_score,
+                             full=True)
         return _ranked(records.jsonable(search.run(self.nb, query)))
 
     def cli(self, text: str, mode: str, limit: int, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-        out = git_mem(self.path, "search", "--json", "--full", "--mode", mode, "--limit", str(limit),
-                      "--min-score", "0", "--", text, env=env)
+        floor = [] if self.min_score is None else ["--min-score", "0"]
+        out = git_mem(self.path, "search", "--json", "--full", "--mode", mode, "--limit", str(limit), *floor,
+                      "--", text, env=env)
         return _ranked(json.loads(out.stdout))
 
 

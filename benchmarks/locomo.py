@@ -203,7 +203,7 @@ def main() -> None:
     for sample in samples:
         path = common.cached_notebook(f"locomo{VERSION}-{sample['sample_id']}{suffix}",
                                       lambda p: build(p, sample, settings), env)
-        engine = common.Engine(path)
+        engine = common.Engine(path, args.floor)
         common.log(f"{sample['sample_id']}: {len(sample['qa'])} questions {'via the CLI' if args.cli else ''}")
         got = score(path, sample, engine, args.cli, env)
         skipped += len(sample["qa"]) - len(got)
@@ -230,6 +230,7 @@ def main() -> None:
           f"{', '.join(beats['git grep']) or 'none'}; not above git grep held to the same text in: "
           f"{', '.join(beats['git grep, same chars']) or 'none'} -> {'met' if met else 'MISSED'}\n")
     common.save("locomo", {"quick": args.quick, "via_cli": args.cli, "settings": settings, "questions": len(rows),
+                           "floor": args.floor,
                            "skipped": skipped,
                            "summary": s, "cli_agreement": None if args.cli else agree, "hybrid_minus_keyword_at_10": round(gap, 1),
                            "hybrid_not_above": beats, "target_met": met})

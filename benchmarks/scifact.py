@@ -97,7 +97,7 @@ def main() -> None:
         corpus = [d for d in corpus if d["_id"] in keep]
     name = f"scifact{VERSION}-{len(corpus)}{suffix}"
     path = common.cached_notebook(name, lambda p: build(p, corpus, settings), env)
-    engine = common.Engine(path)
+    engine = common.Engine(path, args.floor)
     scores = evaluate(engine, queries, qrels)
     sample = [queries[q] for q in list(qrels)[:args.cli_sample]]
     agree = common.agreement(engine, sample, MODES, 100, env)
@@ -112,6 +112,7 @@ def main() -> None:
     met = h >= 0.70 and h > scores["keyword"]["ndcg@10"] and h > scores["semantic"]["ndcg@10"]
     print(f"target (hybrid >= 0.70 and above both single modes): {'met' if met else 'MISSED'} (hybrid {h:.4f})\n")
     common.save("scifact", {"quick": args.quick, "queries": len(qrels), "documents": len(corpus), "counts": counts,
+                            "floor": args.floor,
                             "settings": settings, "scores": scores, "anchors": ANCHORS, "cli_agreement": agree, "target_met": met})
 
 

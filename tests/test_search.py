@@ -399,3 +399,22 @@ def test_a_warm_process_answers_as_a_fresh_one(corpus: Mem, monkeypatch: pytest.
     assert "snow chains" in warm[-1]["results"][0]["text"]  # the warm process saw the edit
     _cold_caches()
     assert warm == answers()
+
+
+def test_a_second_fact_of_a_chunk_already_shown_yields_to_another_section() -> None:
+    """Ten results reach into more sections: a fact whose chunk a better result shows counts
+    SAME_CHUNK of its score, so a close fact of another section comes before it; a far one does not."""
+    from gitmem.search import engine
+    from gitmem.search.facts import Found
+    from gitmem.search.hits import Hit
+
+    def found(path: str, start: int, end: int, score: float) -> Found:
+        return Found(Hit(group="notebook", path=path, heading="", snippet="", text="", score=score,
+                         lines={"start": start, "end": end}, commit=None, date=None, author=None),
+                     1, None, (start, start))
+
+    first, same, other, far = (found("a.md", 1, 9, 0.80), found("a.md", 1, 9, 0.78),
+                               found("b.md", 3, 7, 0.75), found("c.md", 1, 4, 0.60))
+    order = engine._spread([first, same, other, far])
+    assert [f.hit.path for f in order] == ["a.md", "b.md", "a.md", "c.md"]
+    assert same.hit.score == round(0.78 * engine.SAME_CHUNK, 4) and other.hit.score == 0.75
