@@ -297,3 +297,11 @@ class PlanUpdate:
     reason: str = param("Why the plan changed (kept in the commit's Gitmem-Reason trailer).", "--reason",
                         required=True, default="", agent="Why it changed, in a line.")
     allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
+@dataclass(frozen=True)
+class Status:
+    """status: index health (files, chunks, revisions, indexed commit vs HEAD, model)."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "web")  # no MCP tool: an agent has no use for it
+    no_model: bool = param("Do not try to load the model (faster).", "--no-model", default=False)

@@ -41,6 +41,7 @@ FACES: dict[type, tuple[tuple[str, ...], str | None, str | None]] = {
     verbs.Unwatch: (("unwatch",), "unwatch", None),
     verbs.Plan: (("plan",), "plan", None),
     verbs.PlanUpdate: (("plan", "update"), "plan_update", None),
+    verbs.Status: (("status",), None, "status"),
 }
 CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
 
@@ -152,15 +153,19 @@ CALLS: list[tuple[type, list[str], dict[str, Any] | None, str | tuple[str, dict[
     (verbs.Plan, ["plan", "--history"], {"history": True}, None),
     (verbs.PlanUpdate, ["plan", "update", "Ship it", "--reason", "beta"], {"text": "Ship it", "reason": "beta"},
      None),
+    (verbs.Status, ["status"], None, "/api/status"),
+    (verbs.Status, ["status", "--no-model"], None, "/api/status?model=0"),
+    (verbs.Status, ["status", "--no-model"], None, "/api/status?no_model=1"),
 ]
 DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Remember: (asked_notes, "remember"),
           verbs.Daily: (asked_notes, "daily"), verbs.Write: (asked_notes, "write"),
-          verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Mv: (asked_notes, "mv"), verbs.Log: (asked, "log"),
+          verbs.Forget: (asked_notes, "forget"), verbs.Get: (asked_notes, "get"), verbs.Mv: (asked_notes, "mv"),
+          verbs.Log: (asked, "log"),
           verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble"), verbs.Links: (asked, "links"),
           verbs.Tags: (asked, "tags"), verbs.GoalAdd: (asked_notes, "goal_add"),
           verbs.GoalUpdate: (asked_notes, "goal_update"), verbs.Goals: (asked_notes, "goal_list"),
           verbs.Unwatch: (asked_notes, "unwatch"), verbs.Plan: (asked_notes, "plan_show"),
-          verbs.PlanUpdate: (asked_notes, "plan_update")}
+          verbs.PlanUpdate: (asked_notes, "plan_update"), verbs.Status: (asked, "status")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)
@@ -218,3 +223,25 @@ def test_from_mapping_reads_a_query_string() -> None:
         verbs.Recall(query="x", tags=("a", "b", "c"), limit=7, history=False, full=True)
     with pytest.raises(UsageError, match="'limit' must be a whole number"):
         params.from_mapping(verbs.Recall, [("query", "x"), ("limit", "lots")], "web", strings=True)
+
+
+def test_the_webs_model_0_is_no_model(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The web's model=0 is the CLI's --no-model; any other value tries the model; a typo is refused."""
+    from starlette.testclient import TestClient
+
+    from gitmem.web.app import create_app
+
+    seen: list[Any] = []
+
+    def domain(nb: Any, request: Any) -> Any:
+        seen.append(request)
+        raise UsageError("stop here", "the test has what it needs")
+
+    monkeypatch.setattr(asked, "status", domain)
+    web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
+    assert web.get("/api/status?model=1").status_code == 400
+    assert web.get("/api/debug/memory/status?model=0").status_code == 400
+    assert seen == [verbs.Status(no_model=False), verbs.Status(no_model=True)]
+    refused = web.get("/api/status?modle=0")
+    assert refused.status_code == 400 and refused.json()["error"] == "unknown parameter 'modle'"
+    assert len(seen) == 2

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from .. import verbs
 from .common import json_option, notebook, progress, show
+from .options import options, request
 
 
 @click.command()
@@ -47,9 +50,9 @@ def rebuild(as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--no-model", is_flag=True, help="Do not try to load the model (faster).")
+@options(verbs.Status)
 @json_option
-def status(no_model: bool, as_json: bool) -> None:
+def status(as_json: bool, **given: Any) -> None:
     """Index health: files, chunks, revisions, indexed commit vs HEAD, model.
 
     \b
@@ -57,10 +60,10 @@ def status(no_model: bool, as_json: bool) -> None:
       git mem status
       git mem status --json
     """
-    from ..index import maintenance
+    from ..search import asked
     from . import output
 
-    show(maintenance.status(notebook(), check_model=not no_model), as_json, output.status)
+    show(asked.status(notebook(), request(verbs.Status, given)), as_json, output.status)
 
 
 @click.command()

@@ -1,6 +1,9 @@
-"""The verbs that read, as asked: a request of verbs.py (recall, search, log, why, links, tags) from any face."""
+"""The verbs that read, as asked: a request of verbs.py (recall, search, log, why, links, tags, status)
+from any face."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .. import dates, verbs
 from ..notebook import Notebook
@@ -48,3 +51,10 @@ def links(nb: Notebook, request: Links) -> linking.Links:
 def tags(nb: Notebook, request: Tags) -> tagging.Tags:
     """Every tag with its count, or the pages and lines of the one the request names."""
     return tagging.tags(nb, request.tag)
+
+
+def status(nb: Notebook, request: verbs.Status) -> dict[str, Any]:
+    """Index health, read-only; the model is tried unless `no_model`."""
+    from ..index import maintenance  # only status and the index's own verbs need it
+
+    return maintenance.status(nb, check_model=not request.no_model)

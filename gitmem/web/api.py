@@ -17,7 +17,7 @@ from starlette.routing import Route
 from .. import config, params
 from ..errors import UsageError
 from ..records import jsonable
-from ..verbs import Daily, Forget, Get, Links, Log, Mv, Recall, Remember, Search, Tags, Write
+from ..verbs import Daily, Forget, Get, Links, Log, Mv, Recall, Remember, Search, Status, Tags, Write
 from . import files
 from .views import app_of, run_search, search_form
 
@@ -41,7 +41,7 @@ def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
 # offered (WEB_ONLY: the editor's conflict check, write's expected; a person's confirmation, forget's yes).
 REQUESTS: dict[str, type] = {"recall": Recall, "search": Search, "remember": Remember, "daily": Daily,
                              "write": Write, "forget": Forget, "mv": Mv, "log": Log, "get": Get, "links": Links,
-                             "tags": Tags}
+                             "tags": Tags, "status": Status}
 FIELDS: dict[str, tuple[str, ...]] = {endpoint: params.names(cls, "web") for endpoint, cls in REQUESTS.items()}
 WEB_ONLY = {endpoint: set(params.names(cls, "web")) - set(params.names(cls, "mcp"))
             for endpoint, cls in REQUESTS.items() if set(params.names(cls, "web")) - set(params.names(cls, "mcp"))}
@@ -86,11 +86,21 @@ def field(data: dict[str, Any], name: str, kind: type = str, default: Any = None
     return value
 
 
+def status_asked(request: Request) -> Status:
+    """The status request from the query string. The web spells the CLI's --no-model as
+    `model=0` (the model is tried unless model=0), so `model` is read as no_model, inverted;
+    `no_model=1` is read too. Any other name is refused, as for every verb."""
+    pairs = [("no_model", "1" if v == "0" else "0") if k == "model" else (k, v)
+             for k, v in request.query_params.multi_items()]
+    canonical({k: None for k, _ in pairs}, "status", "parameter")
+    return params.from_mapping(Status, pairs, "web", strings=True)
+
+
 async def status(request: Request) -> Response:
     web = app_of(request)
-    from ..index import maintenance
+    from ..search import asked as reads
 
-    return answer(await web.call(maintenance.status, check_model=request.query_params.get("model") != "0"))
+    return answer(await web.call(reads.status, status_asked(request)))
 
 
 def query_of(request: Request, endpoint: str) -> QueryParams:
@@ -246,9 +256,9 @@ async def rebuild(request: Request) -> Response:
 
 async def debug_status(request: Request) -> Response:
     web = app_of(request)
-    from ..index import maintenance
+    from ..search import asked as reads
 
-    data = await web.call(maintenance.status, check_model=request.query_params.get("model") != "0")
+    data = await web.call(reads.status, status_asked(request))
     return answer({**data, "rebuild": web.rebuild.state()})
 
 
