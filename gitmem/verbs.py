@@ -300,6 +300,15 @@ class PlanUpdate:
 
 
 @dataclass(frozen=True)
+class SessionChanges:
+    """session changes: what a session created, updated and removed, from the commits it made."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    # None: the session this process writes for (agent/asked.py: an MCP server's own, else GITMEM_SESSION)
+    session_id: str | None = param(wire="id", metavar="[ID]", agent="The session id (GITMEM_SESSION) [this session].")
+
+
+@dataclass(frozen=True)
 class Status:
     """status: index health (files, chunks, revisions, indexed commit vs HEAD, model)."""
 

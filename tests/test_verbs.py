@@ -41,6 +41,7 @@ FACES: dict[type, tuple[tuple[str, ...], str | None, str | None]] = {
     verbs.Unwatch: (("unwatch",), "unwatch", None),
     verbs.Plan: (("plan",), "plan", None),
     verbs.PlanUpdate: (("plan", "update"), "plan_update", None),
+    verbs.SessionChanges: (("session", "changes"), "session_changes", None),
     verbs.Status: (("status",), None, "status"),
 }
 CLI_EXTRA = {"as_json", "everything"}  # --json: how the CLI prints; forget --everything: a verb of its own
@@ -153,6 +154,7 @@ CALLS: list[tuple[type, list[str], dict[str, Any] | None, str | tuple[str, dict[
     (verbs.Plan, ["plan", "--history"], {"history": True}, None),
     (verbs.PlanUpdate, ["plan", "update", "Ship it", "--reason", "beta"], {"text": "Ship it", "reason": "beta"},
      None),
+    (verbs.SessionChanges, ["session", "changes", "chat-42"], {"id": "chat-42"}, None),
     (verbs.Status, ["status"], None, "/api/status"),
     (verbs.Status, ["status", "--no-model"], None, "/api/status?model=0"),
     (verbs.Status, ["status", "--no-model"], None, "/api/status?no_model=1"),
@@ -165,7 +167,8 @@ DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Re
           verbs.Tags: (asked, "tags"), verbs.GoalAdd: (asked_notes, "goal_add"),
           verbs.GoalUpdate: (asked_notes, "goal_update"), verbs.Goals: (asked_notes, "goal_list"),
           verbs.Unwatch: (asked_notes, "unwatch"), verbs.Plan: (asked_notes, "plan_show"),
-          verbs.PlanUpdate: (asked_notes, "plan_update"), verbs.Status: (asked, "status")}
+          verbs.PlanUpdate: (asked_notes, "plan_update"), verbs.SessionChanges: (asked_agent, "changes"),
+          verbs.Status: (asked, "status")}
 
 
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)

@@ -44,6 +44,7 @@ from ..verbs import (
     Recall,
     Remember,
     Search,
+    SessionChanges,
     Unwatch,
     Why,
     Write,
@@ -168,9 +169,9 @@ TOOLS: list[Tool] = [
          READ_ONLY),
     verb("plan_update", "Replace the plan with new text, as one commit that records why (reason).", PlanUpdate,
          lambda nb, r: asked_notes.plan_update(nb, r), REWRITES),
-    Tool("session_changes", "What a session created, updated and removed, from the commits it made "
-         "[this server's session].", {"id": string("The session id (GITMEM_SESSION) [this session].")},
-         (), lambda nb, a: tracker.changes(nb, a.get("id") or trailers.session() or ""), READ_ONLY),
+    # without an id, this server's session: Handler.call runs every tool inside trailers.in_session
+    verb("session_changes", "What a session created, updated and removed, from the commits it made "
+         "[this server's session].", SessionChanges, lambda nb, r: asked_agent.changes(nb, r), READ_ONLY),
 ]
 
 

@@ -143,9 +143,9 @@ def session_rm(chat: str, as_json: bool) -> None:
 
 
 @session.command("changes")
-@click.argument("session_id", metavar="[ID]", required=False)
+@options(verbs.SessionChanges)
 @json_option
-def session_changes(session_id: str | None, as_json: bool) -> None:
+def session_changes(as_json: bool, **given: Any) -> None:
     """What one agent session created, updated and removed, read from commit trailers.
 
     Every commit made with GITMEM_SESSION=ID in the environment (or by an MCP
@@ -158,11 +158,10 @@ def session_changes(session_id: str | None, as_json: bool) -> None:
       git mem session changes chat-42          this session: 1 remembered
       git mem session changes chat-42 --json
     """
-    from ..agent import tracker
-    from ..notes import trailers
+    from ..agent import asked
     from .output_structure import session_changes as text
 
-    show(tracker.changes(notebook(), session_id or trailers.session() or ""), as_json, text)
+    show(asked.changes(notebook(), request(verbs.SessionChanges, given)), as_json, text)
 
 
 @click.command("mcp")
