@@ -45,6 +45,7 @@ class Param:
     metavar: str | None = None
     show_default: bool = False
     required: bool = False  # the MCP tool and the web API need it (the CLI may read it from stdin)
+    cli_optional: bool = False  # a required argument the command line may leave out (watch without NAME lists)
     words: bool = False  # an argument of words (nargs=-1), joined by spaces into the value
     faces: tuple[str, ...] = FACES
 

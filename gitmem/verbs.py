@@ -271,6 +271,22 @@ class Goals:
                         agent="Completed and abandoned goals too.")
 
 
+PRIORITIES = ("low", "medium", "high")  # a watched entity's
+
+
+@dataclass(frozen=True)
+class Watch:
+    """watch: an entity watched (or its priority changed), or with no name the watch list."""
+
+    faces: ClassVar[tuple[str, ...]] = ("cli", "mcp")
+    # the watch tool needs a name (watch_list lists); the command line lists without one
+    name: str | None = param(agent="The entity's name, e.g. Sarah.", required=True, cli_optional=True)
+    priority: str = param("", "--priority", choices=PRIORITIES, default="medium", show_default=True,
+                          agent="[medium]")
+    reason: str = param("Why it is watched.", "--reason", default="")
+    allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
+
+
 @dataclass(frozen=True)
 class Unwatch:
     """unwatch: an entity taken off the watch list."""

@@ -38,6 +38,7 @@ FACES: dict[type, tuple[tuple[str, ...], str | None, str | None]] = {
     verbs.GoalAdd: (("goal", "add"), "goal_add", None),
     verbs.GoalUpdate: (("goal", "update"), "goal_update", None),
     verbs.Goals: (("goal", "list"), "goals", None),
+    verbs.Watch: (("watch",), "watch", None),
     verbs.Unwatch: (("unwatch",), "unwatch", None),
     verbs.Plan: (("plan",), "plan", None),
     verbs.PlanUpdate: (("plan", "update"), "plan_update", None),
@@ -149,6 +150,10 @@ CALLS: list[tuple[type, list[str], dict[str, Any] | None, str | tuple[str, dict[
     (verbs.GoalUpdate, ["goal", "update", "learn-spanish", "--progress", "40", "--status", "active", "--note", "u4"],
      {"id": "learn-spanish", "progress": 40, "status": "active", "note": "u4"}, None),
     (verbs.Goals, ["goal", "list", "--all"], {"every": True}, None),
+    (verbs.Watch, ["watch", "Sarah", "--priority", "high", "--reason", "her details change"],
+     {"name": "Sarah", "priority": "high", "reason": "her details change"}, None),
+    (verbs.Watch, ["watch", "Sarah"], {"name": "Sarah"}, None),
+    (verbs.Watch, ["watch", "list"], None, None),  # the list; MCP's is the watch_list tool (below)
     (verbs.Unwatch, ["unwatch", "Sarah"], {"name": "Sarah"}, None),
     (verbs.Plan, ["plan"], {}, None),
     (verbs.Plan, ["plan", "--history"], {"history": True}, None),
@@ -166,7 +171,8 @@ DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Re
           verbs.Why: (asked, "why"), verbs.Context: (asked_agent, "assemble"), verbs.Links: (asked, "links"),
           verbs.Tags: (asked, "tags"), verbs.GoalAdd: (asked_notes, "goal_add"),
           verbs.GoalUpdate: (asked_notes, "goal_update"), verbs.Goals: (asked_notes, "goal_list"),
-          verbs.Unwatch: (asked_notes, "unwatch"), verbs.Plan: (asked_notes, "plan_show"),
+          verbs.Watch: (asked_notes, "watch"), verbs.Unwatch: (asked_notes, "unwatch"),
+          verbs.Plan: (asked_notes, "plan_show"),
           verbs.PlanUpdate: (asked_notes, "plan_update"), verbs.SessionChanges: (asked_agent, "changes"),
           verbs.Status: (asked, "status")}
 
@@ -189,7 +195,7 @@ def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch:
     monkeypatch.setattr(module, name, domain)
     assert "stop here" in mem(*argv, code=2).stderr  # a usage error
     tool = FACES[cls][1]
-    if tool is not None:
+    if tool is not None and arguments is not None:  # None: a question only the CLI asks so (watch list)
         ok, text = server.Handler(open_notebook(mem.path)).call(tool, arguments)
         assert not ok and "stop here" in text
     if url is not None:
@@ -226,6 +232,20 @@ def test_from_mapping_reads_a_query_string() -> None:
         verbs.Recall(query="x", tags=("a", "b", "c"), limit=7, history=False, full=True)
     with pytest.raises(UsageError, match="'limit' must be a whole number"):
         params.from_mapping(verbs.Recall, [("query", "x"), ("limit", "lots")], "web", strings=True)
+
+
+def test_watch_list_is_watch_without_a_name(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MCP's watch_list tool and the CLI's `git mem watch` alone ask the one domain call the same."""
+    seen: list[Any] = []
+
+    def domain(nb: Any, request: Any) -> Any:
+        seen.append(request)
+        raise UsageError("stop here", "the test has what it needs")
+
+    monkeypatch.setattr(asked_notes, "watch", domain)
+    assert server.Handler(open_notebook(mem.path)).call("watch_list", {})[0] is False
+    mem("watch", code=2)
+    assert seen == [verbs.Watch(), verbs.Watch()]
 
 
 def test_the_webs_model_0_is_no_model(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:

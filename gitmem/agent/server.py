@@ -27,7 +27,7 @@ from .. import params, records
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
 from ..notes import asked as asked_notes
-from ..notes import trailers, watch
+from ..notes import trailers
 from ..search import asked
 from ..verbs import (
     Context,
@@ -46,6 +46,7 @@ from ..verbs import (
     Search,
     SessionChanges,
     Unwatch,
+    Watch,
     Why,
     Write,
 )
@@ -62,18 +63,6 @@ INSTRUCTIONS = ("gitmem is the user's long-term memory: a markdown notebook in g
                 "Keep your plan current with plan_update (say why) and your goals with goal_add and goal_update; "
                 "watch the entities whose facts must not drift. "
                 + DATA_NOTE)
-
-
-def string(description: str, **extra: Any) -> Schema:
-    return {"type": "string", "description": description, **extra}
-
-
-def boolean(description: str) -> Schema:
-    return {"type": "boolean", "description": description, "default": False}
-
-
-def choice(description: str, values: tuple[str, ...]) -> Schema:
-    return {"type": "string", "enum": list(values), "description": description}
 
 
 @dataclass(frozen=True)
@@ -154,14 +143,12 @@ TOOLS: list[Tool] = [
          GoalUpdate, lambda nb, r: asked_notes.goal_update(nb, r), ADDS),
     verb("goals", "The active goals (every=true: all of them), with progress, linked facts and notes. " + DATA_NOTE,
          Goals, lambda nb, r: asked_notes.goal_list(nb, r), READ_ONLY),
-    Tool("watch", "Watch an entity (a person, project, thing): a later remember that disagrees with what the "
+    verb("watch", "Watch an entity (a person, project, thing): a later remember that disagrees with what the "
          "notebook holds about it is reported with the older fact. Watching it again changes its priority.",
-         {"name": string("The entity's name, e.g. Sarah."), "priority": choice("[medium]", watch.PRIORITIES),
-          "reason": string("Why it is watched.")},
-         ("name",), lambda nb, a: watch.watch(nb, a["name"], a.get("priority", "medium"), a.get("reason", "")),
-         ADDS),
+         Watch, lambda nb, r: asked_notes.watch(nb, r), ADDS),
+    # the same domain call without a name: the list (the command line's `git mem watch` alone)
     Tool("watch_list", "The watched entities, with priority and reason.", {}, (),
-         lambda nb, a: watch.listing(nb), READ_ONLY),
+         lambda nb, a: asked_notes.watch(nb, Watch()), READ_ONLY),
     verb("unwatch", "Stop watching an entity: one commit.", Unwatch, lambda nb, r: asked_notes.unwatch(nb, r),
          REMOVES),
     verb("plan", "The plan (PLAN.md, your bedside note): what you are doing and what is next. With history=true, "

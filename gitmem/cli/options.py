@@ -35,7 +35,7 @@ def parameter(f: Field) -> Callable[[F], F]:
     if not p.flags:
         if p.words:
             return click.argument(f.attr, nargs=-1, metavar=p.metavar)
-        return click.argument(f.attr, required=p.required, metavar=p.metavar)
+        return click.argument(f.attr, required=p.required and not p.cli_optional, metavar=p.metavar)
     extra: dict[str, Any] = {}
     if f.kind == "boolean":
         extra["is_flag"] = True

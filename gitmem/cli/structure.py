@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from .. import verbs
-from .common import guard_option, json_option, notebook, show
+from .common import json_option, notebook, show
 from .options import options, request
 
 
@@ -77,12 +77,9 @@ def goal_list(as_json: bool, **given: Any) -> None:
 
 
 @click.command()
-@click.argument("name", required=False)
-@click.option("--priority", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True)
-@click.option("--reason", default="", help="Why it is watched.")
-@guard_option
+@options(verbs.Watch)
 @json_option
-def watch(name: str | None, priority: str, reason: str, allow: bool, as_json: bool) -> None:
+def watch(as_json: bool, **given: Any) -> None:
     """Watch an entity: a write that disagrees with what the notebook holds about it is reported.
 
     The list is reference/watched.md (flat layout: WATCHED.md), one line per
@@ -95,14 +92,14 @@ def watch(name: str | None, priority: str, reason: str, allow: bool, as_json: bo
       git mem watch list
       git mem watch list --json
     """
+    from ..notes import asked
     from ..notes import watch as watching
     from . import output_structure as out
 
-    nb = notebook()
-    if name in (None, "list"):
-        show(watching.listing(nb), as_json, out.watch_list)
-        return
-    show(watching.watch(nb, name, priority, reason, allow), as_json, out.watch_written)
+    # 'list' is the command line's word for the list (MCP has a watch_list tool): no name
+    name = None if given["name"] == "list" else given["name"]
+    found = asked.watch(notebook(), request(verbs.Watch, given, name=name))
+    show(found, as_json, out.watch_list if isinstance(found, watching.WatchList) else out.watch_written)
 
 
 @click.command()

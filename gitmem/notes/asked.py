@@ -6,7 +6,8 @@ from .. import verbs
 from ..notebook import Notebook
 from ..verbs import Daily, Forget, Get, Mv, Remember, Write
 from . import forget as forgetting
-from . import goals, memory, plan, reading, rename, scopes, watch
+from . import goals, memory, plan, reading, rename, scopes
+from . import watch as watching
 from .written import Written
 
 
@@ -56,8 +57,16 @@ def goal_list(nb: Notebook, request: verbs.Goals) -> goals.Goals:
     return goals.listing(nb, request.every)
 
 
-def unwatch(nb: Notebook, request: verbs.Unwatch) -> watch.WatchWritten:
-    return watch.unwatch(nb, request.name)
+def watch(nb: Notebook, request: verbs.Watch) -> watching.WatchWritten | watching.WatchList:
+    """The entity watched (one commit), or with no name the watch list."""
+    r = request
+    if r.name is None:
+        return watching.listing(nb)
+    return watching.watch(nb, r.name, r.priority, r.reason, r.allow)
+
+
+def unwatch(nb: Notebook, request: verbs.Unwatch) -> watching.WatchWritten:
+    return watching.unwatch(nb, request.name)
 
 
 def plan_show(nb: Notebook, request: verbs.Plan) -> plan.Plan | plan.History:

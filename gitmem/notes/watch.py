@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from ..errors import GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
+from ..verbs import PRIORITIES  # the watch request's choices (verbs.Watch)
 from . import change, guard, pages, supersede, trailers
 
-PRIORITIES = ("low", "medium", "high")
 ENTRY = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*\n]+)\*\*(?:\s+—\s+priority:\s*(?P<priority>\w+))?"
                    r"(?:\s+—\s+(?P<reason>.*?))?\s*$")
 FILLER = frozenset("a an the is are was were has have had now".split())
