@@ -4,6 +4,7 @@ request for the same question and hand it to the same domain function."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -177,6 +178,14 @@ DOMAIN = {verbs.Recall: (asked, "find"), verbs.Search: (asked, "find"), verbs.Re
           verbs.Status: (asked, "status")}
 
 
+def stop(seen: list[Any]) -> Callable[..., Any]:
+    """A domain function that records the request it is handed and stops there (a usage error)."""
+    def domain(nb: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(request)
+        raise UsageError("stop here", "the test has what it needs")
+    return domain
+
+
 @pytest.mark.parametrize("cls, argv, arguments, url", CALLS)
 def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch: pytest.MonkeyPatch, cls: type,
                                                           argv: list[str], arguments: dict[str, Any] | None,
@@ -186,13 +195,8 @@ def test_the_three_faces_hand_the_domain_the_same_request(mem: Mem, monkeypatch:
     from gitmem.web.app import create_app
 
     seen: list[Any] = []
-
-    def domain(nb: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(request)
-        raise UsageError("stop here", "the test has what it needs")
-
     module, name = DOMAIN[cls]
-    monkeypatch.setattr(module, name, domain)
+    monkeypatch.setattr(module, name, stop(seen))
     assert "stop here" in mem(*argv, code=2).stderr  # a usage error
     tool = FACES[cls][1]
     if tool is not None and arguments is not None:  # None: a question only the CLI asks so (watch list)
@@ -237,12 +241,7 @@ def test_from_mapping_reads_a_query_string() -> None:
 def test_watch_list_is_watch_without_a_name(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
     """MCP's watch_list tool and the CLI's `git mem watch` alone ask the one domain call the same."""
     seen: list[Any] = []
-
-    def domain(nb: Any, request: Any) -> Any:
-        seen.append(request)
-        raise UsageError("stop here", "the test has what it needs")
-
-    monkeypatch.setattr(asked_notes, "watch", domain)
+    monkeypatch.setattr(asked_notes, "watch", stop(seen))
     assert server.Handler(open_notebook(mem.path)).call("watch_list", {})[0] is False
     mem("watch", code=2)
     assert seen == [verbs.Watch(), verbs.Watch()]
@@ -255,12 +254,7 @@ def test_the_webs_model_0_is_no_model(mem: Mem, monkeypatch: pytest.MonkeyPatch)
     from gitmem.web.app import create_app
 
     seen: list[Any] = []
-
-    def domain(nb: Any, request: Any) -> Any:
-        seen.append(request)
-        raise UsageError("stop here", "the test has what it needs")
-
-    monkeypatch.setattr(asked, "status", domain)
+    monkeypatch.setattr(asked, "status", stop(seen))
     web = TestClient(create_app(mem.path, {"testserver"}), raise_server_exceptions=False)
     assert web.get("/api/status?model=1").status_code == 400
     assert web.get("/api/debug/memory/status?model=0").status_code == 400
