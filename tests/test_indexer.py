@@ -211,3 +211,44 @@ def test_a_commit_no_ref_reaches_leaves_no_text_in_the_index(mem: Mem) -> None:
         assert conn.execute("SELECT count(*) FROM texts WHERE body LIKE '%zanzibarquux%'").fetchone()[0] == 1
     finally:
         conn.close()
+
+
+def test_a_reader_of_a_never_built_index_waits_for_the_build(mem: Mem) -> None:
+    """A rebuild holds the lock while the new index is empty: a reader waits for it past its
+    usual few seconds, rather than answering from nothing (the race test_concurrency met)."""
+    import threading
+
+    from gitmem.gitops.lock import FileLock
+
+    mem.write("knowledge/target.md", "The cormorant dries its wings on the pier\n")
+    mem.commit("target")
+    nb = open_notebook(mem.path)
+    held, release = threading.Event(), threading.Event()
+
+    def builder() -> None:
+        with FileLock(nb.state_dir / "index.lock"):
+            held.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=builder)
+    thread.start()
+    held.wait(30)
+    index = Index(nb)
+    try:
+        threading.Timer(0.5, release.set).start()  # let go well after the reader's own wait of 0.05 s
+        report = index.sync(wait=0.05)
+        assert not report.stale and report.notes == []
+        assert index.meta("commit") == mem.git("rev-parse", "HEAD").strip()
+    finally:
+        release.set()
+        thread.join()
+        index.close()
+    # an index that was built answers as it stands when the lock stays busy past the wait
+    mem.write("knowledge/more.md", "A heron stands in the shallows\n")
+    mem.commit("more")
+    with FileLock(nb.state_dir / "index.lock"):
+        index = Index(nb)
+        try:
+            assert index.sync(wait=0.05).stale
+        finally:
+            index.close()

@@ -37,6 +37,9 @@ from .db import IndexBusy
 
 T = TypeVar("T")
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
+# A reader that finds the index never built (a rebuild or another first build holds the lock)
+# has nothing to answer from, so it waits this long rather than the usual few seconds.
+FIRST_BUILD_WAIT = 600.0
 
 
 @dataclass
@@ -166,6 +169,8 @@ class Index:
         if self._current(head, work):
             return report
         asked = time.monotonic()
+        if wait is not None and self.meta("commit") is None:
+            wait = max(wait, FIRST_BUILD_WAIT)
         if not self.lock_or_stale(wait, report, "index is being updated by another process; results may be behind"):
             return report
         try:
