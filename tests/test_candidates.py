@@ -140,3 +140,28 @@ def test_candidates_are_checked_in_slices(edited: Mem) -> None:
         assert cand._among(list(range(1, 40_001))) == live
     finally:
         index.close()
+
+
+def test_a_shallow_fusion_scores_each_text_as_a_deep_one(edited: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ranker brings its best DEPTH texts; a text one of them placed past DEPTH still gets
+    that ranker's score (engine._complete), so the fused score of every text the shallow fusion
+    holds is the score it has when both rankers list everything."""
+    nb = open_notebook(edited.path)
+    embedder = embed.load(embed.resolve(nb.git))
+
+    def fused(depth: int, text: str) -> dict[int, float]:
+        monkeypatch.setattr(candidates, "DEPTH", depth)
+        index = Index(nb)
+        try:
+            q = search.Query(text, mode="hybrid", groups=GROUPS[1], limit=1000, min_score=0.0)
+            return search._weigh(index, q, embedder, candidates.Candidates(index.conn, q, views.live()))[1]
+        finally:
+            index.close()
+
+    completed = 0
+    for text in QUERIES[:4]:
+        shallow, deep = fused(2, text), fused(10_000, text)
+        assert len(deep) > len(shallow)
+        assert {t: round(v, 6) for t, v in shallow.items()} == {t: round(deep[t], 6) for t in shallow}
+        completed += len(shallow) - 2
+    assert completed

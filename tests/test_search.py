@@ -418,3 +418,19 @@ def test_a_second_fact_of_a_chunk_already_shown_yields_to_another_section() -> N
     order = engine._spread([first, same, other, far])
     assert [f.hit.path for f in order] == ["a.md", "b.md", "a.md", "c.md"]
     assert same.hit.score == round(0.78 * engine.SAME_CHUNK, 4) and other.hit.score == 0.75
+
+
+def test_full_results_show_each_chunk_once(mem: Mem) -> None:
+    """Without --full two facts of one section are two results; with it a result is the whole
+    section, so a second fact of a section already shown adds nothing and is left out."""
+    mem.write("knowledge/birds.md", "# Birds\n\n## Herons\n\n- The grey heron nests in the alder carr.\n"
+              "- A heron was seen fishing at the weir.\n- Heron chicks fledge in June.\n\n"
+              "## Owls\n\n- The barn owl hunts over the meadow.\n")
+    mem.commit("birds")
+    for mode in ("keyword", "hybrid"):
+        facts = mem.compact("recall", "--mode", mode, "--min-score", "0", "heron")["results"]
+        full = mem.json("recall", "--mode", mode, "--min-score", "0", "heron")["results"]
+        herons = [r for r in facts if r["where"].startswith("knowledge/birds.md:") and "eron" in r["text"]]
+        assert len(herons) >= 2, facts
+        spans = [(r["path"], r["lines"]["start"], r["lines"]["end"]) for r in full]
+        assert len(spans) == len(set(spans)) and spans[0] == ("knowledge/birds.md", 1, 7), spans

@@ -34,6 +34,16 @@ def ranked(conn: apsw.Connection, match: str, n: int, among: bool) -> list[tuple
     return rows
 
 
+def scores(conn: apsw.Connection, match: str, texts: list[int]) -> dict[int, float]:
+    """text id -> -bm25 of those of these texts that match an FTS5 query (the MATCH runs once,
+    then the texts are kept: see ranked)."""
+    if not texts:
+        return {}
+    rows: list[Any] = conn.execute(f"""SELECT rowid, -bm25(texts_fts) FROM texts_fts WHERE texts_fts MATCH ?
+                                        AND +rowid IN ({','.join('?' * len(texts))})""", (match, *texts)).fetchall()
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
 def texts(conn: apsw.Connection) -> int:
     """How many texts the index holds."""
     row: Any = conn.execute("SELECT count(*) FROM texts").fetchone()

@@ -53,6 +53,14 @@ class Matrix:
         order = rows[np.lexsort((self.ids[rows], -sims[rows]))][:n]
         return [(int(self.ids[i]), float(1.0 - sims[i])) for i in order]
 
+    def of(self, query: bytes, ids: Collection[int]) -> dict[int, float]:
+        """The cosine similarity to `query` of the rows with these ids (ids without a row left out)."""
+        import numpy as np
+
+        sims = self.similarities(query)
+        rows = np.flatnonzero(np.isin(self.ids, np.fromiter(ids, dtype=np.int64, count=len(ids))))
+        return {int(self.ids[i]): float(sims[i]) for i in rows}
+
     def similarities(self, query: bytes) -> np.ndarray:
         """The cosine similarity of every row to `query` (the last query's kept: a search asks twice)."""
         held: tuple[bytes, np.ndarray] | None = self.__dict__.get("_last")
