@@ -31,13 +31,13 @@ QUERIES = ["how do I reach Sarah", "what does the user drink", "when is the laun
 
 def git_mem(cwd: Path, *args: str, stdin: str | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gitmem", *args], cwd=cwd, input=stdin, text=True, check=True,
+    subprocess.run([sys.executable, "-P", "-m", "gitmem", *args], cwd=cwd, input=stdin, text=True, check=True,
                    capture_output=True)
     return (time.perf_counter() - started) * 1000
 
 
 def make_notebook(root: Path) -> None:
-    subprocess.run([sys.executable, "-m", "gitmem", "init", "--layout", "folders", "--agent-instructions"],
+    subprocess.run([sys.executable, "-P", "-m", "gitmem", "init", "--layout", "folders", "--agent-instructions"],
                    cwd=root, check=True, capture_output=True)
     facts = "".join(f"- Fact {i}: person {i} likes topic {i % 17} and lives in city {i % 23}\n" for i in range(400))
     (root / "knowledge").mkdir(exist_ok=True)
@@ -46,13 +46,13 @@ def make_notebook(root: Path) -> None:
     (root / "MEMORY.md").write_text("# Memory\n\n" + facts[:6000])
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "commit", "-qm", "facts"], cwd=root, check=True)
-    subprocess.run([sys.executable, "-m", "gitmem", "index"], cwd=root, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-P", "-m", "gitmem", "index"], cwd=root, check=True, capture_output=True)
 
 
 async def mcp_timings(root: Path) -> dict[str, list[float]]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gitmem", "mcp"], cwd=str(root),
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "gitmem", "mcp"], cwd=str(root),
                                    env=dict(os.environ))
     out: dict[str, list[float]] = {"start": [], "first": [], "warm": [], "context": []}
     started = time.perf_counter()

@@ -45,7 +45,7 @@ def commands(page: str) -> dict[str, tuple[list[str], bool]]:
 
 def imports(path: Path, args: list[str], env: dict[str, str]) -> dict[str, float]:
     """Top-level package -> cumulative import ms, from one `python -X importtime` run."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gitmem", *args], cwd=path, env=env,
+    proc = subprocess.run([sys.executable, "-P", "-X", "importtime", "-m", "gitmem", *args], cwd=path, env=env,
                           capture_output=True, text=True)
     out: dict[str, float] = defaultdict(float)
     for line in proc.stderr.splitlines():

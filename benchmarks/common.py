@@ -67,8 +67,9 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
 # -- running and timing --------------------------------------------------------
 def git_mem(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True,
             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """`git mem ARGS` as a fresh process (the installed entry point's code path: python -m gitmem)."""
-    return subprocess.run([sys.executable, "-m", "gitmem", *args], cwd=cwd, env=env, input=stdin, text=True,
+    """`git mem ARGS` as a fresh process (the installed entry point's code path; -P: the
+    notebook's directory is never on sys.path)."""
+    return subprocess.run([sys.executable, "-P", "-m", "gitmem", *args], cwd=cwd, env=env, input=stdin, text=True,
                           capture_output=True, check=check)
 
 
@@ -99,7 +100,7 @@ def rotating(kinds: dict[str, Callable[[str], Sequence[str]]], queries: list[str
 
 
 def gitmem_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "gitmem", *args]
+    return [sys.executable, "-P", "-m", "gitmem", *args]
 
 
 def repeat(fn: Callable[[], Any], n: int) -> list[float]:

@@ -209,7 +209,7 @@ def test_git_mem_help_finds_the_man_page_after_an_editable_install(tmp_path) -> 
     prefix = tmp_path / "prefix"
     (prefix / "bin").mkdir(parents=True)
     script = prefix / "bin" / "git-mem"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m gitmem \"$@\"\n")
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -P -m gitmem \"$@\"\n")
     script.chmod(0o755)
     system = os.pathsep.join(sorted({os.path.dirname(shutil.which(t) or "/usr/bin") for t in ("git", "man")}))
     env = {**os.environ, "PATH": f"{prefix / 'bin'}{os.pathsep}{system}", "MANPAGER": "cat",
