@@ -416,13 +416,16 @@ def _rechunk(index: Index, blobs: list[int]) -> None:
 
 def after_purge(index: Index, purged: Purge) -> dict[str, int]:
     """Outside the transaction: drop cached embeddings of purged texts, and every cached embedding
-    that no text of the index holds (a fact's or a `log --grep` document's, keyed by the hash of a
-    text that may quote what was forgotten: any such is embedded again when next asked for), and
-    checkpoint both WALs."""
+    that neither a text of the index nor a fact a query weighs on its pages as they read now
+    (weighed.py) holds: a `log --grep` document's, say, keyed by the hash of a text that may quote
+    what was forgotten (any such is embedded again when next asked for); checkpoint both WALs."""
+    from . import weighed
+
     cache_rows = 0
     if purged.hashes:
         cache = index.cache
         held = {digest for (digest,) in index.conn.execute("SELECT hash FROM texts")}
+        held.update(weighed.of_blobs(index, weighed.every_blob(index.conn)))  # read with the lines blanked
         with db.transaction(cache):
             for digest in purged.hashes:
                 cache_rows += len(cache.execute("DELETE FROM embeddings WHERE hash = ? RETURNING 1",

@@ -1,5 +1,5 @@
-"""Page texts by blob as the index sees them: what search names facts in (search/facts.py),
-read once each."""
+"""Page texts by blob as the index sees them: what search names facts in (search/facts.py) and
+what the indexer embeds those facts from (index/weighed.py), read once each."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ class Reader:
     document's text is its extracted text (page `page` of a PDF), never its source: an HTML
     comment or script that extraction drops must not come back as a hit's fact."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, keep: bool = True) -> None:
         self.index = index
+        self.keep = keep  # False: read without filling the process's page cache (indexing reads every page)
         self._texts: dict[tuple[int, int | None], str | None] = {}
 
     def text(self, blob: int, path: str | None, page: int | None = None) -> str | None:
@@ -68,7 +69,8 @@ class Reader:
                 return None
             return self.index.forgotten.redact(parse(data).text)
         text = parse(data).text
-        _keep_parsed(key, text)
+        if self.keep:
+            _keep_parsed(key, text)
         return self.index.forgotten.redact(text)  # not _PARSED[key]: another thread may have evicted it
 
 

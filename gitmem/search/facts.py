@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..blocks import TABLE_RULE, blocks, cut, described  # noqa: F401 (TABLE_RULE: re-exported)
 from ..index import chunks
 from ..index.pagetext import Reader
+from ..index.weighed import MAX_EMBEDDED
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from ..index.indexer import Index
     from .hits import Hit
 
-MAX_EMBEDDED = 48  # facts embedded per query at most; the rest are judged by their words
 SEMANTIC_WEIGHT = 0.6
 
 
@@ -238,8 +238,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
             index: Index | None = None) -> list[list[float] | None]:
     """Each fact's cosine similarity to the query, in one batch: the facts of hits that have
     more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
-    they are judged by their words alone). With the index, facts' vectors go through its
-    embedding cache."""
+    they are judged by their words alone). With the index, facts' vectors come from its
+    embedding cache, where the index put them (index/weighed.py: the same rule)."""
     from ..index import embeddings
     from .vectors import cosines
 
@@ -253,7 +253,8 @@ def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
     if not wanted:
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
-    # facts through the embedding cache: the same facts come back query after query
+    # from the embedding cache (a fact the index did not weigh, of a work-tree page changed since
+    # the index read it, say, is embedded and kept there)
     vectors = (embeddings.vectors_of(index, embedder, described) if index is not None
                else embedder.embed(described))
     for (i, j), sim in zip(wanted, cosines(embedder.embed_query(query), vectors)):

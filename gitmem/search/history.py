@@ -267,7 +267,7 @@ class Walker:
         text = self.reader.text(blob, hit.path, hit.page)
         lo, hi = span or (hit.lines["start"], hit.lines["end"])
         found = facts.within(text, lo, hi) if text is not None else []
-        # through the index's embedding cache: a past fact is embedded once, not on every query
+        # from the index's embedding cache: `git mem index` embedded every past fact (index/weighed.py)
         cosine = facts.cosines([found], query, self.embedder, self.index)[0] if self.embedder is not None else None
         hit.fact = facts.best(found, query, cosine)
         return hit.fact
