@@ -36,6 +36,15 @@ WHY = ("We chose the slower supplier for the housings because the faster one cou
        "which the team agreed to at the planning meeting.")
 
 
+ROUTER = ("The router sits in the cupboard under the stairs, next to the boiler, and it restarts itself every "
+          "night at three, which is why the guest network drops for a minute or two if anyone is still working "
+          "then. If it does not come back, unplug it for ten seconds; the admin login is on a sticker underneath, "
+          "and the provider's support line is open until ten in the evening. The office manager keeps a spare "
+          "router in the same cupboard, already set up with the same network names and passwords, so swapping "
+          "it takes five minutes, and the old one goes back to the provider in the box it came in. Nobody has "
+          "needed the spare so far.")
+
+
 def page(budget: str, rig_day: str, standup: str) -> str:
     """A long page: a vendor list longer than a chunk (its borders cut list items), a long
     paragraph beside short facts, daily entries whose one paragraph is all their chunk says, a table."""
@@ -53,7 +62,8 @@ def page(budget: str, rig_day: str, standup: str) -> str:
 def build(mem: Mem) -> None:
     mem.write("knowledge/larch.md", page("40k EUR", "Fridays", "Dana reported the rig is calibrated."))
     mem.write("knowledge/office.md", "# Office\n\n## Access\nThe door code changes every month.\n\n## Wifi\n"
-                                     "- The guest network is called Larch-Guest\n- The password is on the fridge\n")
+                                     "- The guest network is called Larch-Guest\n- The password is on the fridge\n\n"
+                                     f"{ROUTER}\n")
     mem.commit("larch notes")
     mem.write("knowledge/larch.md", page("55k EUR", "Fridays", "Dana reported the rig is calibrated."))
     mem.commit("budget raised")
@@ -100,10 +110,11 @@ def test_a_query_embeds_nothing_but_itself_after_index(mem: Mem, counted: list[s
         texts = {r[0] for r in index.conn.execute("SELECT hash FROM texts")}
     finally:
         index.close()
-    # facts no text of the index holds: alone in their chunk, longer than a fact row, cut by a chunk's border
+    # facts no text of the index holds: longer than a fact row, cut by a chunk's border; a chunk's only
+    # statement (under its heading) is judged by its words: nothing to weigh
     own = [weighed_here[h] for h in set(weighed_here) - texts]
-    assert any(t.endswith("\nDana reported the rig is calibrated.") for t in own)
-    assert any(t.endswith(WHY) for t in own)
+    assert any(t.endswith(WHY) for t in own) and any(t.endswith(ROUTER) for t in own)
+    assert not any(t.endswith("\nDana reported the rig is calibrated.") for t in weighed_here.values())
     assert any(t.split("\n")[1].startswith("  ") or "ACC-" not in t for t in own if "\n- " in t and "Vendors" in t)
     counted.clear()
     now = ask(mem)
@@ -156,11 +167,14 @@ def cached(mem: Mem) -> set[str]:
 def test_forgetting_a_line_keeps_the_other_facts_vectors_and_drops_its_own(mem: Mem, counted: list[str]) -> None:
     build(mem)
     mem("index")
-    standup = "Project Larch / 09:15 — Standup with the sensor team\nEli found a loose cable on the rig."
-    assert text_hash(standup) in cached(mem)
-    mem("forget", "--all", "--yes", "Eli found a loose cable on the rig.")
+    why = f"Project Larch / Decisions\n{WHY}"
+    assert text_hash(why) in cached(mem)
+    before = cached(mem)
+    line = (mem.path / "knowledge/larch.md").read_text().split("\n").index(WHY) + 1
+    mem("forget", "--yes", f"knowledge/larch.md:{line}")
     mem("index")
-    assert text_hash(standup) not in cached(mem)
+    assert text_hash(why) not in cached(mem)
+    assert len(before - cached(mem)) < len(before) // 2  # the other facts' vectors stay
     counted.clear()
     ask(mem)
     ask(mem, "--history")

@@ -3,9 +3,10 @@
 Search names the best fact of each hit (search/facts.py `choose`, and `recall --history`) by
 its words and by the cosine of the query to each fact of the hit's chunk: the blocks of the
 chunk's lines cut to them, each keyed as its heading path then its text (blocks.cut,
-blocks.described). Those strings are not all texts of the index: a fact that is all its chunk
-says gets no fact row (the chunk is its unit), nor does a block longer than FACT_MAX, and a
-block a chunk's border cuts is weighed as the chunk holds it. Embedding them on the first query
+blocks.described), when more than one of them may answer. Those strings are not all texts of
+the index: a block longer than FACT_MAX gets no fact row, a block a chunk's border cuts is
+weighed as the chunk holds it, and a fact that is the only statement of a chunk (the chunk is
+its unit) is not weighed by meaning at all. Embedding them on the first query
 that reached a page cost that query 0.8-10 s under load, so `embeddings.embed` puts them in
 the embedding cache for every page whose texts it embeds: a query embeds nothing but itself.
 """
@@ -33,11 +34,10 @@ VERSION = "1"
 def texts(page: str, start: int, end: int) -> list[str]:
     """What search weighs by meaning for a hit on lines start..end of a page (search/facts.py
     `cosines`): each statement among the facts of those lines, described, when the lines hold
-    more than one fact and no more than MAX_EMBEDDED; else nothing."""
+    more than one statement and no more than MAX_EMBEDDED facts; else nothing."""
     found = cut(page, start, end)
-    if not 1 < len(found) <= MAX_EMBEDDED:
-        return []
-    return [described(headings, context, body) for body, _, _, headings, _, context, says in found if says]
+    says = [described(headings, context, body) for body, _, _, headings, _, context, said in found if said]
+    return says if len(says) > 1 and len(found) <= MAX_EMBEDDED else []
 
 
 def blobs_of(conn: apsw.Connection, text_ids: list[int]) -> set[int]:

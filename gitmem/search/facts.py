@@ -237,16 +237,18 @@ def _lexical(facts: list[Fact], query: str) -> list[float]:
 def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
             index: Index | None = None) -> list[list[float] | None]:
     """Each fact's cosine similarity to the query, in one batch: the facts of hits that have
-    more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
-    they are judged by their words alone). With the index, facts' vectors come from its
-    embedding cache, where the index put them (index/weighed.py: the same rule)."""
+    more than one that may answer (a statement), best hits first, while they fit in
+    MAX_EMBEDDED (None for the other hits: they are judged by their words alone). With the
+    index, facts' vectors come from its embedding cache, where the index put them
+    (index/weighed.py: the same rule)."""
     from ..index import embeddings
     from .vectors import cosines
 
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
-        if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
-            # a heading alone is never chosen (best): not embedded, and never in the index's cache
+        # meaning chooses between facts that may answer: a heading alone never does (best), so a
+        # hit with one statement is judged by its words, as a hit of one fact is
+        if sum(f.statement for f in fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
             wanted.extend((i, j) for j in range(len(fs)) if fs[j].statement)
     out: list[list[float] | None] = [[0.0] * len(fs) if any(w[0] == i for w in wanted) else None
                                      for i, fs in enumerate(per_hit)]
