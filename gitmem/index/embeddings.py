@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 import apsw
 
 from ..errors import GitmemError
-from . import db, sharing, weighed
+from . import chunks, db, sharing, weighed
 from .blobs import text_hash
 from .db import LIVE_VIEW
 from .indexer import Index, SyncReport
@@ -39,7 +39,7 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
         with db.transaction(index.conn):
             _check_model(index, embedder)
         # the pages before vectors are adopted: an adopted text is no longer pending, its page's facts are
-        pages = weighed.every_blob(index.conn) if every else weighed.blobs_of(
+        pages = weighed.every_blob(index.conn) if every else chunks.blobs_holding(
             index.conn, _pending_ids(index, live_only, embedder, view=view))
         _adopt(index, embedder, report)
         pending = _pending_rows(index, live_only, embedder, view=view)

@@ -36,10 +36,9 @@ from typing import TYPE_CHECKING, cast
 
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
-from . import confidence, db
+from . import chunks, confidence, db
 
 if TYPE_CHECKING:
-    import apsw
 
     from ..notebook import Notebook
     from .indexer import Index
@@ -270,7 +269,7 @@ def purge(index: Index, fresh: Matcher, before: Matcher | None = None) -> Purge:
             seen.add(tid)
             bad.append(db.one(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,))))
     ids = [tid for tid, _, _ in bad]
-    blobs = _blobs_holding(conn, ids)
+    blobs = sorted(chunks.blobs_holding(conn, ids))
     # uncommitted files are re-read from the work tree by the same sync
     conn.executemany("DELETE FROM worktree WHERE blob = ?", [(b,) for b in blobs])
     conn.executemany("DELETE FROM chunks WHERE blob = ?", [(b,) for b in blobs])
@@ -375,15 +374,6 @@ def _split_across_chunks(index: Index, fresh: Matcher) -> set[int]:
             if any(start <= n <= end for n in hit):
                 found.add(int(tid))
     return found
-
-
-def _blobs_holding(conn: apsw.Connection, text_ids: list[int]) -> list[int]:
-    found: set[int] = set()
-    for i in range(0, len(text_ids), 500):
-        part = text_ids[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in conn.execute(f"SELECT DISTINCT blob FROM chunks WHERE text IN ({marks})", part))
-    return sorted(found)
 
 
 def _grep_documents(index: Index, blobs: list[int], before: Matcher) -> list[str]:

@@ -40,16 +40,6 @@ def texts(page: str, start: int, end: int) -> list[str]:
     return says if len(says) > 1 and len(found) <= MAX_EMBEDDED else []
 
 
-def blobs_of(conn: apsw.Connection, text_ids: list[int]) -> set[int]:
-    """The blobs whose chunks hold these texts."""
-    out: set[int] = set()
-    for i in range(0, len(text_ids), 500):
-        part = text_ids[i:i + 500]
-        marks = ",".join("?" * len(part))
-        out.update(r[0] for r in conn.execute(f"SELECT DISTINCT blob FROM chunks WHERE text IN ({marks})", part))
-    return out
-
-
 def every_blob(conn: apsw.Connection) -> set[int]:
     return {r[0] for r in conn.execute("SELECT DISTINCT blob FROM chunks WHERE fact = 0")}
 
