@@ -5,6 +5,7 @@ with the real model."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -181,7 +182,7 @@ def test_forgetting_a_line_keeps_the_other_facts_vectors_and_drops_its_own(mem: 
     assert counted == []
 
 
-def test_a_fresh_clone_computes_no_fact_a_query_weighs(tmp_path, monkeypatch: pytest.MonkeyPatch,
+def test_a_fresh_clone_computes_no_fact_a_query_weighs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       counted: list[str]) -> None:
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
