@@ -31,6 +31,7 @@ from ..dates import iso
 from ..errors import PathOutside
 from ..index import cand, chunks, commits, extracts, provenance, versions
 from ..index.blobs import parse
+from ..index.pagetext import Reader
 from ..index.provenance import Origin, of_text
 from . import facts
 from .hits import Hit, snippet
@@ -116,7 +117,7 @@ class Walker:
         self._pages: dict[int, str] = {}
         self.embedder = embedder
         self.detail = detail
-        self.reader = facts.Reader(index)
+        self.reader = Reader(index)
 
     def page(self, blob: int) -> str:
         if blob not in self._pages:
