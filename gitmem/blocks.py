@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .markdown import body_offset, fenced_ranges, headings_of, line_starts
 
@@ -143,6 +144,32 @@ def statement(block: Block, line: str) -> bool:
     if block.heading:
         return False
     return bool(ENTRY.match(line.strip())) or len(line.strip("# ").split()) >= STATEMENT_WORDS
+
+
+@lru_cache(maxsize=4096)  # as many pages as search keeps in a 10k-chunk notebook: parsing is 24 ms a query
+def kept(text: str) -> tuple[Block, ...]:
+    """blocks(text), kept: a page is parsed once for all the hits on it, query after query."""
+    return tuple(blocks(text))
+
+
+# (text, start, end, heading path, heading with text under it, context, statement) of a block cut to a chunk
+Cut = tuple[str, int, int, tuple[str, ...], bool, str, bool]
+
+
+@lru_cache(maxsize=8192)  # a chunk's facts, as plain values: each query makes Facts of its own to fill
+def cut(text: str, start: int, end: int) -> tuple[Cut, ...]:
+    """The blocks of the page `text` inside lines start..end (a chunk), cut to them: the facts
+    search weighs for a hit on those lines (search/facts.py)."""
+    lines = text.split("\n")
+    found = []
+    for b in kept(text):
+        lo, hi = max(b.start, start), min(b.end, end)
+        if lo > hi:
+            continue
+        body = "\n".join(lines[lo - 1:hi])
+        if body.strip():
+            found.append((body, lo, hi, tuple(b.headings), b.heading, b.context, statement(b, lines[b.start - 1])))
+    return tuple(found)
 
 
 def described(headings: list[str] | tuple[str, ...], context: str, text: str) -> str:

@@ -351,18 +351,19 @@ def test_search_is_one_ranking_and_recall_keeps_its_groups(personal: Mem) -> Non
 
 def _cold_caches() -> None:
     """Forget what this process kept between queries, as a fresh process starts."""
+    from gitmem import blocks
     from gitmem.gitops import stamp
-    from gitmem.index import embeddings
+    from gitmem.index import embeddings, pagetext
     from gitmem.search import facts, vectors
 
     embeddings._kept.clear()
     stamp._kept.clear()
     stamp._asked.clear()
-    facts._PARSED.clear()
-    facts._parsed_chars = 0
-    facts._blocks_of.cache_clear()
+    pagetext._PARSED.clear()
+    pagetext._parsed_chars = 0
+    blocks.kept.cache_clear()
     facts._words.cache_clear()
-    facts._within.cache_clear()
+    blocks.cut.cache_clear()
     vectors._cache.clear()
 
 

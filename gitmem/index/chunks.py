@@ -1,5 +1,5 @@
 """The chunks table read back with its texts and blobs: one chunk, the chunk that holds a
-fact row, a blob's object id, a document blob's kind."""
+fact row, a blob's object id, a document blob's kind, the blobs holding some texts."""
 
 from __future__ import annotations
 
@@ -48,3 +48,13 @@ def document(conn: apsw.Connection, blob: int) -> tuple[str, str] | None:
     row: Any = conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob
                           WHERE d.blob = ?""", (blob,)).fetchone()
     return (row[0], row[1]) if row is not None else None
+
+
+def blobs_holding(conn: apsw.Connection, text_ids: list[int]) -> set[int]:
+    """The blobs whose chunks hold these texts."""
+    found: set[int] = set()
+    for i in range(0, len(text_ids), 500):
+        part = text_ids[i:i + 500]
+        marks = ",".join("?" * len(part))
+        found.update(r[0] for r in conn.execute(f"SELECT DISTINCT blob FROM chunks WHERE text IN ({marks})", part))
+    return found

@@ -4,6 +4,7 @@ text is embedded once per model, ever."""
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 import apsw
 
 from ..errors import GitmemError
-from . import db, sharing
+from . import chunks, db, sharing, weighed
 from .blobs import text_hash
 from .db import LIVE_VIEW
 from .indexer import Index, SyncReport
@@ -25,9 +26,11 @@ EMBED_BATCH = 256
 def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float | None = 10.0,
           progress: Callable[[int, int], None] | None = None, view: str = LIVE_VIEW) -> SyncReport:
     """Embed the texts that have no vector yet: those in `view` (the live
-    view unless told otherwise), or all."""
+    view unless told otherwise), or all; and the facts search weighs on those texts' pages
+    (weighed.py) into the embedding cache. Embedding all weighs every page once per rule."""
     report = SyncReport()
-    if not _pending_ids(index, live_only, embedder, limit=1, view=view):
+    every = not live_only and index.meta("weighed") != weighed.VERSION
+    if not every and not _pending_ids(index, live_only, embedder, limit=1, view=view):
         return report
     busy = "embeddings are being computed by another process; semantic results may be behind"
     if not index.lock_or_stale(wait, report, busy):
@@ -35,18 +38,34 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     try:
         with db.transaction(index.conn):
             _check_model(index, embedder)
+        # the pages before vectors are adopted: an adopted text is no longer pending, its page's facts are
+        pages = weighed.every_blob(index.conn) if every else chunks.blobs_holding(
+            index.conn, _pending_ids(index, live_only, embedder, view=view))
         _adopt(index, embedder, report)
-        pending = _pending_ids(index, live_only, embedder, view=view)
-        done = 0
-        for i in range(0, len(pending), EMBED_BATCH):
-            batch = pending[i:i + EMBED_BATCH]
-            _embed_batch(index, embedder, batch, report)
-            done += len(batch)
+        pending = _pending_rows(index, live_only, embedder, view=view)
+        facts = _uncached(index, embedder, weighed.of_blobs(index, pages))
+        # texts and facts in one order, shortest first: a batch is padded to its longest text
+        work = list(heapq.merge(((n, tid, "") for tid, n in pending), ((len(t), h, t) for h, t in facts),
+                                key=lambda item: item[0]))
+        for i in range(0, len(work), EMBED_BATCH):
+            batch = work[i:i + EMBED_BATCH]
+            _embed_batch(index, embedder, [w[1] for w in batch if isinstance(w[1], int)],
+                         {w[1]: w[2] for w in batch if isinstance(w[1], str)}, report)
             if progress:
-                progress(done, len(pending))
+                progress(i + len(batch), len(work))
+        if every:
+            with db.transaction(index.conn):
+                db.set_meta(index.conn, "weighed", weighed.VERSION)
     finally:
         index.lock.release()
     return report
+
+
+def _uncached(index: Index, embedder: Embedder, texts: dict[str, str]) -> list[tuple[str, str]]:
+    """(hash, text) of those texts the embedding cache holds no vector of, shortest first (a
+    batch is padded to its longest text)."""
+    held = sharing.cached(index, embedder.key, list(texts))
+    return sorted(((h, t) for h, t in texts.items() if h not in held), key=lambda item: (len(item[1]), item[0]))
 
 
 def _adopt(index: Index, embedder: Embedder, report: SyncReport) -> None:
@@ -81,19 +100,25 @@ def view_waits(index: Index, view: str, chunks_only: bool = False) -> bool | Non
 
 def _pending_ids(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,
                  view: str = LIVE_VIEW) -> list[int]:
+    return [tid for tid, _ in _pending_rows(index, live_only, embedder, limit, view)]
+
+
+def _pending_rows(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,
+                  view: str = LIVE_VIEW) -> list[tuple[int, int]]:
+    """(id, length) of the texts waiting for a vector, shortest first."""
     if index.meta("model") not in (None, embedder.key):
-        return [-1]  # a model change: everything is pending
+        return [(-1, 0)]  # a model change: everything is pending
     if live_only and view_waits(index, view) is False:
         return []
     # shortest first (a batch is padded to its longest text), but a probe for whether
     # anything is pending (limit 1, every search) must not read every pending body
     order = "" if limit == 1 else "ORDER BY length(t.body), t.id"
     if live_only:
-        sql = f"""SELECT DISTINCT t.id FROM ({view}) v JOIN chunks c ON c.blob = v.blob
+        sql = f"""SELECT DISTINCT t.id, length(t.body) FROM ({view}) v JOIN chunks c ON c.blob = v.blob
                   JOIN texts t ON t.id = c.text WHERE t.embedded = 0 {order} LIMIT ?"""
     else:
-        sql = f"SELECT t.id FROM texts t WHERE t.embedded = 0 {order} LIMIT ?"
-    return [r[0] for r in index.conn.execute(sql, (limit,))]
+        sql = f"SELECT t.id, length(t.body) FROM texts t WHERE t.embedded = 0 {order} LIMIT ?"
+    return [(r[0], r[1]) for r in index.conn.execute(sql, (limit,))]
 
 
 def _check_model(index: Index, embedder: Embedder) -> None:
@@ -107,21 +132,30 @@ def _check_model(index: Index, embedder: Embedder) -> None:
     db.ensure_vectors(index.conn, embedder.dim)
 
 
-def _embed_batch(index: Index, embedder: Embedder, ids: list[int], report: SyncReport) -> None:
-    marks = ",".join("?" * len(ids))
-    rows = cast(list[tuple[int, str, str]],
-                index.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall())
-    vectors, computed = _through_cache(index, embedder, {digest: body for _, digest, body in rows})
-    with db.transaction(index.conn):
-        for tid, digest, _ in rows:
-            index.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
-            index.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, vectors[digest]))
-            index.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
-        db.vectors_changed(index.conn)
-        db.bump_meta(index.conn, "embeddings_computed", computed)
-        db.bump_meta(index.conn, "embeddings_reused", len(rows) - computed)
-    report.embedded += computed
-    report.reused += len(rows) - computed
+def _embed_batch(index: Index, embedder: Embedder, ids: list[int], facts: dict[str, str],
+                 report: SyncReport) -> None:
+    """Embed these texts (by id) into the index and these facts (hash -> text, weighed.py) into
+    the embedding cache, in one call of the model."""
+    rows: list[tuple[int, str, str]] = []
+    if ids:
+        marks = ",".join("?" * len(ids))
+        rows = cast(list[tuple[int, str, str]],
+                    index.conn.execute(f"SELECT id, hash, body FROM texts WHERE id IN ({marks})", ids).fetchall())
+    texts = {digest: body for _, digest, body in rows}
+    vectors, computed = _through_cache(index, embedder, {**facts, **texts})
+    report.facts_embedded += len(computed - texts.keys())
+    computed_texts = len(computed & texts.keys())
+    if rows:
+        with db.transaction(index.conn):
+            for tid, digest, _ in rows:
+                index.conn.execute("DELETE FROM vectors WHERE rowid = ?", (tid,))
+                index.conn.execute("INSERT INTO vectors(rowid, embedding) VALUES(?, ?)", (tid, vectors[digest]))
+                index.conn.execute("UPDATE texts SET embedded = 1 WHERE id = ?", (tid,))
+            db.vectors_changed(index.conn)
+            db.bump_meta(index.conn, "embeddings_computed", computed_texts)
+            db.bump_meta(index.conn, "embeddings_reused", len(rows) - computed_texts)
+    report.embedded += computed_texts
+    report.reused += len(rows) - computed_texts
 
 
 KEPT_VECTORS = 20_000  # fact vectors a warm process keeps in memory (1.5 KB each at 384 dimensions)
@@ -152,9 +186,9 @@ def vectors_of(index: Index, embedder: Embedder, texts: list[str]) -> list[bytes
     return [held[text_hash(t)] for t in texts]
 
 
-def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> tuple[dict[str, bytes], int]:
+def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> tuple[dict[str, bytes], set[str]]:
     """hash -> vector for these texts (by hash): from the cache, the rest embedded and cached.
-    Also how many were embedded."""
+    Also the hashes of those embedded."""
     cached = sharing.cached(index, embedder.key, list(texts))
     missing = [(h, t) for h, t in texts.items() if h not in cached]
     if missing:
@@ -163,4 +197,4 @@ def _through_cache(index: Index, embedder: Embedder, texts: dict[str, str]) -> t
             index.cache.executemany("INSERT OR REPLACE INTO embeddings VALUES(?, ?, ?)",
                                     [(embedder.key, h, v) for (h, _), v in zip(missing, vectors)])
         cached.update({h: v for (h, _), v in zip(missing, vectors)})
-    return cached, len(missing)
+    return cached, {h for h, _ in missing}

@@ -36,10 +36,9 @@ from typing import TYPE_CHECKING, cast
 
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
-from . import confidence, db
+from . import chunks, confidence, db
 
 if TYPE_CHECKING:
-    import apsw
 
     from ..notebook import Notebook
     from .indexer import Index
@@ -270,7 +269,7 @@ def purge(index: Index, fresh: Matcher, before: Matcher | None = None) -> Purge:
             seen.add(tid)
             bad.append(db.one(conn.execute("SELECT id, hash, body FROM texts WHERE id = ?", (tid,))))
     ids = [tid for tid, _, _ in bad]
-    blobs = _blobs_holding(conn, ids)
+    blobs = sorted(chunks.blobs_holding(conn, ids))
     # uncommitted files are re-read from the work tree by the same sync
     conn.executemany("DELETE FROM worktree WHERE blob = ?", [(b,) for b in blobs])
     conn.executemany("DELETE FROM chunks WHERE blob = ?", [(b,) for b in blobs])
@@ -377,15 +376,6 @@ def _split_across_chunks(index: Index, fresh: Matcher) -> set[int]:
     return found
 
 
-def _blobs_holding(conn: apsw.Connection, text_ids: list[int]) -> list[int]:
-    found: set[int] = set()
-    for i in range(0, len(text_ids), 500):
-        part = text_ids[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in conn.execute(f"SELECT DISTINCT blob FROM chunks WHERE text IN ({marks})", part))
-    return sorted(found)
-
-
 def _grep_documents(index: Index, blobs: list[int], before: Matcher) -> list[str]:
     """Hashes of what `log --grep` may have embedded (in the shared cache) for the commits that
     changed these blobs: their changed lines as the timeline showed them before this purge."""
@@ -416,13 +406,16 @@ def _rechunk(index: Index, blobs: list[int]) -> None:
 
 def after_purge(index: Index, purged: Purge) -> dict[str, int]:
     """Outside the transaction: drop cached embeddings of purged texts, and every cached embedding
-    that no text of the index holds (a fact's or a `log --grep` document's, keyed by the hash of a
-    text that may quote what was forgotten: any such is embedded again when next asked for), and
-    checkpoint both WALs."""
+    that neither a text of the index nor a fact a query weighs on its pages as they read now
+    (weighed.py) holds: a `log --grep` document's, say, keyed by the hash of a text that may quote
+    what was forgotten (any such is embedded again when next asked for); checkpoint both WALs."""
+    from . import weighed
+
     cache_rows = 0
     if purged.hashes:
         cache = index.cache
         held = {digest for (digest,) in index.conn.execute("SELECT hash FROM texts")}
+        held.update(weighed.of_blobs(index, weighed.every_blob(index.conn)))  # read with the lines blanked
         with db.transaction(cache):
             for digest in purged.hashes:
                 cache_rows += len(cache.execute("DELETE FROM embeddings WHERE hash = ? RETURNING 1",

@@ -49,6 +49,7 @@ class SyncReport:
     texts_added: int = 0
     embedded: int = 0
     reused: int = 0
+    facts_embedded: int = 0  # facts search weighs that are no text of the index (weighed.py)
     waited: bool = False
     stale: bool = False
     notes: list[str] = field(default_factory=list)

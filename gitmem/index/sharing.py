@@ -8,8 +8,9 @@ holds vectors of the very model configured here (an id from the model's files, n
 the right dimension; anything else is ignored and remembered as ignored. A vector is looked up by
 the hash of the text being embedded, so a record whose hash no text has is never used.
 
-What is exported: vectors of texts of committed, non-private pages (the index's history), never
-of uncommitted or private text. Off with `git config mem.shareEmbeddings false` (import stays on).
+What is exported: vectors of texts of committed, non-private pages (the index's history) and of
+the facts a query weighs on them (weighed.py), never of uncommitted or private text. Off with
+`git config mem.shareEmbeddings false` (import stays on).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..gitops import vectorref
-from . import db, vecfile
+from . import db, vecfile, weighed
 
 if TYPE_CHECKING:
     from .embed import Embedder
@@ -128,19 +129,40 @@ def export(index: Index, embedder: Embedder) -> int:
     if not enabled(index) or index.meta("model") != embedder.key:
         return 0
     model = model_id(embedder)
-    # nothing to look for unless a commit was indexed or a text embedded since the last export
+    # nothing to look for unless a commit was indexed or a text embedded since the last export,
+    # or this clone never exported the facts a query weighs (weighed.py) by the rule of today
     mark = f"{index.meta('commit')} {index.meta('embeddings_computed')}"
-    if _state(index, f"exported {model}") == mark:
+    every = _state(index, f"weighed {model}") != weighed.VERSION
+    if not every and _state(index, f"exported {model}") == mark:
         return 0
     adopt(index, embedder)  # what the ref holds already, from this clone or another
     shared = {row[0] for row in index.cache.execute("SELECT hash FROM shared WHERE model = ?", (model,))}
     todo = [row[0] for row in index.conn.execute(EXPORTABLE) if row[0] not in shared]
+    facts = weighed.of_blobs(index, _pages(index, None if every else todo))
+    todo += [h for h in facts if h not in shared]
     vectors = cached(index, embedder.key, todo)
     if vectors:
         _write(index, embedder, model, vectors)
     with db.transaction(index.cache):
         index.cache.execute("INSERT OR REPLACE INTO shared_state VALUES(?, ?)", (f"exported {model}", mark))
+        index.cache.execute("INSERT OR REPLACE INTO shared_state VALUES(?, ?)", (f"weighed {model}", weighed.VERSION))
     return len(vectors)
+
+
+def _pages(index: Index, hashes: list[str] | None) -> set[int]:
+    """The committed, non-private blobs holding texts of these hashes (None: every one): their
+    facts are exported with them, so that a clone computes none."""
+    committed = """SELECT DISTINCT c.blob FROM chunks c JOIN blobs b ON b.id = c.blob AND b.private = 0
+                    WHERE EXISTS (SELECT 1 FROM versions v WHERE v.blob = c.blob)"""
+    if hashes is None:
+        return {r[0] for r in index.conn.execute(committed)}
+    out: set[int] = set()
+    for i in range(0, len(hashes), 500):
+        part = hashes[i:i + 500]
+        marks = ",".join("?" * len(part))
+        out.update(r[0] for r in index.conn.execute(
+            f"{committed} AND c.text IN (SELECT id FROM texts WHERE hash IN ({marks}))", part))
+    return out
 
 
 def _write(index: Index, embedder: Embedder, model: str, vectors: dict[str, bytes]) -> None:

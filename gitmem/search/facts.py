@@ -17,14 +17,15 @@ the heading path counts towards both, so "Sarah's phone" finds "- phone:
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..blocks import TABLE_RULE, Block, blocks, described, statement  # noqa: F401 (TABLE_RULE: re-exported)
+from ..blocks import TABLE_RULE, blocks, cut, described  # noqa: F401 (TABLE_RULE: re-exported)
 from ..index import chunks
+from ..index.pagetext import Reader
+from ..index.weighed import MAX_EMBEDDED
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from ..index.indexer import Index
     from .hits import Hit
 
-MAX_EMBEDDED = 48  # facts embedded per query at most; the rest are judged by their words
 SEMANTIC_WEIGHT = 0.6
 
 
@@ -55,30 +55,10 @@ class Fact:
     statement: bool = field(default=True, repr=False)  # says something (not a heading alone): may answer
 
 
-@lru_cache(maxsize=4096)  # as many pages as _PARSED holds in a 10k-chunk notebook: parsing is 24 ms a query
-def _blocks_of(text: str) -> tuple[Block, ...]:
-    """blocks(text), kept: a page is parsed once for all the hits on it, query after query."""
-    return tuple(blocks(text))
-
-
 def within(text: str, start: int, end: int) -> list[Fact]:
     """The facts of the page `text` inside lines start..end (a chunk), cut to them."""
     return [Fact(body, {"start": lo, "end": hi}, list(headings), heading=heading, context=context,
-                 statement=says) for body, lo, hi, headings, heading, context, says in _within(text, start, end)]
-
-
-@lru_cache(maxsize=8192)  # a chunk's facts, as plain values: each query gets Facts of its own to fill
-def _within(text: str, start: int, end: int) -> tuple[tuple[str, int, int, tuple[str, ...], bool, str, bool], ...]:
-    lines = text.split("\n")
-    found = []
-    for b in _blocks_of(text):
-        lo, hi = max(b.start, start), min(b.end, end)
-        if lo > hi:
-            continue
-        body = "\n".join(lines[lo - 1:hi])
-        if body.strip():
-            found.append((body, lo, hi, tuple(b.headings), b.heading, b.context, statement(b, lines[b.start - 1])))
-    return tuple(found)
+                 statement=says) for body, lo, hi, headings, heading, context, says in cut(text, start, end)]
 
 
 def at_line(text: str, line: int) -> Fact | None:
@@ -111,78 +91,6 @@ def _stem(word: str) -> str:
 T = TypeVar("T")
 R = TypeVar("R")
 BLAME_WORKERS = 4  # git blame processes at once when naming the facts of a search's hits
-_PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's text, see Reader._read
-# characters of page text kept (the pages of a 10k-chunk notebook are 3.7 MB: a warm process that
-# kept 256 pages read a third of its result pages from git again on every query, 34 ms of 130)
-PARSED_CHARS = 16_000_000
-_parsed_chars = 0
-_PARSED_LOCK = threading.Lock()
-
-
-class Reader:
-    """Page texts by blob as the index sees them (forgotten lines blanked), read once each. A
-    document's text is its extracted text (page `page` of a PDF), never its source: an HTML
-    comment or script that extraction drops must not come back as a hit's fact."""
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        self._texts: dict[tuple[int, int | None], str | None] = {}
-
-    def text(self, blob: int, path: str, page: int | None = None) -> str | None:
-        if (blob, page) not in self._texts:
-            document = self._document(blob, page)
-            self._texts[(blob, page)] = document if document is not False else self._read(blob, path)
-        return self._texts[(blob, page)]
-
-    def _document(self, blob: int, page: int | None) -> str | None | Literal[False]:
-        """A document blob's extracted text (None: not extracted), or False: not a document."""
-        from ..index import extracts
-
-        row = chunks.document(self.index.conn, blob)
-        if row is None:
-            return False
-        got = extracts.cached(self.index, row[1], row[0])
-        if got is None or got.failed or not 1 <= (page or 1) <= len(got.pages):
-            return None
-        return self.index.forgotten.redact(got.pages[(page or 1) - 1])
-
-    def _read(self, blob: int, path: str) -> str | None:
-        from ..errors import PathOutside
-        from ..index.blobs import parse
-
-        oid = chunks.blob_oid(self.index.conn, blob)
-        key = (str(self.index.nb.git.git_dir), oid)
-        kept = _PARSED.get(key)
-        if kept is not None:  # a blob never changes: parsed once per process
-            return self.index.forgotten.redact(kept)
-        data: bytes | None
-        try:
-            data = self.index.nb.git.read_blob(oid)
-        except Exception:  # a work-tree file git has not stored (gitdb raises its own BadObject/ValueError)
-            try:
-                data = self.index.nb.read_bytes(path)  # never through a symlink
-            except PathOutside:
-                data = None
-            if data is None:
-                return None
-            return self.index.forgotten.redact(parse(data).text)
-        text = parse(data).text
-        _keep_parsed(key, text)
-        return self.index.forgotten.redact(text)  # not _PARSED[key]: another thread may have evicted it
-
-
-def _keep_parsed(key: tuple[str, str], text: str) -> None:
-    """Keep a page's text, dropping the oldest while more than PARSED_CHARS are kept."""
-    global _parsed_chars
-    with _PARSED_LOCK:  # a server reads pages for queries at once
-        if key in _PARSED:
-            return
-        while _PARSED and _parsed_chars + len(text) > PARSED_CHARS:
-            _parsed_chars -= len(_PARSED.pop(next(iter(_PARSED))))
-        _PARSED[key] = text
-        _parsed_chars += len(text)
-
-
 @dataclass
 class Found:
     """An occurrence a search found: its hit, the blob its page is, the revision to blame (None:
@@ -329,23 +237,26 @@ def _lexical(facts: list[Fact], query: str) -> list[float]:
 def cosines(per_hit: list[list[Fact]], query: str, embedder: Embedder,
             index: Index | None = None) -> list[list[float] | None]:
     """Each fact's cosine similarity to the query, in one batch: the facts of hits that have
-    more than one, best hits first, while they fit in MAX_EMBEDDED (None for the other hits:
-    they are judged by their words alone). With the index, facts' vectors go through its
-    embedding cache."""
+    more than one that may answer (a statement), best hits first, while they fit in
+    MAX_EMBEDDED (None for the other hits: they are judged by their words alone). With the
+    index, facts' vectors come from its embedding cache, where the index put them
+    (index/weighed.py: the same rule)."""
     from ..index import embeddings
     from .vectors import cosines
 
     wanted: list[tuple[int, int]] = []
     for i, fs in enumerate(per_hit):
-        if len(fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
-            # a heading alone is never chosen (best): not embedded, and never in the index's cache
+        # meaning chooses between facts that may answer: a heading alone never does (best), so a
+        # hit with one statement is judged by its words, as a hit of one fact is
+        if sum(f.statement for f in fs) > 1 and len(wanted) + len(fs) <= MAX_EMBEDDED:
             wanted.extend((i, j) for j in range(len(fs)) if fs[j].statement)
     out: list[list[float] | None] = [[0.0] * len(fs) if any(w[0] == i for w in wanted) else None
                                      for i, fs in enumerate(per_hit)]
     if not wanted:
         return out
     described = [_described(per_hit[i][j]) for i, j in wanted]
-    # facts through the embedding cache: the same facts come back query after query
+    # from the embedding cache (a fact the index did not weigh, of a work-tree page changed since
+    # the index read it, say, is embedded and kept there)
     vectors = (embeddings.vectors_of(index, embedder, described) if index is not None
                else embedder.embed(described))
     for (i, j), sim in zip(wanted, cosines(embedder.embed_query(query), vectors)):

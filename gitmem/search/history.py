@@ -31,6 +31,7 @@ from ..dates import iso
 from ..errors import PathOutside
 from ..index import cand, chunks, commits, extracts, provenance, versions
 from ..index.blobs import parse
+from ..index.pagetext import Reader
 from ..index.provenance import Origin, of_text
 from . import facts
 from .hits import Hit, snippet
@@ -116,7 +117,7 @@ class Walker:
         self._pages: dict[int, str] = {}
         self.embedder = embedder
         self.detail = detail
-        self.reader = facts.Reader(index)
+        self.reader = Reader(index)
 
     def page(self, blob: int) -> str:
         if blob not in self._pages:
@@ -267,7 +268,7 @@ class Walker:
         text = self.reader.text(blob, hit.path, hit.page)
         lo, hi = span or (hit.lines["start"], hit.lines["end"])
         found = facts.within(text, lo, hi) if text is not None else []
-        # through the index's embedding cache: a past fact is embedded once, not on every query
+        # from the index's embedding cache: `git mem index` embedded every past fact (index/weighed.py)
         cosine = facts.cosines([found], query, self.embedder, self.index)[0] if self.embedder is not None else None
         hit.fact = facts.best(found, query, cosine)
         return hit.fact
