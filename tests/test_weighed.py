@@ -199,3 +199,21 @@ def test_a_fresh_clone_computes_no_fact_a_query_weighs(tmp_path: Path, monkeypat
     assert counted == []  # every vector, the facts' too, came with the clone
     ask(b)
     assert counted == []
+
+
+def test_a_forget_that_lands_while_an_index_is_open_is_heeded(mem: Mem, counted: list[str]) -> None:
+    """An indexer opened before a forget landed weighs the pages with the forgotten line blanked:
+    it reads the forgotten record again under the lock, so the line's vector stays purged."""
+    build(mem)
+    mem("index")
+    why = f"Project Larch / Decisions\n{WHY}"
+    opened = Index(open_notebook(mem.path))  # its record of forgotten lines is read now
+    try:
+        line = (mem.path / "knowledge/larch.md").read_text().split("\n").index(WHY) + 1
+        mem("forget", "--yes", f"knowledge/larch.md:{line}")
+        assert text_hash(why) not in cached(mem)
+        db.set_meta(opened.conn, "weighed", "0")  # an index built by an older rule: weigh every page again
+        embeddings.embed(opened, embed.load(embed.resolve(opened.nb.git)), live_only=False)
+    finally:
+        opened.close()
+    assert text_hash(why) not in cached(mem)

@@ -36,6 +36,9 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     if not index.lock_or_stale(wait, report, busy):
         return report
     try:
+        # pages are read with the forgotten lines blanked: a forget may have landed since this
+        # Index was opened, and a stale record would put the forgotten line's vector back
+        index.reload_forgotten()
         with db.transaction(index.conn):
             _check_model(index, embedder)
         # the pages before vectors are adopted: an adopted text is no longer pending, its page's facts are

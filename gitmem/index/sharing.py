@@ -138,6 +138,7 @@ def export(index: Index, embedder: Embedder) -> int:
     adopt(index, embedder)  # what the ref holds already, from this clone or another
     shared = {row[0] for row in index.cache.execute("SELECT hash FROM shared WHERE model = ?", (model,))}
     todo = [row[0] for row in index.conn.execute(EXPORTABLE) if row[0] not in shared]
+    index.reload_forgotten()  # the pages as they are now read: a forget may have landed meanwhile
     facts = weighed.of_blobs(index, _pages(index, None if every else todo))
     todo += [h for h in facts if h not in shared]
     vectors = cached(index, embedder.key, todo)
