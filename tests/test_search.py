@@ -435,3 +435,24 @@ def test_full_results_show_each_chunk_once(mem: Mem) -> None:
         assert len(herons) >= 2, facts
         spans = [(r["path"], r["lines"]["start"], r["lines"]["end"]) for r in full]
         assert len(spans) == len(set(spans)) and spans[0] == ("knowledge/birds.md", 1, 7), spans
+
+
+def test_full_keeps_a_chunk_whose_first_occurrence_names_nothing() -> None:
+    """Chunks overlap: a better chunk may already name the fact of a chunk's first occurrence,
+    which then names nothing and is dropped (_distinct). With --full that occurrence must not
+    count as showing its chunk, or the chunk's own later fact would be lost with it."""
+    from gitmem.search import engine
+    from gitmem.search.facts import Fact, Found
+    from gitmem.search.hits import Hit
+
+    def found(start: int, end: int, score: float, fact: Fact | None) -> Found:
+        hit = Hit(group="notebook", path="knowledge/a.md", heading="A", snippet="", text="", score=score,
+                  lines={"start": start, "end": end}, commit=None, date=None, author=None, fact=fact)
+        return Found(hit, 1, None, None, named=True)
+
+    x, y = Fact("- x", {"start": 5, "end": 5}, ["A"]), Fact("- y", {"start": 9, "end": 9}, ["A"])
+    occurrences = [found(1, 6, 0.9, x), found(5, 10, 0.8, None), found(5, 10, 0.7, y)]
+    for full in (False, True):
+        kept = engine._distinct(engine._spread(list(occurrences), full), 10)
+        assert [(f.hit.lines["start"], f.hit.fact.text if f.hit.fact else None) for f in kept] == \
+            [(1, "- x"), (5, "- y")]

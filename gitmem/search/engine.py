@@ -434,7 +434,8 @@ def _spread(found: list[facts.Found], full: bool = False) -> list[facts.Found]:
             if full:
                 continue
             f.hit.score = round(f.hit.score * SAME_CHUNK, 4)
-        shown.add(chunk)
+        if f.hit.fact is not None or not f.named:  # shown: _distinct keeps it (one naming nothing it drops)
+            shown.add(chunk)
         kept.append(f)
     return sorted(kept, key=lambda f: -f.hit.score)  # stable: ties keep the rankers' order
 
