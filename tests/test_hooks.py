@@ -187,13 +187,25 @@ def test_the_hook_detaches_and_git_returns_at_once(hooked: Mem) -> None:
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
         worker = _lock_holder(hooked.path / ".git/gitmem/hooks-run.lock")
         assert os.getsid(worker) not in (os.getsid(0), os.getpgid(0))  # a session of its own
-        fds = {int(fd): os.readlink(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")}
+        fds = _descriptors(worker)
         assert fds[0] == fds[1] == fds[2] == "/dev/null"
         os.close(write_end)  # the worker must not hold the copy it inherited through git and the hook
         assert select.select([read_end], [], [], 10)[0] and os.read(read_end, 1) == b""
         assert hooked.json("status", "--no-model")["index"]["state"] == "updating"
     os.close(read_end)
     wait_current(hooked)
+
+
+def _descriptors(pid: int) -> dict[int, str]:
+    """fd -> what it names, of a running process. It opens and closes files meanwhile: one gone
+    between the listing and its readlink was not an inherited one (those it never closes)."""
+    out = {}
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            out[int(fd)] = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except FileNotFoundError:
+            continue
+    return out
 
 
 def _lock_holder(lock: Path, timeout: float = 30.0) -> int:
