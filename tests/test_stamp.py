@@ -6,9 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.gitops import stamp
+from gitmem.gitops import stamp, watcher
 from gitmem.gitops.git import Git
 from tests.conftest import git
+
+
+@pytest.fixture(autouse=True, params=["watched", "walked"])
+def watching(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: with the folder watcher (inotify), and walking the tree on every stamp
+    as where inotify is not to be had."""
+    watcher.forget()
+    if request.param == "walked":
+        monkeypatch.setattr(watcher, "start", lambda root: None)
+    return str(request.param)
 
 
 @pytest.fixture
@@ -90,3 +100,44 @@ def test_too_many_names_are_not_walked(repo: Path, monkeypatch: pytest.MonkeyPat
     for i in range(5):
         (repo / f"{i}.md").write_text("x")
     assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) is None
+
+
+def _walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    listed: list[str] = []
+    real = os.scandir
+
+    def scandir(path: str) -> object:
+        listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(stamp.os, "scandir", scandir)
+    return listed
+
+
+def test_a_watched_tree_is_walked_again_only_after_a_change(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           watching: str) -> None:
+    monkeypatch.setattr(stamp, "RACY_SECONDS", 0.0)
+    (repo / "notes" / "deep").mkdir(parents=True)
+    page = repo / "notes" / "deep" / "a.md"
+    page.write_text("alpha\n")
+    listed = _walks(monkeypatch)
+    first = stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    walks = len(listed)
+    assert first is not None and walks == 3  # the top, notes, notes/deep
+    assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) == first
+    assert len(listed) == (walks if watching == "watched" else 2 * walks)
+    with page.open("r+") as f:  # in place, same size
+        f.write("alphA")
+    assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) != first
+
+
+def test_a_folder_made_after_the_walk_is_watched_too(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stamp, "RACY_SECONDS", 0.0)
+    stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    (repo / "new").mkdir()
+    (repo / "new" / "b.md").write_text("beta\n")
+    before = stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    assert before is not None and stamp.take(repo, repo / ".git", repo / ".git", ".", None) == before
+    with (repo / "new" / "b.md").open("r+") as f:
+        f.write("betA")
+    assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) != before

@@ -16,7 +16,8 @@ It is stricter than git's own check (git trusts size and mtime), and never trust
 stamped time is within RACY_SECONDS of the moment the stamp was taken (a change in the same
 clock tick would look the same), when the folder holds more than MAX_ENTRIES names (the walk
 would cost what it saves), or after MAX_AGE seconds (an ignore file configured elsewhere).
-A cold process asks once and never walks.
+A cold process asks once and never walks. A warm one walks again only when the kernel said
+something under the folder changed since its last walk (watcher.py, where inotify is to be had).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import threading
 import time
 from pathlib import Path
 from stat import S_ISDIR
+
+from . import watcher
 
 MAX_ENTRIES = 50_000
 RACY_SECONDS = 2.0
@@ -58,13 +61,33 @@ def take(top: Path, git_dir: Path, common_dir: Path, prefix: str, head: str | No
         newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
     if newest / 1e9 >= started - RACY_SECONDS:
         return None
+    listed = _listing(str(root))
+    if listed is None:
+        return None
+    walked, newest_walked = listed
+    if max(newest, newest_walked) / 1e9 >= started - RACY_SECONDS:
+        return None
+    return (head, *entries, *walked)
+
+
+def _listing(root: str) -> tuple[list[tuple[int, int, int, int, int]], int] | None:
+    """(type, size, times and inode of every name under `root`, the newest time among them); the
+    last listing again while the folder watcher saw nothing change (watcher.py); None when the
+    tree has more than MAX_ENTRIES names or cannot be listed."""
+    kept = watcher.quiet(root)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    watch = watcher.start(root)
     # names are left out: renaming, adding or removing one changes its folder's mtime, and a
     # folder's entries come in the same order while it is unchanged (any other order: git runs)
     walked: list[tuple[int, int, int, int, int]] = []
     add = walked.append
-    stack = [str(root)]
+    newest = 0
+    stack = [root]
     while stack:
         folder = stack.pop()
+        if watch is not None:
+            watch.add(folder)  # before it is listed: a change after the listing raises an event
         try:
             with os.scandir(folder) as listing:
                 for entry in listing:
@@ -83,9 +106,9 @@ def take(top: Path, git_dir: Path, common_dir: Path, prefix: str, head: str | No
             return None
         if len(walked) > MAX_ENTRIES:
             return None
-    if newest / 1e9 >= started - RACY_SECONDS:
-        return None
-    return (head, *entries, *walked)
+    if watch is not None:
+        watch.listing = (walked, newest)
+    return walked, newest
 
 
 def _user_files() -> list[Path]:
