@@ -29,11 +29,26 @@ def current_bodies(conn: apsw.Connection, path: str) -> list[str]:
 
 def hit_rows(conn: apsw.Connection, text: int) -> list[tuple[Any, ...]]:
     """(path, grp, version, start_line, end_line, heading, body, blob, page, fact) of every candidate
-    occurrence of a text, by path."""
+    occurrence of a text, by path and place in the page."""
     return conn.execute("""SELECT cand.path, cand.grp, cand.version, ch.start_line, ch.end_line,
                                   ch.heading, t.body, cand.blob, ch.page, ch.fact
                              FROM cand JOIN chunks ch ON ch.id = cand.chunk JOIN texts t ON t.id = cand.text
-                            WHERE cand.text = ? ORDER BY cand.path""", (text,)).fetchall()
+                            WHERE cand.text = ? ORDER BY cand.path, ch.seq, ch.id""", (text,)).fetchall()
+
+
+def hit_rows_in(conn: apsw.Connection, view_sql: str, where: list[str], args: list[Any],
+                texts: list[int]) -> dict[int, list[tuple[Any, ...]]]:
+    """hit_rows of each of these texts, read from the view (row v, blob b, chunk c) where it meets
+    `where` instead of from temp.cand (a text without such an occurrence has no entry)."""
+    found: dict[int, list[tuple[Any, ...]]] = {}
+    for row in conn.execute(f"""SELECT c.text, v.path, v.grp, v.version, c.start_line, c.end_line, c.heading,
+                                       t.body, v.blob, c.page, c.fact
+          FROM ({view_sql}) v JOIN blobs b ON b.id = v.blob JOIN chunks c ON c.blob = v.blob
+               JOIN texts t ON t.id = c.text
+         WHERE {' AND '.join(where)} AND c.text IN ({','.join('?' * len(texts))})
+         ORDER BY v.path, c.seq, c.id""", [*args, *texts]):
+        found.setdefault(int(row[0]), []).append(tuple(row[1:]))
+    return found
 
 
 def texts(conn: apsw.Connection) -> list[int]:

@@ -17,7 +17,7 @@ import functools
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -31,7 +31,7 @@ from ..gitops.lock import FileLock
 from ..gitops.log import Commit
 from ..markdown import body_offset
 from ..notebook import Notebook
-from . import chunker, db, extracts, forgotten, links, provenance, unreachable
+from . import chunker, db, extracts, forgotten, links, memo, provenance, unreachable
 from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 
@@ -70,6 +70,7 @@ class Index:
         self.stuck: str | None = None  # why the index cannot be brought up to date (as_is readers)
         self.conn = self._open_as_is() if as_is else self._open()
         self._cache: apsw.Connection | None = None
+        self._kept: tuple[int, dict[Hashable, dict[Any, Any]]] | None = None
         self.forgotten = forgotten.current(nb)  # whatever chunks a blob must blank forgotten text
 
     def _open(self) -> apsw.Connection:
@@ -131,6 +132,15 @@ class Index:
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         return db.get_meta(self.conn, key, default)
+
+    def kept(self, kind: Hashable) -> dict[Any, Any]:
+        """Answers of one kind this process keeps while the index stays as it is (see memo.py):
+        asked for once per Index, and again after this Index wrote (a catch-up). A reader that
+        answers from the file as it is on disk (`stuck`: no WAL read) keeps nothing."""
+        changes = self.conn.total_changes()
+        if self._kept is None or changes != self._kept[0]:
+            self._kept = (changes, memo.kept(self.path) if self.stuck is None else {})
+        return memo.of(self._kept[1], kind)
 
     def lock_or_stale(self, wait: float | None, report: SyncReport, busy: str) -> bool:
         """Take the write lock; if another process holds it past `wait` s, mark the report stale,

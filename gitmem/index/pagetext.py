@@ -27,7 +27,9 @@ class Reader:
     def __init__(self, index: Index, keep: bool = True) -> None:
         self.index = index
         self.keep = keep  # False: read without filling the process's page cache (indexing reads every page)
-        self._texts: dict[tuple[int, int | None], str | None] = {}
+        # a page's text by blob (and document page): kept between queries while the index is
+        # unchanged (forgotten lines are blanked by what the index holds)
+        self._texts: dict[tuple[int, int | None], str | None] = index.kept("pages") if keep else {}
 
     def text(self, blob: int, path: str | None, page: int | None = None) -> str | None:
         """The page's text (None: unreadable); `path` (None: unknown) is read when git has no such blob."""

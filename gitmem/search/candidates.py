@@ -12,16 +12,22 @@ results:
   at a revision, narrowed only by groups that hold at least half of its
   files), each ranker ranks every text, keeps those that are candidates, and
   ranks deeper (4x at a time) until it has DEPTH of them or has run out, so
-  its list is the same as the listed way's. temp.cand then holds only the
-  occurrences of the texts in the lists. Listing 100,000 candidates took
-  57 ms of a 167 ms query; checking a few hundred takes 3 ms. Superseded
-  versions of a page (history) are most of what is checked and dropped: a
-  section edited ten times has ten old texts close to the query.
+  its list is the same as the listed way's. The occurrences of the best
+  texts are then read from the view, a few dozen at a time, as far as the
+  results need. Listing 100,000 candidates took 57 ms of a 167 ms query;
+  checking a few hundred takes 3 ms. Superseded versions of a page (history)
+  are most of what is checked and dropped: a section edited ten times has ten
+  old texts close to the query.
+
+A warm process keeps what checking learned (whether a text is a candidate,
+where it occurs) while the index is unchanged (index/memo.py): most texts a
+query checks, an earlier query checked (the 10k-chunk benchmark notebook:
+11 ms of a 76 ms warm query went to checking, 5 ms to reading occurrences).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import dates
@@ -35,19 +41,23 @@ if TYPE_CHECKING:
 
 DEPTH = 100  # how many candidates each ranker contributes to the fusion
 SLICE = 10_000  # text ids checked per statement
+OCCURRENCES = 32  # texts whose occurrences are read per statement (a query shows the first few dozen)
 BROAD = 0.5  # the share of the view's files the groups must hold for checking to pay
 Rows = list[tuple[Any, ...]]
 Fetch = Callable[[int, bool], Rows]  # (how many, among temp.cand only?) -> rows, text id first, best first
 
 
 class Candidates:
-    """The candidates of one query on one connection (temp.cand)."""
+    """The candidates of one query on one connection (temp.cand when listed)."""
 
-    def __init__(self, conn: apsw.Connection, query: Query, view: View) -> None:
+    def __init__(self, conn: apsw.Connection, query: Query, view: View,
+                 kept: Callable[[Hashable], dict[Any, Any]] | None = None) -> None:
+        """`kept(kind)`: answers this process keeps while the index is unchanged (Index.kept)."""
         self.conn = conn
         self.view = view
         self.where, self.args = _filters(conn, query, view)
-        self.checked = _broad(conn, query, view)
+        self._kept = kept if kept is not None and view.lasting else (lambda kind: {})
+        self.checked = _broad(conn, query, view, self._kept("groups"))
         if not self.checked:
             self._list()
 
@@ -73,32 +83,49 @@ class Candidates:
         """Every candidate text (listed)."""
         return cand.texts(self.conn)
 
-    def finish(self, texts: list[int]) -> None:
-        """Make temp.cand hold the occurrences of these texts (the listed way already holds them)."""
-        if self.checked:
-            self._list(texts)
+    def occurrences(self, texts: list[int]) -> Iterator[tuple[int, Rows]]:
+        """Each text with its candidate occurrences (cand.hit_rows), in the order given; read
+        OCCURRENCES texts at a time when checked, so that a caller who stops early reads few."""
+        if not self.checked:
+            for tid in texts:
+                yield tid, cand.hit_rows(self.conn, tid)
+            return
+        known = self._kept(("occurrences", *self._key()))
+        for i in range(0, len(texts), OCCURRENCES):
+            batch = texts[i:i + OCCURRENCES]
+            missing = [t for t in batch if t not in known]
+            if missing:
+                found = cand.hit_rows_in(self.conn, self.view.sql, self.where, self.args, missing)
+                known.update({t: found.get(t, []) for t in missing})
+            for tid in batch:
+                yield tid, known[tid]
 
-    def _list(self, texts: list[int] | None = None) -> None:
-        where, args = list(self.where), list(self.args)
-        if texts is not None:
-            where.append(f"c.text IN ({','.join('?' * len(texts))})" if texts else "0")
-            args.extend(texts)
-        cand.fill(self.conn, self.view.sql, where, args)
+    def _list(self) -> None:
+        cand.fill(self.conn, self.view.sql, list(self.where), list(self.args))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.view.sql, tuple(self.where), tuple(self.args))
 
     def _among(self, texts: list[int]) -> set[int]:
         """Which of these texts are candidates, asked in slices (SQLite takes at most 32,766
-        parameters; a deep fetch can check more texts than that)."""
-        kept: set[int] = set()
-        for i in range(0, len(texts), SLICE):
-            kept.update(cand.meeting(self.conn, self.view.sql, self.where, self.args, texts[i:i + SLICE]))
-        return kept
+        parameters; a deep fetch can check more texts than that). The answers are kept: most
+        of the texts a query checks were checked by an earlier one."""
+        known = self._kept(("among", *self._key()))
+        missing = [t for t in texts if t not in known]
+        for i in range(0, len(missing), SLICE):
+            part = missing[i:i + SLICE]
+            found = cand.meeting(self.conn, self.view.sql, self.where, self.args, part)
+            known.update({t: t in found for t in part})
+        return {t for t in texts if known[t]}
 
 
-def _broad(conn: apsw.Connection, query: Query, view: View) -> bool:
+def _broad(conn: apsw.Connection, query: Query, view: View, kept: dict[Any, Any]) -> bool:
     """Whether the candidates are most of the view: then checking beats listing."""
     if view.kind == "history" or query.tags or query.type or dates.window(query.since, query.until):
         return False
-    files = cand.files_per_group(conn, view.sql)
+    files = kept.get(view.sql)
+    if files is None:
+        files = kept[view.sql] = cand.files_per_group(conn, view.sql)
     total = sum(files.values())
     return total > 0 and sum(files.get(g, 0) for g in query.groups) >= BROAD * total
 

@@ -9,16 +9,15 @@ so FTS5 operators in the input are just words.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import dates
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
 from ..index import confidence, embed, embeddings, extracts, fts
-from ..index.cand import hit_rows
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
 from . import candidates, facts, scale, vectors, views
@@ -177,24 +176,22 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     limit = query.limit if query.limit is not None else s.limit
     min_score = query.min_score if query.min_score is not None else s.min_score
     view = view or views.live()
-    cand = candidates.Candidates(index.conn, query, view)
+    cand = candidates.Candidates(index.conn, query, view, index.kept)
     evidence, relative = _weigh(index, query, embedder, cand)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     if min_score > 0 and scale.nothing(evidence):
-        cand.finish([])
         return Ranking([], evidence, empty=bool(scores))
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
         ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
     else:
         ranked = sorted(scores, key=lambda t: -relative[t])
-    cand.finish(ranked)
     if view.kind == "history":
         from . import history
 
         hits = history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
                             query.detail)
     else:
-        found = _hits(index, ranked, scores, query.text, limit, view, query.full)
+        found = _hits(index, cand.occurrences(ranked), scores, query.text, limit, view, query.full)
         if query.detail:
             facts.choose(index, found, query.text, embedder)
         found = _distinct(_spread(found, query.full), limit)
@@ -237,13 +234,15 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     if query.mode in ("hybrid", "keyword") or embedder is None:
         keyword = _keyword(conn, match, cand)
         lists.append(keyword)
-        evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]))
+        evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]),
+                                          index.kept("coverage"))
     if semantic:
         assert embedder is not None
-        cosines = _semantic(index, embedder, query.text, cand, evidence, keyword)
+        cosines = _semantic(index, embedder, embedder.embed_query(query.text), cand, evidence, keyword)
         evidence.semantic = round(max(cosines.values(), default=0.0), 4)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
-            evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]))
+            evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
+                                              index.kept("coverage"))
         lists.append(cosines)
         if keyword is not None and match is not None:
             _complete(conn, match, keyword, cosines)
@@ -327,11 +326,10 @@ def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
     return {int(r[0]): max(0.0, r[1] / best) for r in rows}
 
 
-def _semantic(index: Index, embedder: embed.Embedder, text: str, cand: candidates.Candidates,
+def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,
               evidence: scale.Evidence | None = None, also: dict[int, float] | None = None) -> dict[int, float]:
-    """text id -> cosine similarity, clipped to [0, 1]; `evidence` hears how far the best stands
-    above the notebook's background (scale.above)."""
-    vector = embedder.embed_query(text)
+    """text id -> cosine similarity to the query's `vector`, clipped to [0, 1]; `evidence` hears how
+    far the best stands above the notebook's background (scale.above)."""
     stored = vectors.matrix(index.conn, index.path)
     if not len(stored.ids) or stored.unit.shape[1] * 4 != len(vector) or index.meta("model") != embedder.key:
         return {}  # nothing embedded yet, or by another model (re-embedded on a later sync)
@@ -384,21 +382,19 @@ def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
 FANOUT = 4  # occurrences read per result wanted: a chunk and the facts in it are one result
 
 
-def _hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, limit: int,
-          view: views.View, full: bool = False) -> list[facts.Found]:
+def _hits(index: Index, ranked: Iterator[tuple[int, list[tuple[Any, ...]]]], scores: dict[int, float],
+          query: str, limit: int, view: views.View, full: bool = False) -> list[facts.Found]:
     """The best occurrences of the ranked texts, as many as `limit` results may need: a chunk,
     or a fact row (see indexer.facts) shown in the chunk that holds it. With `full` a result is
     a chunk (see _spread), so enough occurrences to reach FANOUT // 2 chunks per result."""
     chunks: set[tuple[str, int | None, int, int]] = set()
-    conn = index.conn
     revision = view.revision.commit if view.revision else None
     hits: list[facts.Found] = []
-    for tid in ranked:
-        rows = hit_rows(conn, tid)
+    for tid, rows in ranked:
         for path, grp, version, start, end, heading, body, blob, page, is_fact in rows:
             span = (start, end) if is_fact else None
             if span is not None:
-                start, end, heading, body, origin_text = facts.holder(conn, blob, start, end, heading, body, tid)
+                start, end, heading, body, origin_text = facts.holder(index, blob, start, end, heading, body, tid)
             else:
                 origin_text = tid
             origin = view.origin(index, path, version, origin_text)

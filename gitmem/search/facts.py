@@ -29,8 +29,6 @@ from ..index.weighed import MAX_EMBEDDED
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
-    import apsw
-
     from ..index.embed import Embedder
     from ..index.indexer import Index
     from .hits import Hit
@@ -103,11 +101,15 @@ class Found:
     named: bool = False  # its facts were weighed (choose): no fact left means nothing to show
 
 
-def holder(conn: apsw.Connection, blob: int, start: int, end: int, heading: str, body: str,
+def holder(index: Index, blob: int, start: int, end: int, heading: str, body: str,
            tid: int) -> tuple[int, int, str, str, int]:
     """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
     that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
-    return chunks.holding(conn, blob, start, end) or (start, end, heading, body, tid)
+    kept = index.kept("holders")
+    key = (blob, start, end)
+    if key not in kept:
+        kept[key] = chunks.holding(index.conn, blob, start, end)
+    return kept[key] or (start, end, heading, body, tid)
 
 
 def choose(index: Index, found: list[Found], query: str, embedder: Embedder | None,

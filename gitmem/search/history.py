@@ -195,7 +195,7 @@ class Walker:
         span = (start, end) if is_fact else None  # a fact row: shown in the chunk that holds it
         shown = tid
         if span is not None:
-            start, end, heading, body, shown = facts.holder(conn, blob, start, end, heading, body, tid)
+            start, end, heading, body, shown = facts.holder(self.index, blob, start, end, heading, body, tid)
         version = run.versions[-1]
         origin = of_text(self.index, path, version, shown)
         hit = Hit(group=grp, path=path, heading=heading, snippet=snippet(body, query), text=body,

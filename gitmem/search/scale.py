@@ -23,8 +23,9 @@ too thin to refuse on). The constants were fitted on SciFact and LoCoMo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..index import fts
 
@@ -100,20 +101,29 @@ def keyword_weight(keyword: float | None) -> float:
     return KEYWORD_WEIGHT_FLOOR + (1 - KEYWORD_WEIGHT_FLOOR) * _line(keyword, KEYWORD_NONE, KEYWORD_FULL)
 
 
-def coverage(conn: apsw.Connection, terms: list[str], texts: list[int]) -> float | None:
-    """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds."""
+def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
+             kept: dict[Any, Any] | None = None) -> float | None:
+    """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds; `kept`:
+    answers kept while the index is unchanged (Index.kept), as a warm process asks them again."""
     if not terms or not texts:
         return None if not terms else 0.0
-    total = fts.texts(conn) or 1
+    kept = {} if kept is None else kept
+
+    def ask(key: tuple[Any, ...], answer: Callable[..., Any], *args: Any) -> Any:
+        if key not in kept:
+            kept[key] = answer(conn, *args)
+        return kept[key]
+
+    total = ask(("texts",), fts.texts) or 1
     weights = {}
     for term in terms:
-        df = fts.matching(conn, term)
+        df = ask(("df", term), fts.matching, term)
         # smoothed so that a notebook of a few pages does not make one absent word outweigh all the rest
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
     for tid in texts[:CHECKED]:
-        held = sum(w for term, w in weights.items() if fts.holds(conn, term, tid))
+        held = sum(w for term, w in weights.items() if ask(("holds", term, tid), fts.holds, term, tid))
         best = max(best, held / whole)
     return round(best, 4)
 

@@ -59,11 +59,22 @@ class View:
     pages: dict[str, Origin] | None = None  # off the chain: the commit that last changed each page
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def lasting(self) -> bool:
+        """Whether what a query learns about this view holds while the index is unchanged: its
+        SQL reads the index's own tables only (off the chain it reads a connection's temp table)."""
+        return self.pages is None
+
     def origin(self, index: Index, path: str, version: int | None, text: int) -> Origin:
         """Where a chunk's text in this view came from."""
         if self.pages is not None:
             return self.pages.get(path, Origin(None, None, None, None))
-        return of_text(index, path, version, text)
+        kept = index.kept("origins")  # a page's lines at a version came from one commit, asked query after query
+        key = (path, version, text)
+        found: Origin | None = kept.get(key)
+        if found is None:
+            found = kept[key] = of_text(index, path, version, text)
+        return found
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
