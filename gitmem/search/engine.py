@@ -24,6 +24,8 @@ from . import candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
     import apsw
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
@@ -231,14 +233,15 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     match = fts_query(query.text)
     terms = match.split(" OR ") if match else []
     keyword: dict[int, float] | None = None
+    vector = _embedding(embedder, query.text) if semantic and embedder is not None else None
     if query.mode in ("hybrid", "keyword") or embedder is None:
         keyword = _keyword(conn, match, cand)
         lists.append(keyword)
         evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]),
                                           index.kept("coverage"))
     if semantic:
-        assert embedder is not None
-        cosines = _semantic(index, embedder, embedder.embed_query(query.text), cand, evidence, keyword)
+        assert embedder is not None and vector is not None
+        cosines = _semantic(index, embedder, vector.result(), cand, evidence, keyword)
         evidence.semantic = round(max(cosines.values(), default=0.0), 4)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
@@ -324,6 +327,20 @@ def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
         return {}
     best = max(r[1] for r in rows) or 1.0
     return {int(r[0]): max(0.0, r[1] / best) for r in rows}
+
+
+def _embedding(embedder: embed.Embedder, text: str) -> Future[bytes]:
+    """The query's vector, computed beside the keyword ranking: onnxruntime and SQLite both let go
+    of the GIL, so on two cores the 7 ms of the model and the 8 ms of FTS5 overlap."""
+    global _beside
+    if _beside is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-query")
+    return _beside.submit(embedder.embed_query, text)
+
+
+_beside: Executor | None = None
 
 
 def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,
