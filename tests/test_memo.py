@@ -15,6 +15,7 @@ from gitmem.gitops.repo import open_notebook
 from gitmem.index import memo
 from gitmem.index.indexer import Index
 from gitmem.search import engine as search
+from gitmem.search import views
 from tests.conftest import Mem
 
 
@@ -131,16 +132,61 @@ def test_one_process_sees_a_page_moved_and_removed(mem: Mem, monkeypatch: pytest
     assert _found(mem, "kayak paddle shed") == []
 
 
-def test_an_index_that_cannot_be_watched_answers_afresh(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_index_just_written_keeps_nothing(mem: Mem) -> None:
+    """Right after a write (within RACY_SECONDS) nothing is kept: a second Index asks afresh."""
     mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the blue shed.\n")
     mem.commit("boat")
+    nb = open_notebook(mem.path)
+    first = Index(nb)
+    try:
+        first.sync()  # writes the index: its files are fresh
+        first.kept("answers")["q"] = 1
+    finally:
+        first.close()
+    second = Index(nb)
+    try:
+        assert second.kept("answers") == {}
+    finally:
+        second.close()
+    _settle(nb.state_dir / "index.db")  # a while later, nothing written since
+    third = Index(nb)
+    try:
+        third.kept("answers")["q"] = 3
+    finally:
+        third.close()
+    fourth = Index(nb)
+    try:
+        assert fourth.kept("answers") == {"q": 3}
+    finally:
+        fourth.close()
+
+
+def test_a_view_off_the_indexed_chain_keeps_nothing(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off the indexed first-parent chain a view reads a connection's temp table (temp.atview):
+    what one revision's query learned must not answer another's."""
+    monkeypatch.setattr(memo, "RACY_SECONDS", 0.0)
+    mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the blue shed.\n")
+    mem.commit("boat")
+    mem.git("checkout", "-q", "-b", "side")
+    mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the red shed.\n")
+    side = mem.commit("side")
+    mem.git("checkout", "-q", "main")
+    asked: list[object] = []
     index = Index(open_notebook(mem.path))
     try:
         index.sync()
-        monkeypatch.setattr(memo, "generation", lambda path: None)  # as when just written
-        index.kept("answers")["q"] = 1
-        index.conn.execute("CREATE TEMP TABLE x(y)")  # any write asks again
-        index.conn.execute("INSERT INTO x VALUES(1)")
-        assert index.kept("answers") == {}
+        view = views.build(index, side, False)
+        assert view.pages is not None and not view.lasting  # off the chain
+        kept = index.kept
+
+        def counted(kind: object, most: int = memo.MAX_ENTRIES) -> dict:
+            asked.append(kind)
+            return kept(kind, most)
+
+        monkeypatch.setattr(index, "kept", counted)
+        hits = search.rank(index, search.Query("kayak paddle shed", mode="keyword", min_score=0.0), None, view)
+        assert [h.text for h in hits][:1] == ["# Boat\n\n- The kayak paddle lives in the red shed."]
+        assert not [k for k in asked if isinstance(k, tuple) and k[0] in ("among", "occurrences")]
+        assert "origins" not in asked
     finally:
         index.close()

@@ -141,3 +141,46 @@ def test_a_folder_made_after_the_walk_is_watched_too(repo: Path, monkeypatch: py
     with (repo / "new" / "b.md").open("r+") as f:
         f.write("betA")
     assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) != before
+
+
+def test_a_file_system_that_may_not_raise_events_is_walked_every_time(repo: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """NFS, CIFS, sshfs: a change made on another machine raises no event here."""
+    monkeypatch.setattr(stamp, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(watcher, "_mount_type", lambda path: "nfs")
+    listed = _walks(monkeypatch)
+    stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    walks = len(listed)
+    stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    assert walks > 0 and len(listed) == 2 * walks
+
+
+def test_threads_taking_stamps_while_a_page_changes(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemon takes stamps on several threads: none fails, and the change is seen after it."""
+    import threading
+
+    monkeypatch.setattr(stamp, "RACY_SECONDS", 0.0)
+    (repo / "notes").mkdir()
+    page = repo / "notes" / "a.md"
+    page.write_text("alpha\n")
+    before = stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    failures: list[BaseException] = []
+
+    def take() -> None:
+        try:
+            for _ in range(40):
+                stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+        except BaseException as exc:  # noqa: BLE001 (reported by the assertion below)
+            failures.append(exc)
+
+    threads = [threading.Thread(target=take) for _ in range(4)]
+    for t in threads:
+        t.start()
+    with page.open("r+") as f:
+        f.write("alphA")
+    for t in threads:
+        t.join()
+    assert failures == []
+    after = stamp.take(repo, repo / ".git", repo / ".git", ".", None)
+    assert before is not None and after is not None and after != before
+    assert stamp.take(repo, repo / ".git", repo / ".git", ".", None) == after

@@ -78,6 +78,23 @@ def _listing(root: str) -> tuple[list[tuple[int, int, int, int, int]], int] | No
     if kept is not None:
         return kept  # type: ignore[no-any-return]
     watch = watcher.start(root)
+    try:
+        found = _walk(root, watch)
+    except BaseException:
+        if watch is not None:
+            watch.close()
+        raise
+    if watch is not None:
+        if found is None or watch.spent:  # a folder could not be watched (closed by the walk)
+            watch.close()
+        else:
+            watcher.publish(root, watch, found)
+    return found
+
+
+def _walk(root: str, watch: watcher.Watcher | None) -> tuple[list[tuple[int, int, int, int, int]], int] | None:
+    """The listing of `root`, each folder watched before it is listed (`watch` is dropped when a
+    folder cannot be watched: the listing stands, but only for this stamp)."""
     # names are left out: renaming, adding or removing one changes its folder's mtime, and a
     # folder's entries come in the same order while it is unchanged (any other order: git runs)
     walked: list[tuple[int, int, int, int, int]] = []
@@ -86,8 +103,9 @@ def _listing(root: str) -> tuple[list[tuple[int, int, int, int, int]], int] | No
     stack = [root]
     while stack:
         folder = stack.pop()
-        if watch is not None:
-            watch.add(folder)  # before it is listed: a change after the listing raises an event
+        if watch is not None and not watch.add(folder):
+            watch.close()
+            watch = None
         try:
             with os.scandir(folder) as listing:
                 for entry in listing:
@@ -106,8 +124,6 @@ def _listing(root: str) -> tuple[list[tuple[int, int, int, int, int]], int] | No
             return None
         if len(walked) > MAX_ENTRIES:
             return None
-    if watch is not None:
-        watch.listing = (walked, newest)
     return walked, newest
 
 

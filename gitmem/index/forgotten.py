@@ -158,6 +158,7 @@ class Matcher:
     def __init__(self, salt: str, entries: Iterable[Entry]) -> None:
         self.salt = salt
         self.entries = set(entries)
+        self.key = (salt, frozenset(self.entries))  # what a page's blanked text depends on (pagetext.py)
         self.phrases = sorted({k for k, _ in self.entries if k > 0})
         self.lines = sorted({-k for k, _ in self.entries if k <= -MIN_PHRASE_WORDS})
 

@@ -133,14 +133,14 @@ class Index:
     def meta(self, key: str, default: str | None = None) -> str | None:
         return db.get_meta(self.conn, key, default)
 
-    def kept(self, kind: Hashable) -> dict[Any, Any]:
+    def kept(self, kind: Hashable, most: int = memo.MAX_ENTRIES) -> dict[Any, Any]:
         """Answers of one kind this process keeps while the index stays as it is (see memo.py):
         asked for once per Index, and again after this Index wrote (a catch-up). A reader that
         answers from the file as it is on disk (`stuck`: no WAL read) keeps nothing."""
         changes = self.conn.total_changes()
         if self._kept is None or changes != self._kept[0]:
             self._kept = (changes, memo.kept(self.path) if self.stuck is None else {})
-        return memo.of(self._kept[1], kind)
+        return memo.of(self._kept[1], kind, most)
 
     def lock_or_stale(self, wait: float | None, report: SyncReport, busy: str) -> bool:
         """Take the write lock; if another process holds it past `wait` s, mark the report stale,

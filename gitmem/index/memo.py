@@ -28,7 +28,7 @@ from typing import Any
 
 MAX_ENTRIES = 100_000  # per kind of answer: a kind that grows past it starts again
 MAX_INDEXES = 8  # indexes whose answers are kept at once
-RACY_SECONDS = 1.0
+RACY_SECONDS = 2.0  # as stamp.py and the indexer: some file systems' clocks tick in seconds
 
 Generation = tuple[int, ...]
 _lock = threading.Lock()
@@ -71,10 +71,10 @@ def kept(path: Path) -> dict[Hashable, dict[Any, Any]]:
         return held[1]
 
 
-def of(answers: dict[Hashable, dict[Any, Any]], kind: Hashable) -> dict[Any, Any]:
-    """The kept answers of one kind (a new, empty dict the first time, or once it grew past MAX_ENTRIES)."""
+def of(answers: dict[Hashable, dict[Any, Any]], kind: Hashable, most: int = MAX_ENTRIES) -> dict[Any, Any]:
+    """The kept answers of one kind (a new, empty dict the first time, or once it grew past `most`)."""
     found = answers.get(kind)
-    if found is None or len(found) > MAX_ENTRIES:
+    if found is None or len(found) > most:
         found = answers[kind] = {}
     return found
 
@@ -83,3 +83,11 @@ def forget() -> None:
     """Drop every kept answer (tests)."""
     with _lock:
         _kept.clear()
+
+
+def _after_fork() -> None:
+    global _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
+
+
+os.register_at_fork(after_in_child=_after_fork)

@@ -15,6 +15,8 @@ _PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's te
 # characters of page text kept (the pages of a 10k-chunk notebook are 3.7 MB: a warm process that
 # kept 256 pages read a third of its result pages from git again on every query, 34 ms of 130)
 PARSED_CHARS = 16_000_000
+KEPT_PAGES = 2_000  # page texts kept between queries (index/memo.py) ...
+KEPT_CHARS = 200_000  # ... each at most this long
 _parsed_chars = 0
 _PARSED_LOCK = threading.Lock()
 
@@ -27,16 +29,24 @@ class Reader:
     def __init__(self, index: Index, keep: bool = True) -> None:
         self.index = index
         self.keep = keep  # False: read without filling the process's page cache (indexing reads every page)
-        # a page's text by blob (and document page): kept between queries while the index is
-        # unchanged (forgotten lines are blanked by what the index holds)
-        self._texts: dict[tuple[int, int | None], str | None] = index.kept("pages") if keep else {}
+        self._texts: dict[tuple[int, int | None], str | None] = {}
+        # a page's text by blob (and document page), kept between queries while the index and the
+        # record of forgotten lines are unchanged; at most KEPT_PAGES, none longer than KEPT_CHARS
+        self._kept: dict[tuple[int, int | None], str] = (
+            index.kept(("pages", index.forgotten.key), KEPT_PAGES) if keep else {})
 
     def text(self, blob: int, path: str | None, page: int | None = None) -> str | None:
         """The page's text (None: unreadable); `path` (None: unknown) is read when git has no such blob."""
-        if (blob, page) not in self._texts:
+        key = (blob, page)
+        kept = self._kept.get(key)
+        if kept is not None:
+            return kept
+        if key not in self._texts:
             document = self._document(blob, page)
-            self._texts[(blob, page)] = document if document is not False else self._read(blob, path)
-        return self._texts[(blob, page)]
+            text = self._texts[key] = document if document is not False else self._read(blob, path)
+            if text is not None and len(text) <= KEPT_CHARS and document is not None:
+                self._kept[key] = text  # not a read that failed, nor an extraction still pending
+        return self._texts[key]
 
     def _document(self, blob: int, page: int | None) -> str | None | Literal[False]:
         """A document blob's extracted text (None: not extracted), or False: not a document."""

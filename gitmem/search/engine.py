@@ -8,6 +8,8 @@ so FTS5 operators in the input are just words.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -333,14 +335,24 @@ def _embedding(embedder: embed.Embedder, text: str) -> Future[bytes]:
     """The query's vector, computed beside the keyword ranking: onnxruntime and SQLite both let go
     of the GIL, so on two cores the 7 ms of the model and the 8 ms of FTS5 overlap."""
     global _beside
-    if _beside is None:
-        from concurrent.futures import ThreadPoolExecutor
+    with _beside_lock:
+        if _beside is None:
+            from concurrent.futures import ThreadPoolExecutor
 
-        _beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-query")
-    return _beside.submit(embedder.embed_query, text)
+            _beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-query")
+        return _beside.submit(embedder.embed_query, text)
 
 
 _beside: Executor | None = None
+_beside_lock = threading.Lock()
+
+
+def _after_fork() -> None:
+    global _beside, _beside_lock
+    _beside, _beside_lock = None, threading.Lock()  # the executor's thread is not in a forked child
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,

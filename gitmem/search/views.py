@@ -73,7 +73,9 @@ class View:
         key = (path, version, text)
         found: Origin | None = kept.get(key)
         if found is None:
-            found = kept[key] = of_text(index, path, version, text)
+            found = of_text(index, path, version, text)
+            if found.commit is not None:  # an uncommitted text is dated by its file, which may be touched
+                kept[key] = found
         return found
 
     def describe(self) -> dict[str, Any]:
