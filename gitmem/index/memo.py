@@ -22,15 +22,16 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 MAX_ENTRIES = 100_000  # per kind of answer: a kind that grows past it starts again
 MAX_INDEXES = 8  # indexes whose answers are kept at once
 RACY_SECONDS = 2.0  # as stamp.py and the indexer: some file systems' clocks tick in seconds
 
 Generation = tuple[int, ...]
+T = TypeVar("T")
 _lock = threading.Lock()
 _kept: dict[str, tuple[Generation, dict[Hashable, dict[Any, Any]]]] = {}
 
@@ -76,6 +77,14 @@ def of(answers: dict[Hashable, dict[Any, Any]], kind: Hashable, most: int = MAX_
     found = answers.get(kind)
     if found is None or len(found) > most:
         found = answers[kind] = {}
+    return found
+
+
+def answer(kept: dict[Any, Any], key: Hashable, compute: Callable[[], T]) -> T:
+    """The answer kept under `key`, computed (and kept) the first time it is asked."""
+    if key not in kept:
+        kept[key] = compute()
+    found: T = kept[key]
     return found
 
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import dates
-from ..index import cand
+from ..index import cand, memo
 
 if TYPE_CHECKING:
     import apsw
@@ -123,9 +123,7 @@ def _broad(conn: apsw.Connection, query: Query, view: View, kept: dict[Any, Any]
     """Whether the candidates are most of the view: then checking beats listing."""
     if view.kind == "history" or query.tags or query.type or dates.window(query.since, query.until):
         return False
-    files = kept.get(view.sql)
-    if files is None:
-        files = kept[view.sql] = cand.files_per_group(conn, view.sql)
+    files = memo.answer(kept, view.sql, lambda: cand.files_per_group(conn, view.sql))
     total = sum(files.values())
     return total > 0 and sum(files.get(g, 0) for g in query.groups) >= BROAD * total
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..blocks import TABLE_RULE, blocks, cut, described  # noqa: F401 (TABLE_RULE: re-exported)
-from ..index import chunks
+from ..index import chunks, memo
 from ..index.pagetext import Reader
 from ..index.weighed import MAX_EMBEDDED
 from .hits import STOPWORDS, WORD
@@ -105,11 +105,9 @@ def holder(index: Index, blob: int, start: int, end: int, heading: str, body: st
            tid: int) -> tuple[int, int, str, str, int]:
     """(start, end, heading, text, text id) of the chunk that holds a fact row's lines (the first
     that holds most of them): a fact is shown in its chunk. The fact row's own when none does."""
-    kept = index.kept("holders")
-    key = (blob, start, end)
-    if key not in kept:
-        kept[key] = chunks.holding(index.conn, blob, start, end)
-    return kept[key] or (start, end, heading, body, tid)
+    held = memo.answer(index.kept("holders"), (blob, start, end),
+                       lambda: chunks.holding(index.conn, blob, start, end))
+    return held or (start, end, heading, body, tid)
 
 
 def choose(index: Index, found: list[Found], query: str, embedder: Embedder | None,

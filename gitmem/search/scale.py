@@ -23,11 +23,10 @@ too thin to refuse on). The constants were fitted on SciFact and LoCoMo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..index import fts
+from ..index import fts, memo
 
 if TYPE_CHECKING:
     import apsw
@@ -108,22 +107,17 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
     if not terms or not texts:
         return None if not terms else 0.0
     kept = {} if kept is None else kept
-
-    def ask(key: tuple[Any, ...], answer: Callable[..., Any], *args: Any) -> Any:
-        if key not in kept:
-            kept[key] = answer(conn, *args)
-        return kept[key]
-
-    total = ask(("texts",), fts.texts) or 1
+    total = memo.answer(kept, "texts", lambda: fts.texts(conn)) or 1
     weights = {}
     for term in terms:
-        df = ask(("df", term), fts.matching, term)
+        df = memo.answer(kept, ("df", term), lambda: fts.matching(conn, term))  # noqa: B023 (called at once)
         # smoothed so that a notebook of a few pages does not make one absent word outweigh all the rest
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
     for tid in texts[:CHECKED]:
-        held = sum(w for term, w in weights.items() if ask(("holds", term, tid), fts.holds, term, tid))
+        held = sum(w for term, w in weights.items()
+                   if memo.answer(kept, ("holds", term, tid), lambda: fts.holds(conn, term, tid)))  # noqa: B023
         best = max(best, held / whole)
     return round(best, 4)
 
