@@ -87,6 +87,8 @@ def _listing(root: str) -> tuple[list[tuple[int, int, int, int, int]], int] | No
     if watch is not None:
         if found is None or watch.spent:  # a folder could not be watched (closed by the walk)
             watch.close()
+            if watch.limited:
+                watcher.refuse(root)
         else:
             watcher.publish(root, watch, found)
     return found

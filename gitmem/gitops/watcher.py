@@ -6,7 +6,8 @@ of 8 at 900 files, idle). git's own `fsmonitor--daemon` answers the same questio
 kernel's file events; this does that for one process: each folder is watched before it is
 listed, so any change after its listing raises an event, and while no event came the last
 listing still stands. Any event, a lost one (the queue overflowed) or a folder that could not be
-watched means listing again.
+watched means listing again. A tree that reached the user's inotify limits (a clone of very many
+folders) is walked without watches for RETRY_SECONDS before they are tried again.
 
 Where events may never come, every stamp lists the tree, as before: without inotify_simple (a
 thin ctypes wrapper, Linux only), and on a file system that is not known to be local (NFS, CIFS,
@@ -20,11 +21,14 @@ thread never drains the events another needed.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
+import time
 from typing import Any
 
 MAX_WATCHERS = 8  # trees watched at once per process (a user may have 128 inotify instances in all)
+RETRY_SECONDS = 300.0  # after the user's inotify limits were reached for a tree: walk it until then
 EVENTS = ("MODIFY", "ATTRIB", "CLOSE_WRITE", "MOVED_FROM", "MOVED_TO", "CREATE", "DELETE",
           "DELETE_SELF", "MOVE_SELF")
 # file systems whose changes all pass through this kernel (/proc/self/mountinfo's type field)
@@ -34,6 +38,7 @@ LOCAL = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "
 _lock = threading.Lock()
 _watching: dict[str, Watcher] = {}
 _local: dict[str, bool] = {}
+_refused: dict[str, float] = {}  # root -> when the user's watch or instance limit was reached for it
 
 
 class Watcher:
@@ -44,13 +49,17 @@ class Watcher:
         self.mask = mask
         self.listing: Any = None  # what the walk found while the watches were added
         self.spent = False  # an event came (or could not be read): the listing is stale for good
+        self.limited = False  # a folder could not be watched for the user's watch limit
         self.lock = threading.Lock()
 
     def add(self, folder: str) -> bool:
         """Watch a folder: call before listing it. False when it cannot be watched."""
         try:
             self.notify.add_watch(folder, self.mask)
-        except (OSError, ValueError):  # the user's watch limit, a folder gone or unreadable
+        except OSError as exc:  # the user's watch limit, a folder gone or unreadable
+            self.limited = exc.errno in (errno.ENOSPC, errno.ENOMEM)
+            return False
+        except ValueError:  # closed by another thread meanwhile
             return False
         return True
 
@@ -75,7 +84,7 @@ class Watcher:
 def start(root: str) -> Watcher | None:
     """A new watcher for the tree at `root`, not yet published; None where events cannot be
     trusted or inotify is not to be had. Add its folders while listing them, then publish it."""
-    if not _is_local(root):
+    if not _is_local(root) or _refusing(root):
         return None
     try:
         from inotify_simple import INotify, flags
@@ -84,6 +93,7 @@ def start(root: str) -> Watcher | None:
     try:
         notify = INotify()
     except OSError:  # the user's instance limit
+        refuse(root)
         return None
     mask = 0
     for name in EVENTS:
@@ -111,6 +121,23 @@ def quiet(root: str) -> Any:
             return None
         _watching[root] = _watching.pop(root)  # asked last: kept longest
     return held.quiet()
+
+
+def refuse(root: str) -> None:
+    """The user's inotify limits were reached for this tree: walk it without a watcher for
+    RETRY_SECONDS (a clone of very many folders would otherwise fill the watch table again on
+    every stamp, and take watches other programs need)."""
+    with _lock:
+        _refused[root] = time.monotonic()
+
+
+def _refusing(root: str) -> bool:
+    with _lock:
+        since = _refused.get(root)
+        if since is not None and time.monotonic() - since >= RETRY_SECONDS:
+            del _refused[root]
+            since = None
+    return since is not None
 
 
 def _is_local(root: str) -> bool:
@@ -149,6 +176,7 @@ def forget() -> None:
         held = list(_watching.values())
         _watching.clear()
         _local.clear()
+        _refused.clear()
     for watcher in held:
         watcher.close()
 
