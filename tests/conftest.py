@@ -13,7 +13,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gitmem.cli.main import cli
-from tests.tally import pytest_configure, pytest_runtest_makereport, pytest_terminal_summary  # noqa: F401
+from tests.tally import (  # noqa: F401
+    pytest_configure,
+    pytest_runtest_logreport,
+    pytest_runtest_makereport,
+    pytest_terminal_summary,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"

@@ -24,11 +24,19 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
-    for mark in item.iter_markers("tally"):
-        seen = _OUTCOMES.setdefault(mark.args[0], {})
-        before = seen.get(item.nodeid, "passed")
+    # on the report, not in this process: under pytest-xdist the workers make the reports and the
+    # controller, which prints the summary, only sees them (user_properties travel with them)
+    report.user_properties += [("tally", mark.args[0]) for mark in item.iter_markers("tally")]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for key, name in report.user_properties:
+        if key != "tally":
+            continue
+        seen = _OUTCOMES.setdefault(str(name), {})
+        before = seen.get(report.nodeid, "passed")
         if report.when == "call" or report.outcome != "passed":
-            seen[item.nodeid] = max(before, report.outcome, key=RANK.__getitem__)
+            seen[report.nodeid] = max(before, report.outcome, key=RANK.__getitem__)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
