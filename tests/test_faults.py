@@ -285,7 +285,10 @@ def cramped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         pytest.skip("needs `unshare -rm` (user and mount namespaces) to make a real read-only or full git dir")
     root = tmp_path_factory.mktemp("cramped")
     env = {**os.environ, "HOME": str(root), "GIT_CONFIG_GLOBAL": str(root / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-           "GITMEM_MODEL": "sentence-transformers/all-MiniLM-L6-v2", "XDG_CACHE_HOME": str(root / "cache")}
+           "GITMEM_MODEL": "sentence-transformers/all-MiniLM-L6-v2", "XDG_CACHE_HOME": str(root / "cache"),
+           # no background indexer from the hooks: one still writing when .git is copied below brings a
+           # -wal the first command checkpoints away, and that frees room on the "full" disk
+           "GITMEM_HOOKS": "0"}
     env.pop("GITMEM_MODEL_DIR", None)
     (root / "gitconfig").write_text("[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n")
     repo = root / "notes"
