@@ -190,3 +190,28 @@ def test_a_view_off_the_indexed_chain_keeps_nothing(mem: Mem, monkeypatch: pytes
         assert "origins" not in asked
     finally:
         index.close()
+
+
+def test_page_texts_kept_are_bounded_in_characters(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemon keeps the pages its results come from, within KEPT_ALL characters in all: past
+    them it starts again (2,000 long pages would otherwise stay in its memory)."""
+    from gitmem.index import chunks, pagetext
+
+    monkeypatch.setattr(memo, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(pagetext, "KEPT_ALL", 250)
+    pages = {f"knowledge/p{i}.md": f"# Page {i}\n\n- {'word ' * 20}number {i}.\n" for i in range(4)}
+    for path, text in pages.items():
+        mem.write(path, text)
+    mem.commit("pages")
+    index = Index(open_notebook(mem.path))
+    try:
+        index.sync()
+        blobs = [int(r[0]) for r in index.conn.execute("SELECT DISTINCT blob FROM chunks")]
+        assert len(blobs) == 4 and chunks.blob_oid(index.conn, blobs[0])
+        reader = pagetext.Reader(index)
+        for blob in blobs:
+            assert reader.text(blob, None) in pages.values()  # every read answers in full
+        kept = index.kept(("pages", index.forgotten.key), pagetext.KEPT_PAGES)
+        assert 0 < sum(len(t) for t in kept.values()) <= 250 and len(kept) < 4
+    finally:
+        index.close()

@@ -16,7 +16,8 @@ _PARSED: dict[tuple[str, str], str] = {}  # (git dir, blob oid) -> the page's te
 # kept 256 pages read a third of its result pages from git again on every query, 34 ms of 130)
 PARSED_CHARS = 16_000_000
 KEPT_PAGES = 2_000  # page texts kept between queries (index/memo.py) ...
-KEPT_CHARS = 200_000  # ... each at most this long
+KEPT_CHARS = 200_000  # ... each at most this long ...
+KEPT_ALL = PARSED_CHARS  # ... and all of them together at most this many characters (then: start again)
 _parsed_chars = 0
 _PARSED_LOCK = threading.Lock()
 
@@ -31,9 +32,11 @@ class Reader:
         self.keep = keep  # False: read without filling the process's page cache (indexing reads every page)
         self._texts: dict[tuple[int, int | None], str | None] = {}
         # a page's text by blob (and document page), kept between queries while the index and the
-        # record of forgotten lines are unchanged; at most KEPT_PAGES, none longer than KEPT_CHARS
+        # record of forgotten lines are unchanged; at most KEPT_PAGES, none longer than KEPT_CHARS,
+        # KEPT_ALL characters in all (a daemon's memory: 2,000 long pages would be 400 MB)
         self._kept: dict[tuple[int, int | None], str] = (
             index.kept(("pages", index.forgotten.key), KEPT_PAGES) if keep else {})
+        self._kept_chars: dict[str, int] = index.kept(("pages-chars", index.forgotten.key)) if keep else {}
 
     def text(self, blob: int, path: str | None, page: int | None = None) -> str | None:
         """The page's text (None: unreadable); `path` (None: unknown) is read when git has no such blob."""
@@ -45,8 +48,16 @@ class Reader:
             document = self._document(blob, page)
             text = self._texts[key] = document if document is not False else self._read(blob, path)
             if text is not None and len(text) <= KEPT_CHARS and document is not None:
-                self._kept[key] = text  # not a read that failed, nor an extraction still pending
+                self._keep(key, text)  # not a read that failed, nor an extraction still pending
         return self._texts[key]
+
+    def _keep(self, key: tuple[int, int | None], text: str) -> None:
+        held = self._kept_chars.get("all", 0) if self._kept else 0
+        if held + len(text) > KEPT_ALL:
+            self._kept.clear()  # start again, as memo.of does past its count
+            held = 0
+        self._kept[key] = text
+        self._kept_chars["all"] = held + len(text)
 
     def _document(self, blob: int, page: int | None) -> str | None | Literal[False]:
         """A document blob's extracted text (None: not extracted), or False: not a document."""
