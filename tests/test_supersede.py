@@ -283,3 +283,39 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
         texts = [r["fact"]["text"] for r in found["results"]]
         assert found["mode"] == "hybrid" and found["semantic"] is True and texts[0] == best, (query, texts)
         assert not any("March 15" in t or "dark roast" in t or "555-1234" in t for t in texts)
+
+
+@pytest.mark.parametrize(("old", "new", "after"), [
+    # a value that goes on over the next clause replaces the old one's next clause of the same kind
+    ("- The production database runs on pg-prod-1.internal, port 5432",
+     "The production database moved to pg-prod-2.internal, port 5433",
+     "- The production database runs on pg-prod-2.internal, port 5433"),
+    ("- Leo Brandt lives at 12 Elm Street, Springfield", "Leo Brandt moved to 3 Harbour Road, Kingsport",
+     "- Leo Brandt lives at 3 Harbour Road, Kingsport"),
+    # ... and keeps a clause of another kind
+    ("- Sarah Chen — phone 555-1234, AWS account contact", "Sarah's phone is now 555-9999, call after 10am",
+     "- Sarah Chen — phone 555-9999, call after 10am, AWS account contact"),
+    # a date or time moved inside a line that says more: only the date changes
+    ("- The release party is on June 3 at the Blue Room", "The release party moved to June 10",
+     "- The release party is on June 10 at the Blue Room"),
+    ("- Our standup is at 9:30 in the Orion room", "Our standup moved to 10:00",
+     "- Our standup is at 10:00 in the Orion room"),
+    # "no longer" past a word of frequency, and before a comma and another clause
+    ("- I always take the aisle seat", "I no longer take the aisle seat, I prefer the window seat now",
+     "- I no longer take the aisle seat, I prefer the window seat now"),
+    ("- I drink coffee every morning", "I no longer drink coffee, I switched to green tea",
+     "- I no longer drink coffee, I switched to green tea"),
+])
+def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
+    """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
+    a moved date took the place of the whole line, dropping where the party is."""
+    assert supersede.updates(new, old)
+    assert supersede.rewrite(old, new, "- " + new) == after
+
+
+def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:
+    mem("remember", "The production database runs on pg-prod-1.internal, port 5432")
+    out = mem.json("remember", "The production database moved to pg-prod-2.internal, port 5433")
+    assert out["replaced"]["text"] == "- The production database runs on pg-prod-1.internal, port 5432"
+    assert (mem.path / out["path"]).read_text().splitlines()[2:] == [
+        "- The production database runs on pg-prod-2.internal, port 5433"]

@@ -287,20 +287,74 @@ def rewrite(line: str, new: str, entry: str) -> str:
     """What takes the place of `line` (which `new` updates): the line with only the old value
     changed when the line says more than the fact ("Sarah Chen — phone 555-1234, AWS account
     contact" + "Sarah's phone is now 555-9999" -> "Sarah Chen — phone 555-9999, AWS account
-    contact"); else `entry`, the new fact as a list item, with the line's indentation."""
+    contact"; "The party is on June 3 at the Blue Room" + "The party moved to June 10" -> "The
+    party is on June 10 at the Blue Room"); else `entry`, the new fact as a list item, with the
+    line's indentation."""
     indent = line[:len(line) - len(line.lstrip())]
     whole = "\n".join(indent + ln for ln in entry.split("\n"))
     found = locate(new, line)
-    if found is None or found[0] < 0 or not found[1].old or not found[1].new or "\n" in entry:
+    if found is None or not found[1].old or not found[1].new or "\n" in entry:
         return whole
-    part = parts_of(line)[found[0]]
+    if found[0] < 0:
+        return _moved_within(line, new, found[1]) or whole
+    parts = parts_of(line)
+    part = parts[found[0]]
     old_span, new_span = _span(part, found[1].old), _span(new, found[1].new)
     if old_span is None or new_span is None:
         return whole
     value = _to_end(new, new_span)
     start = line.index(part)
-    changed = part[:old_span[0]] + value + part[old_span[1]:]
-    return line[:start] + changed + line[start + len(part):]
+    end = start + old_span[1]
+    if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
+        end = _replaced_clauses(line, end, parts[found[0] + 1:], parts_of(value)[1:])
+    return line[:start + old_span[0]] + value + line[end:]
+
+
+def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str]) -> int:
+    """Where the old value ends in `line` when the new value goes on over more clauses: each
+    following clause of the old line that is a clause of the same kind as the new value's next
+    one ("port 5432" / "port 5433", "Springfield" / "Kingsport") is part of the value it
+    replaces; the first that is not (", AWS account contact") stays, with all after it."""
+    for old, new in zip(following, extra):
+        if not _parallel(old, new):
+            break
+        end = line.index(old, end) + len(old)
+    return end
+
+
+def _parallel(old: str, new: str) -> bool:
+    a, b = old.split(), new.split()
+    if not a or not b:
+        return False
+    if a[0].lower() == b[0].lower() and not any(c.isdigit() for c in a[0]):
+        return True  # "port 5432" / "port 5433", "room 4" / "room 7"
+    return len(a) <= 3 and len(b) <= 3 and all(w[:1].isupper() for w in a + b)  # places and names
+
+
+DATED = re.compile(r"\d{1,4}(?:st|nd|rd|th|am|pm)?")
+
+
+def _dated(word: str) -> bool:
+    return word in switches.DATEISH or DATED.fullmatch(word) is not None
+
+
+def _moved_within(line: str, new: str, found: Update) -> str | None:
+    """A date or time moved inside a line that says more ("... is on June 3 at the Blue Room"):
+    the line with only that date changed; None when the new value is not a date, or the old
+    value is nothing but one (then the new fact takes the line's place)."""
+    if not all(_dated(w) for w in found.new):
+        return None
+    run: list[str] = []
+    for w in found.old:
+        if not _dated(w):
+            break
+        run.append(w)
+    if not run or len(run) == len(found.old):
+        return None
+    old_span, new_span = _span(line, tuple(run)), _span(new, found.new)
+    if old_span is None or new_span is None:
+        return None
+    return line[:old_span[0]] + new[new_span[0]:new_span[1]] + line[old_span[1]:]
 
 
 def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:

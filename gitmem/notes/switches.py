@@ -39,7 +39,11 @@ LINK = frozenset("the a an our my your their his her its this that is are was we
 SELF = frozenset("i we me us user".split())
 # words between a subject and its value in the old line: "is on", "is scheduled for", "runs at"
 JOINS = frozenset("is are was were on at in for by scheduled planned set due will be takes place held happens "
-                  "starts begins ships launches goes live".split())
+                  "starts begins ships launches goes live runs lives sits hosted located based stored kept stays "
+                  "resides".split())
+# words of frequency between a subject and its verb: "I always take the aisle seat"
+OFTEN = frozenset("always usually often normally generally typically mostly sometimes still really also just "
+                  "mainly".split())
 STOP = frozenset("a an the to of in on at for by with from and or my our your his her their its is are was "
                  "be it this that any anywhere now also".split())
 LIKES = frozenset("like likes love loves prefer prefers enjoy enjoys adore adores".split())
@@ -76,7 +80,9 @@ def words(text: str) -> list[str]:
 
 def clauses(text: str) -> list[str]:
     """A new fact's clauses, each as normalised words: "I no longer drink coffee; switched to tea"."""
-    return [" ".join(words(part)) for part in re.split(r";|\s[—–]\s|\.\s", text) if words(part)]
+    # also at a comma before a new subject or a joined clause: "I no longer take the aisle seat, I prefer ..."
+    parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?=(?:i|we|he|she|they|and|but|so)\s)", text, flags=re.IGNORECASE)
+    return [" ".join(words(part)) for part in parts if words(part)]
 
 
 def core(clause: str) -> tuple[str, bool]:
@@ -186,7 +192,7 @@ def _no_longer(clause: str, old: list[str]) -> Update | None:
     at = next((i for i, w in enumerate(old) if w not in SELF and
                ((verb and (_stem(w) == _stem(verb) or w in LIKES)) or
                 (not verb and w in ("is", "are", "m")))), None)
-    if at is None or _strip(old[:at]) != subject:
+    if at is None or [w for w in _strip(old[:at]) if w not in OFTEN] != subject:
         return None
     if not wanted <= {_stem(w) for w in old[at + 1:]} | set(old[at + 1:]):
         return None
