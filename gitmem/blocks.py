@@ -14,6 +14,7 @@ from .markdown import body_offset, fenced_ranges, headings_of, line_starts
 LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
 ENTRY = re.compile(r"^#+\s+\d{1,2}:\d{2}\b")  # a daily log entry, `## 14:05 — ...`: a heading that is a statement
+EMPTY_HEADING = re.compile(r"^#{1,6}(?:[ \t]+#*)?[ \t]*$")  # `## ` or `### ###`: a heading with no title says nothing
 FACT_MAX = 600  # characters: a longer block is left to its chunk (a long paragraph is no one fact)
 STATEMENT_WORDS = 4  # a heading with nothing under it is a statement only from this many words (or an entry)
 
@@ -139,6 +140,8 @@ def statement(block: Block, line: str) -> bool:
     """Whether a block says something: not a heading that titles what is under it (`## Risks`),
     nor a bare heading of a word or two (`# Todos`); a daily entry heading (`## 14:05 — ...`)
     or a longer one with nothing under it is a statement."""
+    if EMPTY_HEADING.match(line.strip()):
+        return False
     if not block.title:
         return not block.heading  # a table's header row is its rows' context, not a fact
     if block.heading:

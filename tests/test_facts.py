@@ -68,6 +68,17 @@ def test_the_best_fact_answers_the_query(query: str, lines: tuple[int, int]) -> 
     assert fact is not None and (fact.lines["start"], fact.lines["end"]) == lines
 
 
+@pytest.mark.parametrize("empty", ["## ", "###", "### ###", "#\t"])
+def test_a_heading_without_a_title_is_never_the_answer(empty: str) -> None:
+    """A hand-edited page with `## ` on a line of its own (a newcomer's, 2026-11-26): recall named
+    that line as the fact for "kafka", above the Kafka line under it."""
+    page = f"# Kafka notes\n{empty}\n- The Kafka cluster moved to kafka-2.internal:9093\n"
+    found = facts.within(page, 1, 3)
+    assert [f.statement for f in found if f.text == empty] == [False]
+    fact = facts.best(found, "kafka")
+    assert fact is not None and fact.text == "- The Kafka cluster moved to kafka-2.internal:9093"
+
+
 def test_a_fact_is_cut_to_its_chunk() -> None:
     found = facts.within(PAGE, 9, 11)
     assert [(f.text, f.lines) for f in found] == [
