@@ -48,6 +48,23 @@ def test_recall_reads_both_notebooks_and_labels_each_result(mem: Mem, personal: 
     assert sorted(h["scope"] for h in search) == ["personal", "project"]
 
 
+def test_one_notebooks_no_good_match_is_no_verdict_on_what_the_other_answered(mem: Mem, personal: Mem) -> None:
+    """A newcomer (2026-11-26): "who is my dentist" showed the personal fact at 1.00 under a note
+    that said "no good match" (the project's verdict), and nearly every answer from the project
+    carried "personal notebook: no good match"."""
+    mem("remember", "The staging database runs on port 5433")
+    personal("remember", "My dentist is Dr. Okafor on Elm Street")
+    out = mem.json("recall", "who is my dentist")
+    assert [h["scope"] for h in out["results"]][:1] == ["personal"]
+    assert [n for n in out["notes"] if "no good match" in n] == []
+    assert out["evidence"]["confidence"] == 1.0  # the evidence of the notebook that answered
+    assert "no good match" not in mem("recall", "which port does staging use").stdout
+    nothing = mem.json("recall", "what is the capital of Mongolia")
+    assert nothing["results"] == []
+    assert [n.split(" for ")[0] for n in nothing["notes"] if "no good match" in n] == [
+        "no good match", "personal notebook: no good match"]
+
+
 def test_with_a_personal_notebook_every_compact_result_names_its_scope(mem: Mem, personal: Mem) -> None:
     mem("remember", "The deploy script is tools/deploy.sh")
     personal("remember", "My dentist is Dr. Okafor on Elm Street")

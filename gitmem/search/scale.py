@@ -122,9 +122,12 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
     return round(best, 4)
 
 
+NO_MATCH = "no good match for "
+
+
 def no_match_note(query: str, evidence: Evidence) -> str:
     said = [f"{name} {value:.2f}" for name, value in (("keyword", evidence.keyword),
                                                         ("meaning", evidence.semantic)) if value is not None]
     shown = query if len(query) <= 80 else query[:79] + "…"
-    return (f"no good match for {shown!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
+    return (f"{NO_MATCH}{shown!r} (confidence {evidence.confidence:.2f} < {FLOOR}; best evidence: "
             f"{', '.join(said) or 'none'}); pass --min-score 0 to see the closest anyway")

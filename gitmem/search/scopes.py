@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..config import GROUPS
 from ..gitops.repo import personal_notebook
 from ..notebook import Notebook
-from . import engine
+from . import engine, scale
 from .engine import Progress, Query
 from .hits import Results
 
@@ -41,6 +41,12 @@ def widen(nb: Notebook, query: Query, found: Results, progress: Progress | None 
     merged = sorted(found.results + mine.results, key=lambda h: (order.get(h.group, len(order)), -h.score))
     found.results = merged[:limit]
     found.scoped = True
+    if found.results:  # one notebook's "no good match" is no verdict on what the other one answered
+        found.notes = [n for n in found.notes if not n.startswith(scale.NO_MATCH)]
+        mine.notes = [n for n in mine.notes if not n.startswith(scale.NO_MATCH)]
     found.notes = [*found.notes, *(f"personal notebook: {note}" for note in mine.notes),
                    f"read the personal notebook too ({personal.root}); each result's scope says which"]
+    if mine.evidence is not None and (found.evidence is None or
+                                      mine.evidence.confidence > found.evidence.confidence):
+        found.evidence = mine.evidence  # how well the best of the two answers the query
     return found
