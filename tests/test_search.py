@@ -135,7 +135,7 @@ def test_no_model_keyword_still_answers_and_says_so(corpus: Mem, no_model) -> No
     assert out["semantic"] is False and out["mode"] == "keyword"
     assert paths(out) == ["knowledge/car.md"]
     assert out["notes"][0].startswith("semantic search is off")
-    assert "GITMEM_MODEL_DIR" in out["notes"][0]
+    assert "GITMEM_MODEL_DIR" in out["notes"][0] and "git mem init --model-dir DIR" in out["notes"][0]
     text = corpus("recall", "tyres").stdout
     assert "note: semantic search is off" in text and "knowledge/car.md" in text
 

@@ -24,8 +24,11 @@ from ..errors import GitmemError
 if TYPE_CHECKING:
     from ..gitops.git import Git
 
-HOW_TO_ENABLE = (f"set {config.MODEL_DIR_ENV} (or git config {config.MODEL_DIR_KEY}) to a local model "
-                 "directory, or run 'git mem model download'")
+# a fresh clone of a notebook built with a local model directory has no mem.modelDir (git config is per
+# clone): pointing it at that directory comes first, as the vectors that came with the clone are of that
+# model; downloading the default model works too, but embeds the whole notebook again
+HOW_TO_ENABLE = (f"point this clone at the model directory the notebook uses (git mem init --model-dir DIR, "
+                 f"or {config.MODEL_DIR_ENV}), or run 'git mem model download' for the named model")
 BATCH = 32
 
 
