@@ -56,7 +56,7 @@ def test_the_plugin_names_its_hooks_file_and_every_script_exists() -> None:
     manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
     assert manifest["name"] == "gitmem" and manifest["hooks"] == "./hooks.json"
     hooks = json.loads((PLUGIN / "hooks.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "PreCompact", "SessionEnd"}
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"}
     for event in hooks.values():
         script = event[0]["hooks"][0]["command"].split("${CLAUDE_PLUGIN_ROOT}/")[1].rstrip('"')
         assert (PLUGIN / script).is_file()
@@ -68,6 +68,19 @@ def test_session_start_prints_the_context(mem: Mem, transcript: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# Memory context — ")
     assert "## PLAN.md (the plan)\n\n# Plan\n\nShip the beta\n" in run.stdout
+
+
+def test_user_prompt_adds_the_facts_that_bear_on_the_prompt(mem: Mem, transcript: Path) -> None:
+    """The plugin had no UserPromptSubmit hook (a newcomer, 2026-11-26): only the settings recipe did."""
+    mem("remember", "The staging database runs on port 5433")
+    run = run_hook("UserPromptSubmit", payload("UserPromptSubmit", transcript, prompt="which port is staging on"),
+                   mem, GITMEM_PROMPT_BUDGET="600", GITMEM_DAEMON="0")  # a generous budget: no timing here
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit"
+    assert "- The staging database runs on port 5433 (knowledge/infrastructure.md:3, " in out["additionalContext"]
+    quiet = run_hook("UserPromptSubmit", {"hook_event_name": "UserPromptSubmit"}, mem)  # no prompt: nothing
+    assert (quiet.returncode, quiet.stdout) == (0, "")
 
 
 def test_pre_compact_saves_the_transcript_and_prints_the_flush(mem: Mem, transcript: Path) -> None:
@@ -111,5 +124,6 @@ def test_the_plugin_ships_inside_the_package() -> None:
     from importlib.resources import files
 
     shipped = files("gitmem.hookscripts").joinpath("claude-code")
-    for name in ("hooks.json", "session-start.sh", "pre-compact.sh", "session-end.sh", ".claude-plugin/plugin.json"):
+    for name in ("hooks.json", "session-start.sh", "user-prompt.sh", "pre-compact.sh", "session-end.sh",
+                 ".claude-plugin/plugin.json"):
         assert shipped.joinpath(name).read_bytes() == (PLUGIN / name).read_bytes(), name
