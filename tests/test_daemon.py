@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from gitmem.cli import client
-from tests.conftest import git
+from tests.conftest import Mem, git
 
 QUERIES = ["Sarah's phone", "boiler service", "what does the user drink in the morning", "launch date plan"]
 PAGES = {
@@ -196,3 +196,20 @@ def test_a_hook_asks_the_daemon_to_catch_up(nb: Path) -> None:
              "the daemon's catch-up")
     found = json.loads(gm(nb, "recall", "--json", "Sarah's mobile", env=env).stdout)
     assert found["results"][0]["text"] == "- Sarah's new mobile is 555-9876"
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("1800", 1800.0), ("10m", 600.0), ("1H", 3600.0), ("45s", 45.0),
+                                              ("0.5", 0.5), ("banana", None), ("0", None), ("-5m", None), ("", None),
+                                              ("inf", None), ("nan", None), ("m", None)])
+def test_the_idle_setting_is_a_duration_or_nothing(raw: str, seconds: float | None) -> None:
+    assert client.idle(raw) == seconds
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_daemon_start_refuses_an_idle_setting_that_is_no_duration(mem: Mem) -> None:
+    """A newcomer's `git config mem.daemonIdle banana` was taken silently as 1800 s (2026-11-26)."""
+    mem.git("config", "mem.daemonIdle", "banana")
+    out = mem("daemon", "start", code=1)
+    assert out.stderr == ("error: mem.daemonIdle is 'banana', not a duration (set one in seconds or with s, m or h, "
+                          "e.g. git config mem.daemonIdle 10m)\n")
+    assert not (mem.path / ".git/gitmem/daemon.sock").exists()

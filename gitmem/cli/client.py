@@ -147,12 +147,28 @@ def _read_line(conn: socket.socket, limit: int) -> bytes:
 
 def config_on(top: Path) -> bool:
     """Whether `git config mem.daemon` asks for the daemon (one `git config` process)."""
+    return config(top, CONFIG_KEY).lower() in ON
+
+
+def config(top: Path, key: str) -> str:
+    """`git config --get KEY` in the work tree ("" when unset or git cannot tell)."""
     try:
-        out = subprocess.run(["git", "config", "--get", CONFIG_KEY], cwd=top, capture_output=True,
-                             timeout=5).stdout.decode(errors="replace").strip().lower()
+        return subprocess.run(["git", "config", "--get", key], cwd=top, capture_output=True,
+                              timeout=5).stdout.decode(errors="replace").strip()
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out in ON
+        return ""
+
+
+def idle(raw: str) -> float | None:
+    """A mem.daemonIdle value in seconds: a number of seconds, or with s, m or h ("10m"); None if
+    it is none of these or not above 0."""
+    raw = raw.strip().lower()
+    scale = {"s": 1, "m": 60, "h": 3600}.get(raw[-1:], 1) if raw else 1
+    try:
+        value = float(raw[:-1] if raw[-1:] in ("s", "m", "h") else raw) * scale
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None
 
 
 def spawn(top: Path) -> bool:

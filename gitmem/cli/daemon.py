@@ -347,21 +347,9 @@ def _same_user(conn: socket.socket) -> bool:
 
 
 def idle_seconds(top: Path) -> float:
-    """mem.daemonIdle: seconds, or a number with s, m or h."""
-    import subprocess
-
-    try:
-        raw = subprocess.run(["git", "config", "--get", client.IDLE_KEY], cwd=top, capture_output=True,
-                             timeout=5).stdout.decode(errors="replace").strip().lower()
-    except (OSError, subprocess.TimeoutExpired):
-        return IDLE_DEFAULT
-    scale = {"s": 1, "m": 60, "h": 3600}.get(raw[-1:], 1) if raw else 1
-    number = raw[:-1] if raw[-1:] in ("s", "m", "h") else raw
-    try:
-        value = float(number) * scale
-    except ValueError:
-        return IDLE_DEFAULT
-    return value if value > 0 else IDLE_DEFAULT
+    """mem.daemonIdle: seconds, or a number with s, m or h (the default when unset or not one:
+    `git mem daemon start` and `status` say so, this detached process cannot)."""
+    return client.idle(client.config(top, client.IDLE_KEY)) or IDLE_DEFAULT
 
 
 def main(argv: list[str], entry: str | None = None) -> int:

@@ -70,6 +70,10 @@ def daemon_start(as_json: bool) -> None:
     from ..errors import GitmemError
 
     top, git_dir = _where()
+    raw = client.config(top, client.IDLE_KEY)
+    if raw and client.idle(raw) is None:
+        raise GitmemError(f"{client.IDLE_KEY} is {raw[:40]!r}, not a duration",
+                          f"set one in seconds or with s, m or h, e.g. git config {client.IDLE_KEY} 10m")
     state = _state(top, git_dir)
     if not state["running"]:
         if not client.spawn(top):
