@@ -56,6 +56,9 @@ def test_near_duplicates_are_not_stored_twice(mem: Mem) -> None:
     assert out["action"] == "duplicate" and out["commit"] is None
     assert out["duplicate"]["path"] == "reference/contacts.md"
     assert commits(mem) == before
+    assert mem("remember", "sarah chen's phone is 555-1234.").stdout == (  # "already remembered" said once
+        "already remembered at reference/contacts.md:3: - Sarah Chen's phone is 555-1234\n"
+        "hint: pass --force to store it again\n")
     out = mem.json("remember", "--force", "sarah chen's phone is 555-1234.")
     assert out["action"] == "remember" and commits(mem) == before + 1
 

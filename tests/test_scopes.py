@@ -81,7 +81,8 @@ def test_with_a_personal_notebook_every_compact_result_names_its_scope(mem: Mem,
 def test_a_preference_goes_to_the_personal_notebook_and_says_so(mem: Mem, personal: Mem) -> None:
     out = mem.json("remember", "I prefer short answers without emoji")
     assert out["scope"] == "personal" and out["path"] == "reference/preferences.md"
-    assert "written to your personal notebook" in out["hint"]
+    assert out["hint"] == (f"a preference of yours: written to your personal notebook ({personal.path}); "
+                           "--scope project keeps it in this one")
     assert (personal.path / "reference/preferences.md").is_file() and not (mem.path / "reference/preferences.md").exists()
     kept = mem.json("remember", "--scope", "project", "I prefer tabs over spaces in this repo")
     assert kept["scope"] == "project" and (mem.path / "reference/preferences.md").is_file()

@@ -251,7 +251,9 @@ def timeline(t: Timeline) -> str:
 def written(w: Written) -> str:
     if w.action == "duplicate" and w.duplicate is not None:
         d = w.duplicate
-        return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {w.hint}"
+        # the hint starts with the same words for the JSON and the agents' tools: said once here
+        hint = (w.hint or "").removeprefix("already remembered; ")
+        return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
     if w.replaced:

@@ -30,7 +30,7 @@ def target(nb: Notebook, text: str, scope: str | None, category: str | None,
     if personal is None or to:
         return nb, "project", None
     if (category or routing.classify(text)) == "preference":
-        return personal, "personal", (f"a preference about how you like to work: written to your personal notebook "
+        return personal, "personal", (f"a preference of yours: written to your personal notebook "
                                       f"({personal.root}); --scope project keeps it in this one")
     return nb, "project", None
 
