@@ -329,6 +329,8 @@ def test_weak_matches_are_shown_and_marked(personal: Mem) -> None:
     assert out["results"] and all(r["weak"] for r in out["results"]) and out["evidence"]["weak"] is True
     text = personal("recall", "what is the name of my dog").stdout
     assert text.startswith(f"WEAK MATCHES ({len(out['results'])}): the closest, but they may not answer\n")
+    groups = {r["group"] for r in personal.json("recall", "what is the name of my dog")["results"]}
+    assert ("  [notebook]" in text) == (len(groups) > 1)  # a group is named only among others
     strong = personal.compact("recall", "Tom hates coriander")
     assert strong["results"][0]["weak"] is False and strong["evidence"]["weak"] is False
     assert strong["results"][0]["text"] == "- Tom hates coriander."

@@ -126,8 +126,9 @@ def _weak_and_notes(res: Results) -> list[str]:
     weak = [h for h in res.results if h.weak]
     if weak:
         lines.append(f"WEAK MATCHES ({len(weak)}): the closest, but they may not answer")
+        mixed = len({h.group for h in weak}) > 1  # one section for every group: name each only when they differ
         for hit in weak:
-            lines.extend(_hit(hit, group=True))
+            lines.extend(_hit(hit, group=mixed))
     if not res.results:
         lines.append(f"no results for {res.query!r}")
     lines.extend(f"note: {note}" for note in res.notes)
