@@ -27,7 +27,8 @@ from typing import Any
 
 BUDGET = 0.3  # seconds from this process's start to its answer, Python's own start excluded
 MARGIN = 0.03  # kept for printing and exiting
-LIMIT = 5  # facts injected
+LIMIT = 5  # facts injected, at most ...
+NEAR = 0.5  # ... each scoring at least this share of the best one's score (as weak matches: engine.WEAK_NEAR)
 MAX_INPUT = 1024 * 1024  # bytes of stdin read
 MAX_QUERY = 2000  # characters of the prompt used as the query
 MAX_FACT = 400  # characters of a fact shown
@@ -137,8 +138,16 @@ def context(where: str, query: str, mode: str, partial: Callable[[str], object] 
 
 
 def _strong(hits: list[Any]) -> str:
-    # weak matches are shown to a person as weak; a prompt gets only what stands out (no noise in context)
-    return render([hit for hit in hits if not getattr(hit, "weak", False)])
+    """What the prompt gets: weak matches are shown to a person as weak, a prompt gets only what
+    stands out, and of that only what scores near the best of its notebook (recall fills its limit
+    with the next best: a newcomer's "remind me how to reach Priya" got Priya's two facts, then
+    Dana's email, Dana's role and the database's port, in every prompt's context)."""
+    strong = [hit for hit in hits if not getattr(hit, "weak", False)]
+    best: dict[str, float] = {}  # per notebook: each scores on its own words and background
+    for hit in strong:
+        scope = getattr(hit, "scope", "project")
+        best[scope] = max(best.get(scope, 0.0), hit.score)
+    return render([hit for hit in strong if hit.score >= NEAR * best[getattr(hit, "scope", "project")]])
 
 
 def render(hits: list[Any]) -> str:

@@ -131,11 +131,13 @@ def hooks_prompt() -> None:
     """Claude Code's UserPromptSubmit hook: the facts that bear on the prompt, as context.
 
     Reads Claude Code's JSON on stdin and prints its hook output
-    (hookSpecificOutput.additionalContext) with up to five facts, or nothing. Never holds the prompt more
+    (hookSpecificOutput.additionalContext) with up to five facts that stand out (none weak, each
+    scoring at least half of the best), or nothing. Never holds the prompt more
     than 0.3 s: hybrid through the daemon when it runs, else keyword in-process, else
-    nothing. Always exits 0. The recipe: hooks/claude-code-prompt.json.
-    With a personal notebook (mem.personal), its facts too, by keyword, marked
-    "personal:"; the project's are printed alone if time runs out on it.
+    nothing. Always exits 0. With a personal notebook (mem.personal), its facts too, by keyword,
+    marked "personal:"; the project's are printed alone if time runs out on it.
+
+    Recipes: hooks/claude-code-prompt.json, and the plugin in hooks/claude-code/.
 
     \b
     Examples:
