@@ -349,3 +349,15 @@ def test_history_embeds_nothing_but_the_query(mem: Mem, monkeypatch: pytest.Monk
     assert old.fact is not None and old.fact.text == "- Sarah Chen's phone is 555-1234"
     assert old.successor is not None and old.successor["text"] == "- Sarah Chen's phone is 555-9999"
     assert old.record()["successor"] == {"text": "- Sarah Chen's phone is 555-9999", "where": "reference/contacts.md:4"}
+
+
+def test_a_superseded_fact_never_ranks_above_its_successor(mem: Mem) -> None:
+    """A newcomer's `--history "when does the beta launch"` (2026-11-26) ranked the old date first."""
+    mem("remember", "The beta launch is on March 3")
+    mem("remember", "The beta launch moved to March 17")
+    for mode in ("keyword", "hybrid"):
+        found = mem.json("recall", "--history", "--mode", mode, "when does the beta launch")["results"]
+        assert [(r["fact"]["text"], r["current"]) for r in found] == [
+            ("- The beta launch moved to March 17", True), ("- The beta launch is on March 3", False)], mode
+        assert found[1]["successor"]["text"] == "- The beta launch moved to March 17"
+        assert found[0]["score"] >= found[1]["score"]

@@ -77,8 +77,28 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
                 if hit is not None:
                     found.append(hit)
                     if len(found) >= limit:
-                        return found
-    return found
+                        return successors_first(found)
+    return successors_first(found)
+
+
+def successors_first(found: list[Hit]) -> list[Hit]:
+    """The hits with each superseded fact's successor, when it is among them, just above it (at
+    its score if that was higher): a superseded fact never ranks above the fact that replaced it
+    (a newcomer's `--history "when does the beta launch"`, 2026-11-26: the old date at 1.00, the
+    current one second)."""
+    out = list(found)
+    for old in found:
+        successor = old.successor
+        if not successor:
+            continue
+        at = out.index(old)
+        later = next((h for h in out[at + 1:] if h.successor is None and h.path == successor["path"]
+                      and h.fact is not None and h.fact.text == successor["text"]), None)
+        if later is not None:
+            out.remove(later)
+            later.score = max(later.score, old.score)
+            out.insert(at, later)
+    return out
 
 
 def runs(index: Index, path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
