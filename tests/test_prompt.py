@@ -4,6 +4,8 @@ exact hook output on stdout, with and without the daemon, and nothing past its t
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -67,3 +69,12 @@ def test_hybrid_through_the_daemon(nb: Path) -> None:
     # by meaning: no word of the prompt is in the notebook, so keyword alone finds nothing
     assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_DAEMON="0",
                   GITMEM_PROMPT_BUDGET="600") == (0, "", "")
+
+
+def test_the_budget_counts_from_the_process_start() -> None:
+    """The budget includes the interpreter's start and the imports: a process that has lived half a
+    second (it slept) has spent that much of it (a lower bound the sleep guarantees, not a timing)."""
+    code = ("import time; time.sleep(0.5); from gitmem.cli import prompt; "
+            "print(time.monotonic() - prompt.started())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert 0.48 <= float(out.stdout) <= 60.0, out
