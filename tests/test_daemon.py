@@ -213,3 +213,26 @@ def test_daemon_start_refuses_an_idle_setting_that_is_no_duration(mem: Mem) -> N
     assert out.stderr == ("error: mem.daemonIdle is 'banana', not a duration (set one in seconds or with s, m or h, "
                           "e.g. git config mem.daemonIdle 10m)\n")
     assert not (mem.path / ".git/gitmem/daemon.sock").exists()
+
+
+def test_stop_ends_the_daemon_at_once_not_at_its_next_check(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`git mem daemon stop` waited for the accept loop's next timeout (2 s, a newcomer noticed): the
+    stop now wakes the loop. With the check every hour, only the wake-up can end it."""
+    import threading
+
+    from gitmem.cli import daemon
+
+    monkeypatch.setattr(daemon, "CHECK_SECONDS", 3600.0)
+    server = daemon.Daemon(nb, 3600.0)
+    monkeypatch.setattr(server, "_catch_up_loop", lambda: None)  # about stopping only
+    server.bind()
+    serving = threading.Thread(target=server.serve, daemon=True)
+    serving.start()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30.0)
+        conn.connect(str(server.path))
+        time.sleep(0.5)  # the loop is back in accept() before the stop arrives (orders events; no timing)
+        conn.sendall(json.dumps({"v": client.PROTOCOL, "op": "stop"}).encode() + b"\n")
+        assert json.loads(client._read_line(conn, client.MAX_RESPONSE))["stopping"] is True
+    serving.join(120)  # a bound on waiting (the hour it would take otherwise), not a timing
+    assert not serving.is_alive() and not server.path.exists()
