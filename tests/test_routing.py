@@ -64,6 +64,12 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     ("Renew the TLS certificate for api.acme.io before it expires", "todo"),  # a task on a server is a task
     ("The meeting at 10:30 was moved to room B", "event"),  # 10:30 is a time, not a host:port
     ("Our router's admin page is at 192.168.1.1", "infrastructure"),  # an IP address is not a phone number
+    # a newcomer's (2026-11-26), filed under knowledge/facts.md
+    ("Dana Okafor is the tech lead of the payments team", "contact"),  # a named person's job
+    ("Marcus Bell is the product owner", "contact"),
+    ("The team standup is at 9:30 every weekday", "event"),  # a meeting that comes back
+    ("Weekly sync is Wednesday 10:30 in the Orion room", "event"),
+    ("Apollo Release is the biggest launch of the year", "fact"),  # a name, but not a person with a job
 ])
 def test_routing_examples(text: str, category: str) -> None:
     assert routing.classify(text) == category, routing.explain(text)

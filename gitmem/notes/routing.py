@@ -21,7 +21,8 @@ legal must review any contract over $50k" a rule, not a todo):
 5. decision: decided, decision:, agreed, chose, settled on, opted for,
    going with, picked ... for, approved;
 6. contact, a person's role: account contact, contact for, handles, account
-   manager, talk to ... about;
+   manager, talk to ... about; a named person's job ("Dana Okafor is the tech
+   lead of the payments team");
 7. infrastructure: servers, databases, hosts, ports, clusters, cloud,
    CI, deploys, backups, DNS, VPN, IP addresses, internal host names, URLs;
 8. contact: a person's details: a phone number (7 to 15 digits, not a date,
@@ -32,7 +33,8 @@ legal must review any contract over $50k" a rule, not a todo):
    allergic, can't stand, enjoys, rather, vegetarian, doesn't eat, no longer
    drinks, I drink/eat ...), and a person who always/never does something
    ("I always take the window seat"; "The server never restarts" is not one);
-10. event: a date or time with something that happens then (a meeting,
+10. event: a meeting that comes back (a standup every weekday, a weekly
+   sync), and a date or time with something that happens then (a meeting,
    launch, release, offsite, flight; is on, takes place, ships on, moved to,
    rescheduled to);
 11. fact: anything else.
@@ -109,6 +111,12 @@ RULES: tuple[Rule, ...] = (
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),
     _rule("contact", "a person's role", r"\b((account|main|point of) contact|contact (for|person)|handles|"
                                         r"account manager|talk to \w+( \w+)? about|relationship with)\b"),
+    # "Dana Okafor is the tech lead of the payments team": a named person and their job
+    Rule("contact", "a person's job", re.compile(
+        r"^\s*[A-Z][a-z]+(?: [A-Z][a-z'-]+)+ (?:is|was|has been) (?:the|our|their|a|an|my) (?:[\w-]+ ){0,3}?"
+        r"(?i:lead|manager|owner|engineer|designer|director|head|officer|architect|admin|administrator|"
+        r"developer|analyst|accountant|lawyer|counsel|recruiter|founder|ceo|cto|cfo|coo|vp|president|chair|"
+        r"coordinator|consultant|contractor|advisor|adviser|mentor|sponsor|champion|approver|reviewer)\b")),
     # "I prefer tabs over spaces in this repo" is how the person likes to work, whatever it names
     _rule("preference", "I or we prefer", r"^\s*(I|we)\s+(really\s+|much\s+|usually\s+)?(prefer|like|love|hate|"
                                           r"dislike|can'?t stand|enjoy)\b"),
@@ -127,6 +135,12 @@ RULES: tuple[Rule, ...] = (
     # a person, not a thing: "I always ...", "Sarah never ...", not "The server never ..."
     Rule("preference", "always or never", re.compile(r"^\s*(?i:always|never)\b|\b(I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|"
                                                       r"[Uu]ser|[A-Z][a-z]+)\s+(?i:always|never)\b")),
+    # "The team standup is at 9:30 every weekday": a meeting that comes back, and when
+    _rule("event", "a meeting that comes back",
+          r"\b(standup|stand-up|sync|retro|retrospective|planning|1:1|one-on-one|all-hands|town hall)\b.*"
+          r"\b(every (day|weekday|week|morning|other|monday|tuesday|wednesday|thursday|friday)|daily|weekly|"
+          r"fortnightly|monthly|on (mondays|tuesdays|wednesdays|thursdays|fridays))\b|"
+          r"\b(daily|weekly|fortnightly|monthly)\s+(standup|stand-up|sync|retro|planning|1:1|all-hands)\b"),
     _rule("event", "a date and what happens then",  # anchored: the look-ahead runs once, not at every offset
           rf"(?s)^(?=.*{DATE}).*\b(ships? on|launch(es)?|release|offsite|conference|webinar|meetup|hackathon|party|"
           r"wedding|concert|festival|tournament|agm|summit|workshop|ceremony|appointment|meeting|review|demo|talk|"
