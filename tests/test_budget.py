@@ -82,3 +82,13 @@ def test_the_mcp_context_tool_takes_a_budget(mem: Mem) -> None:
     assert ok and out["tokens"] <= 300 and out["text"] == mem.json(
         "context", "--query", "beta", "--budget", "300", "--mode", "keyword")["text"]
     assert json.dumps(out)
+
+
+def test_a_block_with_nothing_to_hold_says_none(mem: Mem) -> None:
+    """No plan and no goal: each block said "(left out: nothing)" under its heading alone (a newcomer,
+    2026-11-26), as if something had been weighed."""
+    mem("remember", "The staging database runs on port 5433")
+    out = mem("context", "--query", "database port", "--budget", "2000", "--mode", "keyword").stdout
+    assert "## [PLAN] PLAN.md\n\n(none)\n" in out and "## [GOALS] active goals\n\n(none)\n" in out
+    facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
+    assert facts.endswith("port 5433\n(left out: nothing)\n\n")

@@ -186,7 +186,8 @@ def _fill(kind: str, title: str, candidates: list[Candidate], excluded: list[dic
     out: list[dict[str, str]] = list(excluded)
 
     def cost(extra: list[tuple[Item, str]], rest: list[dict[str, str]]) -> int:
-        return count(heading) + sum(item.tokens for item, _ in extra) + count(_left_line(rest, HINTS[kind]))
+        return count(heading) + sum(item.tokens for item, _ in extra) + count(_left_line(rest, HINTS[kind],
+                                                                                         bool(extra)))
 
     for number, (name, text, cuttable) in enumerate(candidates):
         later = [{"name": n, "reason": "over the budget"} for n, _, _ in candidates[number + 1:]]
@@ -197,7 +198,7 @@ def _fill(kind: str, title: str, candidates: list[Candidate], excluded: list[dic
             taken.append(choice)
     if cost(taken, out) > room:
         return None
-    body = heading + "".join(text for _, text in taken) + _left_line(out, HINTS[kind])
+    body = heading + "".join(text for _, text in taken) + _left_line(out, HINTS[kind], bool(taken))
     return Block(kind, title, cost(taken, out), [item for item, _ in taken], out, body)
 
 
@@ -225,10 +226,11 @@ def _fitting(name: str, text: str, cuttable: bool, fits: Callable[[tuple[Item, s
     return None
 
 
-def _left_line(out: list[dict[str, str]], hint: str) -> str:
-    """What a block left out, in one line: how many, the first few and why, and how to read them."""
+def _left_line(out: list[dict[str, str]], hint: str, held: bool = True) -> str:
+    """What a block left out, in one line: how many, the first few and why, and how to read them
+    ("(none)" for a block with nothing to hold: no plan yet, no active goal)."""
     if not out:
-        return "(left out: nothing)\n"
+        return "(left out: nothing)\n" if held else "(none)\n"
     names = ", ".join(f"{o['name']} ({o['reason']})" for o in out[:NAMES])
     more = f" and {len(out) - NAMES} more" if len(out) > NAMES else ""
     return f"(left out: {len(out)}: {names}{more}; read them with: {hint})\n"
