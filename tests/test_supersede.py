@@ -319,3 +319,37 @@ def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:
     assert out["replaced"]["text"] == "- The production database runs on pg-prod-1.internal, port 5432"
     assert (mem.path / out["path"]).read_text().splitlines()[2:] == [
         "- The production database runs on pg-prod-2.internal, port 5433"]
+
+
+@pytest.mark.parametrize(("old", "new", "after"), [
+    # a clause that starts like the new value's next one but says something else stays
+    ("- Bob lives in Leeds, and his sister Jane lives in York", "Bob now lives in Hull, and works from home",
+     "- Bob lives in Hull, and works from home, and his sister Jane lives in York"),
+    ("- The demo is on Friday, at the Blue Room, Alice presents", "The demo moved to Monday, at noon",
+     "- The demo is on Monday, at noon, at the Blue Room, Alice presents"),
+    # a date inside a clause of several, and a time beside a date: only that one changes
+    ("- Wedding is on 12 June 2027 in Rome, Italy, Anna organises", "The wedding moved to 14 June 2027",
+     "- Wedding is on 14 June 2027 in Rome, Italy, Anna organises"),
+    ("- Dentist appointment is on May 5 at 2pm, bring X-rays", "Dentist appointment moved to 4pm",
+     "- Dentist appointment is on May 5 at 4pm, bring X-rays"),
+    # unclear which date moved, or a reason to keep: the new fact takes the line's place, as written
+    ("- The offsite is on June 3 and June 4 at Lake Tahoe", "The offsite moved to June 10",
+     "- The offsite moved to June 10"),
+    ("- The party is on June 3 at the Blue Room", "The party moved to June 10 because of rain",
+     "- The party moved to June 10 because of rain"),
+])
+def test_an_update_never_swallows_a_clause_of_another_kind(old: str, new: str, after: str) -> None:
+    """A review of this session's rewrite (2026-11-26): clauses starting with "and" or "at" were
+    taken for the next part of the new value and dropped, and a date run was cut out of a span."""
+    assert supersede.rewrite(old, new, "- " + new) == after
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("- I usually take the aisle seat, and I like window seats on long flights", "I no longer take the aisle seat"),
+    ("- We also use Jira for bugs, Linear for planning", "We no longer use Jira"),
+    ("- I always drink coffee in the morning, tea in the evening", "I no longer drink coffee"),
+])
+def test_no_longer_keeps_a_line_that_says_more(old: str, new: str) -> None:
+    """"No longer" has no value to put in: it would take the whole line's place, and the line's other
+    clauses with it. A line of several clauses stays, and the new fact joins the page."""
+    assert not supersede.updates(new, old)

@@ -214,8 +214,12 @@ def locate(new: str, old: str) -> tuple[int, Update] | None:
         for i, part in enumerate(parts):
             found = _update(new, part if i == 0 else f"{parts[0]} {part}")
             if found is not None:
-                return i, found
+                # an update without a value to put in ("no longer", a taste that flips) would take the
+                # whole line's place: a line that says more keeps it, and the new fact joins it
+                return (i, found) if found.old and found.new else None
     found = _update(new, old)
+    if found is not None and len(parts) > 1 and not (found.old and found.new):
+        return None
     return (-1, found) if found is not None else None
 
 
@@ -299,11 +303,14 @@ def rewrite(line: str, new: str, entry: str) -> str:
         return _moved_within(line, new, found[1]) or whole
     parts = parts_of(line)
     part = parts[found[0]]
+    start = line.index(part)
+    moved = _moved_within(part, new, found[1])
+    if moved is not None:  # a date or time inside the clause: only it changes
+        return line[:start] + moved + line[start + len(part):]
     old_span, new_span = _span(part, found[1].old), _span(new, found[1].new)
     if old_span is None or new_span is None:
         return whole
     value = _to_end(new, new_span)
-    start = line.index(part)
     end = start + old_span[1]
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
         end = _replaced_clauses(line, end, parts[found[0] + 1:], parts_of(value)[1:])
@@ -323,38 +330,69 @@ def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str
 
 
 def _parallel(old: str, new: str) -> bool:
+    """Two short clauses of one kind: the same first word that names something ("port 5432" /
+    "port 5433"; never "and ...", "at ...", "the ..."), or a name or place each."""
     a, b = old.split(), new.split()
-    if not a or not b:
+    if not a or not b or len(a) > 3 or len(b) > 3:
         return False
-    if a[0].lower() == b[0].lower() and not any(c.isdigit() for c in a[0]):
-        return True  # "port 5432" / "port 5433", "room 4" / "room 7"
-    return len(a) <= 3 and len(b) <= 3 and all(w[:1].isupper() for w in a + b)  # places and names
+    first = a[0].lower()
+    if first == b[0].lower() and first not in switches.STOP and first not in switches.LINK \
+            and not any(c.isdigit() for c in first):
+        return True
+    return len(a) <= 2 and len(b) <= 2 and all(w[:1].isupper() for w in a + b)
 
 
 DATED = re.compile(r"\d{1,4}(?:st|nd|rd|th|am|pm)?")
+CLOCK_WORD = re.compile(r"\d{1,2}(?:am|pm)|am|pm|noon|midnight")
+NAMED = switches.DAYS | frozenset("today tomorrow".split())  # a month or a day: a date said with a name
+# after a date, words that make it one end of a span or one of several: "June 3 and June 4", "3 to 5"
+SPAN = frozenset("and or to until till through thru".split())
 
 
 def _dated(word: str) -> bool:
     return word in switches.DATEISH or DATED.fullmatch(word) is not None
 
 
-def _moved_within(line: str, new: str, found: Update) -> str | None:
-    """A date or time moved inside a line that says more ("... is on June 3 at the Blue Room"):
-    the line with only that date changed; None when the new value is not a date, or the old
-    value is nothing but one (then the new fact takes the line's place)."""
-    if not all(_dated(w) for w in found.new):
+def _runs(words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """[start, end) of each run of date or time words."""
+    runs, i = [], 0
+    while i < len(words):
+        if _dated(words[i]):
+            j = i
+            while j < len(words) and _dated(words[j]):
+                j += 1
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def _moved_within(text: str, new: str, found: Update) -> str | None:
+    """A date or time moved inside a line (or clause) that says more ("... is on June 3 at the
+    Blue Room"): the text with only that date or time changed. None, for the caller's own way,
+    when the new value is not only a date or time, when the new fact goes on after it (a reason
+    to keep), when the old value is nothing but that date, or when it is unclear which of the old
+    one's dates moves ("June 3 and June 4", a time where a date was)."""
+    if not found.new or not all(_dated(w) for w in found.new):
         return None
-    run: list[str] = []
-    for w in found.old:
-        if not _dated(w):
-            break
-        run.append(w)
-    if not run or len(run) == len(found.old):
+    new_span = _span(new, found.new)
+    if new_span is None or re.sub(r"[\W_]+", "", new[new_span[1]:]):
         return None
-    old_span, new_span = _span(line, tuple(run)), _span(new, found.new)
-    if old_span is None or new_span is None:
+    clock = any(CLOCK_WORD.fullmatch(w) for w in found.new)
+    named = any(w in NAMED for w in found.new)
+    runs = [(i, j) for i, j in _runs(found.old)
+            if (any(CLOCK_WORD.fullmatch(w) for w in found.old[i:j]) if clock and not named
+                else any(w in NAMED for w in found.old[i:j]) == named)]
+    if len(runs) != 1 or runs[0] == (0, len(found.old)):
         return None
-    return line[:old_span[0]] + new[new_span[0]:new_span[1]] + line[old_span[1]:]
+    i, j = runs[0]
+    if j < len(found.old) and found.old[j] in SPAN:
+        return None
+    old_span = _span(text, found.old[i:j])
+    if old_span is None:
+        return None
+    return text[:old_span[0]] + new[new_span[0]:new_span[1]] + text[old_span[1]:]
 
 
 def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:

@@ -81,7 +81,8 @@ def words(text: str) -> list[str]:
 def clauses(text: str) -> list[str]:
     """A new fact's clauses, each as normalised words: "I no longer drink coffee; switched to tea"."""
     # also at a comma before a new subject or a joined clause: "I no longer take the aisle seat, I prefer ..."
-    parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?=(?:i|we|he|she|they|and|but|so)\s)", text, flags=re.IGNORECASE)
+    parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?:and|but|so)\s+|,\s+(?=(?:i|we|he|she|they)\s)", text,
+                     flags=re.IGNORECASE)
     return [" ".join(words(part)) for part in parts if words(part)]
 
 
