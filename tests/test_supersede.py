@@ -337,6 +337,11 @@ def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:
      "- The offsite moved to June 10"),
     ("- The party is on June 3 at the Blue Room", "The party moved to June 10 because of rain",
      "- The party moved to June 10 because of rain"),
+    # a name the value's words leave a word of ("New" is a filler word on its own), a year after a comma
+    ("- Sarah lives in Boston, with her two cats", "Sarah now lives in New York",
+     "- Sarah lives in New York, with her two cats"),
+    ("- The trip is on June 3, 2026 to Rome with Ann", "The trip moved to July 1, 2026",
+     "- The trip is on July 1, 2026 to Rome with Ann"),
 ])
 def test_an_update_never_swallows_a_clause_of_another_kind(old: str, new: str, after: str) -> None:
     """A review of this session's rewrite (2026-11-26): clauses starting with "and" or "at" were
@@ -348,6 +353,8 @@ def test_an_update_never_swallows_a_clause_of_another_kind(old: str, new: str, a
     ("- I usually take the aisle seat, and I like window seats on long flights", "I no longer take the aisle seat"),
     ("- We also use Jira for bugs, Linear for planning", "We no longer use Jira"),
     ("- I always drink coffee in the morning, tea in the evening", "I no longer drink coffee"),
+    # a value that cannot be found as written would take the whole line's place too
+    ("- Sarah Chen — phone 555-1234, the AWS account contact", "Sarah's phone is now 555-9999, the new one"),
 ])
 def test_no_longer_keeps_a_line_that_says_more(old: str, new: str) -> None:
     """"No longer" has no value to put in: it would take the whole line's place, and the line's other

@@ -214,9 +214,11 @@ def locate(new: str, old: str) -> tuple[int, Update] | None:
         for i, part in enumerate(parts):
             found = _update(new, part if i == 0 else f"{parts[0]} {part}")
             if found is not None:
-                # an update without a value to put in ("no longer", a taste that flips) would take the
-                # whole line's place: a line that says more keeps it, and the new fact joins it
-                return (i, found) if found.old and found.new else None
+                # an update without a value to put in ("no longer", a taste that flips), or whose values
+                # cannot be found as written, would take the whole line's place: a line that says more
+                # keeps it, and the new fact joins it
+                spliced = found.old and found.new and _span(part, found.old) and _value_span(new, found.new)
+                return (i, found) if spliced else None
     found = _update(new, old)
     if found is not None and len(parts) > 1 and not (found.old and found.new):
         return None
@@ -224,7 +226,7 @@ def locate(new: str, old: str) -> tuple[int, Update] | None:
 
 
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-CLAUSE = re.compile(r"[,;]\s+|\s+[—–|]\s+|\s+-\s+")
+CLAUSE = re.compile(r"[,;]\s+(?!\d{4}\b)|\s+[—–|]\s+|\s+-\s+")  # not before a year: "June 3, 2026"
 
 
 def parts_of(line: str) -> list[str]:
@@ -307,7 +309,7 @@ def rewrite(line: str, new: str, entry: str) -> str:
     moved = _moved_within(part, new, found[1])
     if moved is not None:  # a date or time inside the clause: only it changes
         return line[:start] + moved + line[start + len(part):]
-    old_span, new_span = _span(part, found[1].old), _span(new, found[1].new)
+    old_span, new_span = _span(part, found[1].old), _value_span(new, found[1].new)
     if old_span is None or new_span is None:
         return whole
     value = _to_end(new, new_span)
@@ -387,12 +389,25 @@ def _moved_within(text: str, new: str, found: Update) -> str | None:
     if len(runs) != 1 or runs[0] == (0, len(found.old)):
         return None
     i, j = runs[0]
-    if j < len(found.old) and found.old[j] in SPAN:
-        return None
+    if j + 1 < len(found.old) and found.old[j] in SPAN and _dated(found.old[j + 1]):
+        return None  # one end of a span, or one of several dates: "June 3 and June 4", "3 to 5"
     old_span = _span(text, found.old[i:j])
     if old_span is None:
         return None
     return text[:old_span[0]] + new[new_span[0]:new_span[1]] + text[old_span[1]:]
+
+
+def _value_span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the new value stands in the new fact, with the capitalised words just before it that
+    the value's words leave out ("New" of "New York": a filler word on its own)."""
+    span = _span(text, words)
+    if span is None:
+        return None
+    start = span[0]
+    while (before := re.search(r"(?:^|\s)([A-Z][\w-]*)\s+$", text[:start])) is not None and \
+            before.group(1).lower() not in switches.LINK | switches.SELF:
+        start = before.start(1)
+    return start, span[1]
 
 
 def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
