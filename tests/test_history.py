@@ -361,3 +361,15 @@ def test_a_superseded_fact_never_ranks_above_its_successor(mem: Mem) -> None:
             ("- The beta launch moved to March 17", True), ("- The beta launch is on March 3", False)], mode
         assert found[1]["successor"]["text"] == "- The beta launch moved to March 17"
         assert found[0]["score"] >= found[1]["score"]
+
+
+def test_a_chain_of_successors_ranks_newest_first(mem: Mem) -> None:
+    """A -> B -> C: B ranked under A while B had a successor of its own (a review, 2026-11-26)."""
+    mem("remember", "The beta launch is on March 3")
+    mem("remember", "The beta launch moved to March 17")
+    mem("remember", "The beta launch moved to April 2")
+    found = mem.json("recall", "--history", "--mode", "keyword", "--min-score", "0",
+                     "when is the beta launch on March 3")["results"]
+    order = [r["fact"]["text"] for r in found]
+    assert order.index("- The beta launch moved to April 2") < order.index("- The beta launch moved to March 17") \
+        < order.index("- The beta launch is on March 3")

@@ -92,7 +92,8 @@ def successors_first(found: list[Hit]) -> list[Hit]:
         if not successor:
             continue
         at = out.index(old)
-        later = next((h for h in out[at + 1:] if h.successor is None and h.path == successor["path"]
+        # the successor may itself have been replaced since (A -> B -> C): it still stands above A
+        later = next((h for h in out[at + 1:] if h.path == successor["path"]
                       and h.fact is not None and h.fact.text == successor["text"]), None)
         if later is not None:
             out.remove(later)
