@@ -111,6 +111,17 @@ class Mem:
         self.git("commit", "-q", "-m", message)
         return self.git("rev-parse", "HEAD").strip()
 
+    def side_edit(self, rel: str, text: str, edited: str) -> str:
+        """A page committed here, then edited on a branch `side` off the first-parent chain; back
+        on main. The side branch's commit."""
+        self.write(rel, text)
+        self.commit("page")
+        self.git("checkout", "-q", "-b", "side")
+        self.write(rel, edited)
+        side = self.commit("side edit")
+        self.git("checkout", "-q", "main")
+        return side
+
 
 @pytest.fixture
 def mem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem]:

@@ -165,12 +165,8 @@ def test_a_view_off_the_indexed_chain_keeps_nothing(mem: Mem, monkeypatch: pytes
     """Off the indexed first-parent chain a view reads a connection's temp table (temp.atview):
     what one revision's query learned must not answer another's."""
     monkeypatch.setattr(memo, "RACY_SECONDS", 0.0)
-    mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the blue shed.\n")
-    mem.commit("boat")
-    mem.git("checkout", "-q", "-b", "side")
-    mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the red shed.\n")
-    side = mem.commit("side")
-    mem.git("checkout", "-q", "main")
+    side = mem.side_edit("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the blue shed.\n",
+                         "# Boat\n\n- The kayak paddle lives in the red shed.\n")
     asked: list[object] = []
     index = Index(open_notebook(mem.path))
     try:

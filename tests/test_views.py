@@ -105,12 +105,8 @@ def test_at_on_the_command_line(mem: Mem) -> None:
 
 
 def test_at_a_revision_off_the_first_parent_chain(mem: Mem) -> None:
-    mem.write("notes/a.md", "# A\n\nThe quokka lives on Rottnest.\n")
-    mem.commit("a")
-    mem.git("checkout", "-q", "-b", "side")
-    mem.write("notes/a.md", "# A\n\nThe quokka lives on Rottnest island, near Perth.\n")
-    side = mem.commit("side edit")
-    mem.git("checkout", "-q", "main")
+    side = mem.side_edit("notes/a.md", "# A\n\nThe quokka lives on Rottnest.\n",
+                         "# A\n\nThe quokka lives on Rottnest island, near Perth.\n")
     mem.write("notes/b.md", "# B\n\nUnrelated wombat.\n")
     mem.commit("b")
     mem("index")
