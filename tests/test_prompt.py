@@ -77,4 +77,4 @@ def test_the_budget_counts_from_the_process_start() -> None:
     code = ("import time; time.sleep(0.5); from gitmem.cli import prompt; "
             "print(time.monotonic() - prompt.started())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert 0.48 <= float(out.stdout) <= 60.0, out
+    assert float(out.stdout) >= 0.48, out
