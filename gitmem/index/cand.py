@@ -56,6 +56,12 @@ def texts(conn: apsw.Connection) -> list[int]:
     return [int(r[0]) for r in conn.execute("SELECT DISTINCT text FROM temp.cand")]
 
 
+def listed(conn: apsw.Connection, texts: list[int]) -> set[int]:
+    """Which of these texts are in temp.cand (at most SQLite's 32,766 parameters: the caller slices)."""
+    rows = conn.execute(f"SELECT DISTINCT text FROM temp.cand WHERE text IN ({','.join('?' * len(texts))})", texts)
+    return {int(r[0]) for r in rows}
+
+
 def fill(conn: apsw.Connection, view_sql: str, where: list[str], args: list[Any]) -> None:
     """temp.cand anew: the occurrences in the view (row v, blob b, chunk c) that meet `where`."""
     conn.execute("DROP TABLE IF EXISTS temp.cand")

@@ -137,6 +137,16 @@ MIGRATIONS: list[tuple[int, str]] = [
     ALTER TABLE blobs ADD COLUMN linked INTEGER NOT NULL DEFAULT 0;
     INSERT OR REPLACE INTO meta VALUES('links', 'pending');
     """),
+    # 14: the roles short texts name ("My daughter Emma", "Product owner is Marcus Bell",
+    # index/aliases.py), stored with the text and dropped with it; texts stored before this are
+    # read once ('aliases' pending)
+    (14, """
+    CREATE TABLE aliases(role TEXT NOT NULL, name TEXT NOT NULL, text INTEGER NOT NULL REFERENCES texts(id));
+    CREATE INDEX aliases_role ON aliases(role);
+    CREATE INDEX aliases_text ON aliases(text);
+    CREATE TRIGGER aliases_gone AFTER DELETE ON texts BEGIN DELETE FROM aliases WHERE text = old.id; END;
+    INSERT OR REPLACE INTO meta VALUES('aliases', 'pending');
+    """),
 ]
 
 CACHE_MIGRATIONS: list[tuple[int, str]] = [

@@ -31,7 +31,7 @@ from ..gitops.lock import FileLock
 from ..gitops.log import Commit
 from ..markdown import body_offset
 from ..notebook import Notebook
-from . import chunker, db, extracts, forgotten, links, memo, provenance, unreachable
+from . import aliases, chunker, db, extracts, forgotten, links, memo, provenance, unreachable
 from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 
@@ -197,6 +197,8 @@ class Index:
                 # after a wait, another process may have changed the work tree meanwhile
                 self._sync_worktree(self._scan_worktree() if report.waited else work, report)
                 links.fill(self)  # live pages whose links were never read (indexed before links were)
+                if aliases.pending(self):
+                    aliases.fill(self)  # texts stored before their roles were
                 if before:
                     report.unreachable = unreachable.purge(self, before)
                 if rechunk:
@@ -215,7 +217,8 @@ class Index:
         if self.meta("commit") != (head or "") or self.meta("chunker") != s.chunker_signature() \
                 or self.meta("layout") != s.layout_signature():
             return False
-        if (self.meta("forgotten") or "") != forgotten.signature(self.nb) or links.pending(self):
+        if (self.meta("forgotten") or "") != forgotten.signature(self.nb) or links.pending(self) \
+                or aliases.pending(self):
             return False
         rows = self._worktree_rows()
         return rows.keys() == work.keys() and all(_unchanged(rows[p], work[p]) for p in rows)
@@ -457,6 +460,7 @@ class Index:
         tid = db.one(self.conn.execute("INSERT INTO texts(hash, body) VALUES(?, ?) RETURNING id",
                                        (digest, body)))[0]
         self.conn.execute("INSERT INTO texts_fts(rowid, body) VALUES(?, ?)", (tid, body))
+        aliases.store(self.conn, tid, body)
         if report is not None:
             report.texts_added += 1
         return int(tid)

@@ -79,6 +79,12 @@ class Candidates:
                 return kept[:DEPTH]
             n *= 4
 
+    def among(self, texts: list[int]) -> set[int]:
+        """Which of these texts are candidates."""
+        if self.checked:
+            return self._among(texts)
+        return {t for i in range(0, len(texts), SLICE) for t in cand.listed(self.conn, texts[i:i + SLICE])}
+
     def texts(self) -> list[int]:
         """Every candidate text (listed)."""
         return cand.texts(self.conn)

@@ -22,7 +22,7 @@ from ..gitops import hookrun
 from ..index import confidence, embed, embeddings, extracts, fts
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
-from . import candidates, facts, scale, vectors, views
+from . import aliases, candidates, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 
 if TYPE_CHECKING:
@@ -181,7 +181,9 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     min_score = query.min_score if query.min_score is not None else s.min_score
     view = view or views.live()
     cand = candidates.Candidates(index.conn, query, view, index.kept)
-    evidence, relative = _weigh(index, query, embedder, cand)
+    asked = query.text
+    query = replace(query, text=aliases.expand(index.conn, asked, cand.among))  # "my daughter" is Emma
+    evidence, relative = _weigh(index, query, embedder, cand, asked)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     if min_score > 0 and scale.nothing(evidence):
         return Ranking([], evidence, empty=bool(scores))
@@ -226,16 +228,22 @@ def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float) -> list[
 
 
 def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
-           cand: candidates.Candidates) -> tuple[scale.Evidence, dict[int, float]]:
-    """The query's evidence and each candidate text's fused score relative to the best."""
+           cand: candidates.Candidates, asked: str | None = None) -> tuple[scale.Evidence, dict[int, float]]:
+    """The query's evidence and each candidate text's fused score relative to the best; the
+    evidence is that of the question `asked` (before aliases.expand added names; default: the query's)."""
+    asked = query.text if asked is None else asked
     conn = index.conn
     lists = []
     evidence = scale.Evidence()
     semantic = embedder is not None and query.mode in ("hybrid", "semantic")
     match = fts_query(query.text)
-    terms = match.split(" OR ") if match else []
+    said = fts_query(asked)
+    terms = said.split(" OR ") if said else []
     keyword: dict[int, float] | None = None
     vector = _embedding(embedder, query.text) if semantic and embedder is not None else None
+    # the meaning evidence is the question's own: a name it gained brings its facts near, not an answer
+    plain = _embedding(embedder, asked) if vector is not None and embedder is not None and asked != query.text \
+        else None
     if query.mode in ("hybrid", "keyword") or embedder is None:
         keyword = _keyword(conn, match, cand)
         lists.append(keyword)
@@ -243,8 +251,8 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
                                           index.kept("coverage"))
     if semantic:
         assert embedder is not None and vector is not None
-        cosines = _semantic(index, embedder, vector.result(), cand, evidence, keyword)
-        evidence.semantic = round(max(cosines.values(), default=0.0), 4)
+        cosines = _semantic(index, embedder, vector.result(), cand, evidence, keyword,
+                            plain.result() if plain is not None else None)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
                                               index.kept("coverage"))
@@ -356,11 +364,15 @@ os.register_at_fork(after_in_child=_after_fork)
 
 
 def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,
-              evidence: scale.Evidence | None = None, also: dict[int, float] | None = None) -> dict[int, float]:
-    """text id -> cosine similarity to the query's `vector`, clipped to [0, 1]; `evidence` hears how
-    far the best stands above the notebook's background (scale.above)."""
+              evidence: scale.Evidence | None = None, also: dict[int, float] | None = None,
+              judged: bytes | None = None) -> dict[int, float]:
+    """text id -> cosine similarity to the query's `vector`, clipped to [0, 1]; `evidence` hears the
+    best similarity and how far it stands above the notebook's background (scale.above), of
+    `judged` (the question as asked) when given, else of `vector`."""
     stored = vectors.matrix(index.conn, index.path)
     if not len(stored.ids) or stored.unit.shape[1] * 4 != len(vector) or index.meta("model") != embedder.key:
+        if evidence is not None:
+            evidence.semantic = 0.0
         return {}  # nothing embedded yet, or by another model (re-embedded on a later sync)
 
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
@@ -370,8 +382,13 @@ def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candi
     if also:  # the keyword ranking's texts the meaning ranking placed past DEPTH (see _complete)
         missing = [t for t in also if t not in found]
         found.update({t: min(1.0, max(0.0, c)) for t, c in stored.of(vector, missing).items()})
-    if evidence is not None and found:
-        evidence.above = scale.above(max(found.values()), *stored.background(vector), len(stored.ids))
+    if evidence is not None:
+        judge = judged or vector
+        best = min(1.0, max(0.0, max(stored.of(judged, list(found)).values() if judged else found.values(),
+                                     default=0.0)))
+        evidence.semantic = round(best, 4)
+        if found:
+            evidence.above = scale.above(best, *stored.background(judge), len(stored.ids))
     return found
 
 
