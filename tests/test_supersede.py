@@ -313,6 +313,20 @@ def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str,
     assert supersede.rewrite(old, new, "- " + new) == after
 
 
+@pytest.mark.parametrize(("old", "new", "after"), [
+    ("- Sarah Chen's phone is 555-1234", "Sarah's phone is now 555-9999, call after 10am",
+     "- Sarah Chen's phone is 555-9999, call after 10am"),
+    ("- Leo Brandt lives at 12 Elm Street", "Leo moved to 3 Harbour Road", "- Leo Brandt lives at 3 Harbour Road"),
+    # the same subject as written: the new fact as it was said
+    ("- Sarah Chen's phone is 555-1234", "Sarah Chen's phone is now 555-9999", "- Sarah Chen's phone is now 555-9999"),
+])
+def test_a_fact_naming_its_subject_shorter_keeps_the_line_s_full_name(old: str, new: str, after: str) -> None:
+    """A newcomer's trial (2026-11-26): "Sarah's phone is now ..." took the place of "Sarah Chen's
+    phone is ...", and "Chen" was no longer on the page."""
+    assert supersede.updates(new, old)
+    assert supersede.rewrite(old, new, "- " + new) == after
+
+
 def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:
     mem("remember", "The production database runs on pg-prod-1.internal, port 5432")
     out = mem.json("remember", "The production database moved to pg-prod-2.internal, port 5433")

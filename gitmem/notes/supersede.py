@@ -302,21 +302,38 @@ def rewrite(line: str, new: str, entry: str) -> str:
     if found is None or not found[1].old or not found[1].new or "\n" in entry:
         return whole
     if found[0] < 0:
-        return _moved_within(line, new, found[1]) or whole
+        moved = _moved_within(line, new, found[1])
+        if moved is None and _narrower(new, line):  # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"
+            moved = _value_changed(line, 0, line, new, found[1], [])
+        return moved or whole
     parts = parts_of(line)
     part = parts[found[0]]
     start = line.index(part)
     moved = _moved_within(part, new, found[1])
     if moved is not None:  # a date or time inside the clause: only it changes
         return line[:start] + moved + line[start + len(part):]
-    old_span, new_span = _span(part, found[1].old), _value_span(new, found[1].new)
+    return _value_changed(line, start, part, new, found[1], parts[found[0] + 1:]) or whole
+
+
+def _value_changed(line: str, start: int, part: str, new: str, found: Update, following: list[str]) -> str | None:
+    """`line` with the old value in its clause `part` (at `start`) replaced by the new value as
+    the fact `new` says it, with what follows it in its clause; None when either value cannot
+    be found as written."""
+    old_span, new_span = _span(part, found.old), _value_span(new, found.new)
     if old_span is None or new_span is None:
-        return whole
+        return None
     value = _to_end(new, new_span)
     end = start + old_span[1]
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
-        end = _replaced_clauses(line, end, parts[found[0] + 1:], parts_of(value)[1:])
+        end = _replaced_clauses(line, end, following, parts_of(value)[1:])
     return line[:start + old_span[0]] + value + line[end:]
+
+
+def _narrower(new: str, old: str) -> bool:
+    """Whether the new fact names its subject with fewer of the old line's words ("Sarah" for
+    "Sarah Chen"): the new fact as written would lose the rest."""
+    a, b = claim(new), claim(old)
+    return a is not None and b is not None and set(a.subject) < set(b.subject)
 
 
 def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str]) -> int:
