@@ -19,7 +19,7 @@ from .. import dates
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
-from ..index import confidence, embed, embeddings, extracts, fts
+from ..index import confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
 from ..notebook import Notebook
 from . import aliases, candidates, facts, scale, vectors, views
@@ -240,12 +240,15 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     said = fts_query(asked)
     terms = said.split(" OR ") if said else []
     keyword: dict[int, float] | None = None
-    vector = _embedding(embedder, query.text) if semantic and embedder is not None else None
-    # the meaning evidence is the question's own: a name it gained brings its facts near, not an answer
-    plain = _embedding(embedder, asked) if vector is not None and embedder is not None and asked != query.text \
-        else None
+    vector = plain = None
+    if semantic and embedder is not None:
+        vector = _embedding(embedder, query.text)
+        # the meaning evidence is the question's own: a name it gained brings its facts near, not an answer
+        plain = _embedding(embedder, asked) if asked != query.text else None
+    ranker: postings.Ranker | None = None
     if query.mode in ("hybrid", "keyword") or embedder is None:
-        keyword = _keyword(conn, match, cand)
+        ranker = postings.Ranker(conn, index.kept("postings"), match)
+        keyword = _keyword(conn, match, cand, ranker)
         lists.append(keyword)
         evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]),
                                           index.kept("coverage"))
@@ -257,8 +260,8 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
                                               index.kept("coverage"))
         lists.append(cosines)
-        if keyword is not None and match is not None:
-            _complete(conn, match, keyword, cosines)
+        if keyword is not None and match is not None and ranker is not None:
+            _complete(conn, match, keyword, cosines, ranker)
     evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
     # the keyword ranking counts as much as its best match holds the query's words
     weights = [scale.keyword_weight(evidence.keyword), 1.0] if len(lists) > 1 else None
@@ -311,24 +314,28 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in unique) if unique else None
 
 
-def _keyword(conn: apsw.Connection, match: str | None, cand: candidates.Candidates) -> dict[int, float]:
-    """text id -> -BM25 of the best candidates (see relative)."""
+def _keyword(conn: apsw.Connection, match: str | None, cand: candidates.Candidates,
+             ranker: postings.Ranker) -> dict[int, float]:
+    """text id -> -BM25 of the best candidates (see relative); from postings a warm process
+    keeps when it has them for every word (`ranker`, index/postings.py: the same scores)."""
     if match is None:
         return {}
 
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
-        return fts.ranked(conn, match, n, among)
+        return ranker.top(n) if ranker.ready and not among else fts.ranked(conn, match, n, among)
 
     return {int(t): float(v) for t, v in cand.top(fetch)}
 
 
-def _complete(conn: apsw.Connection, match: str, keyword: dict[int, float], cosines: dict[int, float]) -> None:
+def _complete(conn: apsw.Connection, match: str, keyword: dict[int, float], cosines: dict[int, float],
+              ranker: postings.Ranker) -> None:
     """Give the texts only the meaning ranking found their BM25 too. Each ranker contributes
     its best DEPTH; when facts made the candidates many times more numerous, a text one ranker
     placed just past its DEPTH counted 0 for it in the fusion, and a text both rank fairly well
     lost to one only the other ranks high (LoCoMo conv-26 and conv-30, evidence recall@10 of
     hybrid: 88.5 -> 89.7 with both sides completed; the paraphrase set's answer@3 unchanged)."""
-    keyword.update(fts.scores(conn, match, [t for t in cosines if t not in keyword]))
+    missing = [t for t in cosines if t not in keyword]
+    keyword.update(ranker.of(missing) if ranker.ready else fts.scores(conn, match, missing))
 
 
 def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
