@@ -36,7 +36,11 @@ def setup() -> dict[str, str]:
     home = cache_dir() / "home"
     home.mkdir(parents=True, exist_ok=True)
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n")
+    wanted = "[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n"
+    if not gitconfig.exists() or gitconfig.read_text() != wanted:
+        # written only when it differs: git reads it, so a fresh write makes every stamp of the
+        # next two seconds racy (stamp.py), and the first queries of a run each ran `git status`
+        gitconfig.write_text(wanted)
     os.environ.update({"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"})
     os.environ.pop("GITMEM_HOOKS", None)
     bytecode()
