@@ -63,6 +63,15 @@ def test_near_duplicates_are_not_stored_twice(mem: Mem) -> None:
     assert out["action"] == "remember" and commits(mem) == before + 1
 
 
+def test_a_short_form_is_its_word(mem: Mem) -> None:
+    """A newcomer's trial (2026-11-26): "prod" beside "production" was stored twice."""
+    first = mem.json("remember", "The production database runs on pg-prod-1.internal, port 5432")
+    out = mem.json("remember", "the prod db runs on pg-prod-1.internal, port 5432")
+    assert out["action"] == "duplicate" and out["duplicate"]["path"] == first["path"]
+    out = mem.json("remember", "the prod db runs on pg-prod-1.internal, port 5433")  # another port: no duplicate
+    assert out["action"] == "remember"
+
+
 def test_duplicate_found_on_another_page(mem: Mem) -> None:
     result = mem("write", "knowledge/people.md", "- The cat is called Miso", code=2)
     assert "text that starts with '-' goes after '--'" in result.stderr

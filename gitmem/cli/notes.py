@@ -68,7 +68,8 @@ def remember(as_json: bool, **given: Any) -> None:
     events (a date and a meeting, launch, flight...) -> knowledge/events.md;
     anything else -> knowledge/facts.md (flat layout: sections of MEMORY.md).
     --category or --to overrides it; the output says where it went. A fact the
-    notebook already holds is not stored twice.
+    notebook already holds is not stored twice (a short form counts as its
+    word: "the prod db" is "the production database").
     A fact that updates a line of its page (the same person's phone with
     another value, a preference that flips, or an update said in time: moved
     to, no longer, switched from, now, instead of, changed to, as of) replaces

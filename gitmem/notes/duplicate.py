@@ -35,15 +35,30 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
 
 
 NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
+# short forms people and agents write for the same word: "the prod db" says "the production database"
+SHORT_FORMS = {"prod": "production", "db": "database", "dbs": "databases", "env": "environment",
+               "envs": "environments", "k8s": "kubernetes", "repo": "repository", "repos": "repositories",
+               "config": "configuration", "dev": "development", "docs": "documentation", "app": "application",
+               "apps": "applications", "auth": "authentication", "info": "information", "pw": "password",
+               "pwd": "password", "addr": "address", "mgr": "manager", "dept": "department", "msg": "message",
+               "msgs": "messages", "tel": "telephone", "approx": "approximately", "appt": "appointment",
+               "bday": "birthday", "wk": "week", "wks": "weeks", "mins": "minutes", "hr": "hour", "hrs": "hours",
+               "yr": "year", "yrs": "years"}
+
+
+def _long_forms(words: str) -> str:
+    return " ".join(SHORT_FORMS.get(w, w) for w in words.split())
 
 
 def same(want: str, line: str) -> bool:
-    """Whether a line says the same as the fact. Near-identical wording counts,
-    unless the words that differ carry meaning a ratio cannot see: a number
-    (555-1234 vs 555-1235, a date) or a negation ("is" vs "is not")."""
+    """Whether a line says the same as the fact. Near-identical wording counts, a short form
+    being its word ("prod db" is "production database"), unless the words that differ carry
+    meaning a ratio cannot see: a number (555-1234 vs 555-1235, a date) or a negation ("is" vs
+    "is not")."""
     have = normalize_fact(line)
     if not have:
         return False
+    want, have = _long_forms(want), _long_forms(have)
     if have == want:
         return True
     differ = set(want.split()) ^ set(have.split())
