@@ -54,6 +54,10 @@ def test_the_ranking_is_fts5_s_to_the_bit(notebook: Index, words: list[str], n: 
     assert ranker.top(n) == [(int(t), float(s)) for t, s in fts.ranked(notebook.conn, match, n, False)]
     some = list(range(0, 400, 3))
     assert ranker.of(some) == fts.scores(notebook.conn, match, some)
+    notebook.conn.execute("DROP TABLE IF EXISTS temp.cand")  # the candidates of a filtered query (cand.fill)
+    notebook.conn.execute("CREATE TEMP TABLE cand(text INTEGER)")
+    notebook.conn.executemany("INSERT INTO cand VALUES(?)", [(t,) for t in some])
+    assert ranker.top(n, some) == [(int(t), float(s)) for t, s in fts.ranked(notebook.conn, match, n, True)]
 
 
 def test_a_phrase_is_read_the_second_time_it_is_asked(notebook: Index) -> None:

@@ -20,6 +20,7 @@ two seconds) use FTS5 as before: reading postings costs 1-3 times one FTS5 query
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,12 +43,15 @@ class Ranker:
         self._kept = kept
         self._scores: np.ndarray | None = None
 
-    def top(self, n: int) -> list[tuple[int, float]]:
-        """(text id, -bm25) of the n best texts, best first, ties by id (fts.ranked's order)."""
+    def top(self, n: int, among: Collection[int] | None = None) -> list[tuple[int, float]]:
+        """(text id, -bm25) of the n best texts (of those ids, if given), best first, ties by id
+        (fts.ranked's order)."""
         import numpy as np
 
         scores = self.scores_all()
         hit = np.flatnonzero(scores)
+        if among is not None:
+            hit = hit[np.isin(hit, np.fromiter(among, dtype=np.int64, count=len(among)))]
         if len(hit) > n:  # every text as good as the n-th best, so that ties are cut by id below
             nth = np.partition(-scores[hit], n - 1)[n - 1]
             hit = hit[-scores[hit] <= nth]

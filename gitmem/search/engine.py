@@ -322,7 +322,9 @@ def _keyword(conn: apsw.Connection, match: str | None, cand: candidates.Candidat
         return {}
 
     def fetch(n: int, among: bool) -> list[tuple[int, float]]:
-        return ranker.top(n) if ranker.ready and not among else fts.ranked(conn, match, n, among)
+        if ranker.ready:
+            return ranker.top(n, cand.texts() if among else None)
+        return fts.ranked(conn, match, n, among)
 
     return {int(t): float(v) for t, v in cand.top(fetch)}
 
