@@ -30,15 +30,18 @@ or our she so than that the their them then there these they this to us was we w
 with you your""".split())
 ROLE = r"([a-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
 START_ROLE = r"([A-Za-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
-# a name: one to three capitalised words, maybe after a title ("Dr Sarah Linden")
-NAME = r"((?:(?:Dr|Mr|Mrs|Ms)\.?[ \t])?[A-Z][\w'’-]{0,40}(?:[ \t][A-Z][\w'’-]{0,40}){0,2})"
+# a name: one to three capitalised words (Latin-1's capitals too: Étienne, Ørsted), maybe after a
+# title ("Dr Sarah Linden")
+CAPITAL = "A-ZÀ-ÖØ-Þ"
+NAME = rf"((?:(?:Dr|Mr|Mrs|Ms)\.?[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
 PATTERNS = (
     re.compile(rf"\b(?i:my)[ \t]+{ROLE},?[ \t]+{NAME}"),  # My daughter Emma
-    re.compile(rf"{NAME}[ \t]+is[ \t]+my[ \t]+{ROLE}", ),  # Lucy is my sister
+    re.compile(rf"{NAME}[ \t]+is[ \t]+(?:now[ \t]+)?my[ \t]+{ROLE}"),  # Lucy is my sister
     re.compile(rf"^(?:[#>]+[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+)?(?:(?i:the|our|my)[ \t]+)?{START_ROLE}"
-               rf"(?:[ \t]+is|:)[ \t]+{NAME}", re.MULTILINE),  # Product owner is Marcus Bell; - Plumber: Kev
+               rf"(?:[ \t]+is(?:[ \t]+now)?|:)[ \t]+{NAME}", re.MULTILINE),  # Product owner is (now) Marcus Bell
 )
 POSSESSIVE = re.compile(r"['’]s$")
+RULES = "2"  # the patterns' version: an index whose roles were read under others reads them again
 
 
 def found(body: str) -> list[tuple[str, str]]:
@@ -78,20 +81,21 @@ def naming(conn: apsw.Connection, roles: list[str], most: int) -> list[tuple[int
 
 
 def fill(index: Index) -> int:
-    """Record the roles of the texts stored before roles were (migration 14); how many texts
-    named one. Inside the sync's transaction."""
+    """Record the roles of every short text again: stored before roles were (migration 14), or
+    under other RULES; how many texts name one. Inside the sync's transaction."""
     conn = index.conn
+    conn.execute("DELETE FROM aliases")
     done = 0
     rows: list[Any] = conn.execute("SELECT id, body FROM texts WHERE length(body) <= ?", (SHORT,)).fetchall()
     for tid, body in rows:
         done += store(conn, int(tid), str(body))
-    db.set_meta(conn, "aliases", "")
+    db.set_meta(conn, "aliases", RULES)
     return done
 
 
 def pending(index: Index) -> bool:
-    """Whether the texts stored before migration 14 still need reading."""
-    return index.meta("aliases") == "pending"
+    """Whether the stored roles were read under other rules, or not at all (before migration 14)."""
+    return index.meta("aliases") != RULES
 
 
 def _pair(role: str, name: str) -> tuple[str, str] | None:

@@ -2,25 +2,30 @@
 
 People ask about "my daughter" or "the product owner"; their notebook says "My daughter Emma
 is allergic to peanuts" once and "Emma got a gold star" everywhere else. The model does not
-know that Emma is the daughter, so "how is my daughter doing at school" missed the gold star
-(the paraphrase set's tuning part: answer@3 0.849 -> 0.868, answer@1 0.632 -> 0.660, no
-unanswerable question answered more; LoCoMo observations unchanged at 0.769).
+know that Emma is the daughter, so "how is my daughter doing at school" missed the gold star.
 
 A role is a word (or two) after "my", "our", "the" or "your" in the question, with the few
 kinship words that mean the same ("partner" for "husband"). The index keeps the roles each
 short text names (index/aliases.py: "My daughter Emma", "Lucy is my sister", "Product owner
-is Marcus Bell", "- Plumber: Kev"). The names the question's current candidates give its roles
-are added to its words, for both rankers and for choosing the fact: the question is asked as
-"how is my daughter doing at school Emma". Only current candidates count (a superseded
-"Product owner is Marcus" does not), and only a few names are added, so a question about a
-role the notebook does not name is asked as it was. The evidence that judges whether a match
-is weak stays the question's own (engine._weigh): a name brings its facts near, not an answer.
+is Marcus Bell", "- Plumber: Kev"). Where the question's current candidates name a role, the
+rankers and the choice of each result's fact read the names in its place: "how is Emma doing
+at school". Only current candidates count (a superseded "Product owner is Marcus" does not), a
+role with more than a few names is no one's, and a question about a role the notebook does
+not name is asked as it was.
+
+Replacing the role, rather than adding the name beside it, keeps the line that names the role
+("Product owner is Priya Nair") from outranking the one that answers ("Priya asked for CSV
+export"), which a newcomer's trial found. Whether a match is weak is judged on the question
+with each role said in the notebook's word and no name ("my partner" judged as "my husband"):
+a name brings its facts near, not an answer (with the names, "what did the plumber charge"
+was answered by "Plumber: Kev"). Figures: docs/benchmarks.md, "Answers in other words".
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..index import aliases as stored
@@ -41,40 +46,76 @@ MANY = 20  # names of one role in all the index's texts (history included) past 
 Among = Callable[[list[int]], set[int]]  # which of these texts are the question's candidates
 
 
-def roles(question: str) -> list[str]:
-    """The roles a question names: a word after a determiner, with the next word when it is not
-    a stopword ("the product owner": product, product owner), and its kinship equivalents."""
-    words = [w.lower() for w in WORD.findall(question)]
-    found: list[str] = []
+@dataclass(frozen=True)
+class Mention:
+    """A role the question names: where ("my daughter", the determiner included) and the role
+    phrases it may be, the longest first ("product owner" before "product"; kin last)."""
+    start: int
+    end: int
+    determiner: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question as the rankers ask it (each named role replaced by its names) and as its
+    evidence is judged (each role said with the notebook's word for it, no name)."""
+    ranked: str
+    judged: str
+
+
+def mentions(question: str) -> list[Mention]:
+    """The roles a question names: a word after a determiner, or two when the next is not a
+    stopword ("the product owner"), with the kinship words that mean the same."""
+    words = list(WORD.finditer(question))
+    found: list[Mention] = []
     for i in range(1, len(words)):
-        word = words[i]
-        if words[i - 1] not in DETERMINERS or word in STOPWORDS or len(word) < 2 or word.isdigit():
+        det, word = words[i - 1], words[i]
+        w = word.group().lower()
+        if det.group().lower() not in DETERMINERS or not _role_word(w):
             continue
-        found.append(word)
-        after = words[i + 1] if i + 1 < len(words) else ""
-        if len(after) > 1 and after not in STOPWORDS and not after.isdigit():
-            found.append(f"{word} {after}")
-        found.extend(KIN.get(word, ()))
-    return list(dict.fromkeys(found))[:MAX_ROLES]
+        after = words[i + 1] if i + 1 < len(words) else None
+        if after is not None and _role_word(after.group().lower()) and question[word.end():after.start()] == " ":
+            found.append(Mention(det.start(), after.end(), det.group(), (f"{w} {after.group().lower()}",)))
+        found.append(Mention(det.start(), word.end(), det.group(), (w, *KIN.get(w, ()))))
+    return found[:MAX_ROLES]
 
 
-def expand(conn: apsw.Connection, question: str, among: Among) -> str:
-    """The question with the names its roles have among its candidates, most often named first
-    (at most MAX_NAMES, none of which the question says in part already), or the question
-    itself. A role its candidates give more than MAX_NAMES names is no one's in particular."""
-    wanted = roles(question)
-    rows = stored.naming(conn, wanted, MANY) if wanted else []
+def roles(question: str) -> list[str]:
+    """Every role phrase the question may name (mentions, flattened)."""
+    return list(dict.fromkeys(r for m in mentions(question) for r in m.roles))
+
+
+def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
+    """The question with each role its candidates name replaced by the names (at most
+    MAX_NAMES: a role with more is no one's in particular; a mention whose name the question
+    says already is left as it is), and as its evidence is judged; the question itself twice
+    when no role is named."""
+    found = mentions(question)
+    rows = stored.naming(conn, roles(question), MANY) if found else []
     if not rows:
-        return question
+        return Asked(question, question)
     current = among(sorted({text for text, _, _ in rows}))
-    per_role: dict[str, Counter[str]] = {}
+    named: dict[str, Counter[str]] = {}
     for text, role, name in rows:
         if text in current:
-            per_role.setdefault(role, Counter())[name] += 1
-    counts: Counter[str] = Counter()
-    for named in per_role.values():
-        if len(named) <= MAX_NAMES:
-            counts.update(named)
+            named.setdefault(role, Counter())[name] += 1
     said = {w.lower() for w in WORD.findall(question)}
-    new = [n for n, _ in counts.most_common() if not {w.lower() for w in WORD.findall(n)} & said][:MAX_NAMES]
-    return " ".join([question, *new])
+    ranked, judged, at = [], [], 0
+    for mention in found:
+        if mention.start < at:
+            continue  # inside a longer mention already replaced
+        choice = next(((r, n) for r in mention.roles if 0 < len(n := named.get(r, Counter())) <= MAX_NAMES), None)
+        if choice is None or any({w.lower() for w in WORD.findall(name)} & said for name in choice[1]):
+            continue
+        role, names = choice
+        ranked += [question[at:mention.start], " and ".join(n for n, _ in names.most_common())]
+        judged += [question[at:mention.start], f"{mention.determiner} {role}"]
+        at = mention.end
+    if not ranked:
+        return Asked(question, question)
+    return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]))
+
+
+def _role_word(word: str) -> bool:
+    return word not in STOPWORDS and len(word) > 1 and not word.isdigit()

@@ -181,9 +181,9 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     min_score = query.min_score if query.min_score is not None else s.min_score
     view = view or views.live()
     cand = candidates.Candidates(index.conn, query, view, index.kept)
-    asked = query.text
-    query = replace(query, text=aliases.expand(index.conn, asked, cand.among))  # "my daughter" is Emma
-    evidence, relative = _weigh(index, query, embedder, cand, asked)
+    asked = aliases.expand(index.conn, query.text, cand.among)  # "how is my daughter" is "how is Emma"
+    query = replace(query, text=asked.ranked)
+    evidence, relative = _weigh(index, query, embedder, cand, asked.judged)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     if min_score > 0 and scale.nothing(evidence):
         return Ranking([], evidence, empty=bool(scores))
