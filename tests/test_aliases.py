@@ -114,10 +114,10 @@ def test_a_question_about_my_daughter_finds_what_the_notebook_says_of_emma(famil
 
 
 def test_only_the_current_holder_of_a_role_is_named(family: Mem) -> None:
-    assert expanded(family, "what did the product owner ask for") == "what did Dana Reyes ask for"
+    assert expanded(family, "what did the product owner ask for") == "what did Dana ask for"
     family.write("knowledge/project.md", OTHER["knowledge/project.md"].replace("Dana Reyes", "Marcus Bell"))
     family.commit("new product owner")
-    assert expanded(family, "what did the product owner ask for") == "what did Marcus Bell ask for"
+    assert expanded(family, "what did the product owner ask for") == "what did Marcus ask for"
     assert expanded(family, "what did the product owner say, Marcus?") == "what did the product owner say, Marcus?"
 
 
@@ -174,3 +174,17 @@ def test_a_role_given_now_is_named() -> None:
     """A newcomer's trial (2026-11-26): remember's update "Scrum master is now Raj Iyer" named no one."""
     assert stored.found("- Scrum master is now Raj Iyer") == [("scrum master", "Raj Iyer")]
     assert stored.found("- My cousin Étienne runs a bakery.") == [("cousin", "Étienne")]
+
+
+def test_the_line_that_answers_comes_before_the_one_that_names_the_role(mem: Mem) -> None:
+    """A newcomer's trial (2026-11-26): "Product owner is Priya Nair" came first for "what did the
+    product owner ask for", and "Priya asked for CSV export" scored under half of it, hidden."""
+    for fact in ("Product owner is Priya Nair", "Priya asked for CSV export in the reports page",
+                 "Scrum master is Kim Lee", "Kim asked for shorter standups", "Scrum master is now Raj Iyer",
+                 "Raj asked for a retro every Friday", "The deploy pipeline runs on GitHub Actions"):
+        mem("remember", fact)
+    def top(question: str) -> str:
+        return str(mem.json("recall", question)["results"][0]["fact"]["text"])
+    assert top("what did the product owner ask for") == "- Priya asked for CSV export in the reports page"
+    assert top("who is the product owner") == "- Product owner is Priya Nair"
+    assert "Kim" not in expanded(mem, "what did the scrum master ask for")  # remember's "is now" names Raj

@@ -40,6 +40,7 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children",), "children": ("kids",)}
 MAX_ROLES = 12
+TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms"})
 MAX_NAMES = 3
 MANY = 20  # names of one role in all the index's texts (history included) past which it is not looked at
 
@@ -109,12 +110,20 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
         if choice is None or any({w.lower() for w in WORD.findall(name)} & said for name in choice[1]):
             continue
         role, names = choice
-        ranked += [question[at:mention.start], " and ".join(n for n, _ in names.most_common())]
+        ranked += [question[at:mention.start], " and ".join(_called(n) for n, _ in names.most_common())]
         judged += [question[at:mention.start], f"{mention.determiner} {role}"]
         at = mention.end
     if not ranked:
         return Asked(question, question)
     return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]))
+
+
+def _called(name: str) -> str:
+    """How the notebook's other lines call a person: "Priya" for "Priya Nair" (the line that names
+    the role says the whole name, and would outrank the ones that say only the first), a name
+    with a title whole ("Dr Okafor")."""
+    first = name.split()[0]
+    return name if first.rstrip(".") in TITLES else first
 
 
 def _role_word(word: str) -> bool:
