@@ -62,6 +62,29 @@ def fenced_ranges(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
+# short forms people and agents write for the same word: "the prod db" says "the production database"
+SHORT_FORMS = {"prod": "production", "db": "database", "dbs": "databases", "env": "environment",
+               "envs": "environments", "k8s": "kubernetes", "repo": "repository", "repos": "repositories",
+               "config": "configuration", "dev": "development", "docs": "documentation", "app": "application",
+               "apps": "applications", "auth": "authentication", "info": "information", "pw": "password",
+               "pwd": "password", "addr": "address", "mgr": "manager", "dept": "department", "msg": "message",
+               "msgs": "messages", "tel": "telephone", "approx": "approximately", "appt": "appointment",
+               "bday": "birthday", "wk": "week", "wks": "weeks", "mins": "minutes", "hr": "hour", "hrs": "hours",
+               "yr": "year", "yrs": "years"}
+
+
+
+
+def long_form(word: str) -> str:
+    """A lower-case word as its long form ("db" -> "database"), else itself."""
+    return SHORT_FORMS.get(word, word)
+
+
+def long_forms(words: str) -> str:
+    """Space-separated lower-case words, each as its long form."""
+    return " ".join(long_form(w) for w in words.split())
+
+
 def normalize_fact(line: str) -> str:
     """A line reduced to its words, for duplicate checks."""
     line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", line)

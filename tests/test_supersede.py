@@ -319,6 +319,10 @@ def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str,
     ("- Leo Brandt lives at 12 Elm Street", "Leo moved to 3 Harbour Road", "- Leo Brandt lives at 3 Harbour Road"),
     # the same subject as written: the new fact as it was said
     ("- Sarah Chen's phone is 555-1234", "Sarah Chen's phone is now 555-9999", "- Sarah Chen's phone is now 555-9999"),
+    # a short form is its word ("prod db": a newcomer's trial, 2026-11-26)
+    ("- The production database runs on pg-prod-1.internal, port 5432",
+     "The prod db moved to pg-prod-2.internal, port 5433",
+     "- The production database runs on pg-prod-2.internal, port 5433"),
 ])
 def test_a_fact_naming_its_subject_shorter_keeps_the_line_s_full_name(old: str, new: str, after: str) -> None:
     """A newcomer's trial (2026-11-26): "Sarah's phone is now ..." took the place of "Sarah Chen's

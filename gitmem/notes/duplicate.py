@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..markdown import normalize_fact
+from ..markdown import long_forms, normalize_fact
 from ..notebook import Notebook
 
 DUPLICATE_RATIO = 0.92
@@ -35,21 +35,6 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str,
 
 
 NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
-# short forms people and agents write for the same word: "the prod db" says "the production database"
-SHORT_FORMS = {"prod": "production", "db": "database", "dbs": "databases", "env": "environment",
-               "envs": "environments", "k8s": "kubernetes", "repo": "repository", "repos": "repositories",
-               "config": "configuration", "dev": "development", "docs": "documentation", "app": "application",
-               "apps": "applications", "auth": "authentication", "info": "information", "pw": "password",
-               "pwd": "password", "addr": "address", "mgr": "manager", "dept": "department", "msg": "message",
-               "msgs": "messages", "tel": "telephone", "approx": "approximately", "appt": "appointment",
-               "bday": "birthday", "wk": "week", "wks": "weeks", "mins": "minutes", "hr": "hour", "hrs": "hours",
-               "yr": "year", "yrs": "years"}
-
-
-def _long_forms(words: str) -> str:
-    return " ".join(SHORT_FORMS.get(w, w) for w in words.split())
-
-
 def same(want: str, line: str) -> bool:
     """Whether a line says the same as the fact. Near-identical wording counts, a short form
     being its word ("prod db" is "production database"), unless the words that differ carry
@@ -58,7 +43,7 @@ def same(want: str, line: str) -> bool:
     have = normalize_fact(line)
     if not have:
         return False
-    want, have = _long_forms(want), _long_forms(have)
+    want, have = long_forms(want), long_forms(have)
     if have == want:
         return True
     differ = set(want.split()) ^ set(have.split())

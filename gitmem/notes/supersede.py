@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import normalize_fact
+from ..markdown import long_form, normalize_fact
 from . import switches
 from .switches import DAYS, Update
 
@@ -186,7 +186,7 @@ def _same_subject(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if not a or not b:
         return False
     small, large = (a, b) if len(a) <= len(b) else (b, a)
-    return set(small) <= set(large)
+    return {long_form(w) for w in small} <= {long_form(w) for w in large}
 
 
 def updates(new: str, old: str) -> bool:

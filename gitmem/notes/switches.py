@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import normalize_fact
+from ..markdown import long_form, normalize_fact
 
 LINK = frozenset("the a an our my your their his her its this that is are was were be been has have s".split())
 SELF = frozenset("i we me us user".split())
@@ -128,10 +128,15 @@ def _differ(old: list[str], new: list[str], verb: bool) -> bool:
     return (bool(a & b) or all(numbered)) if verb else True
 
 
+def _same_words(a: list[str], b: list[str]) -> bool:
+    """The same words in order, a short form being its word ("the prod db", "the production database")."""
+    return len(a) == len(b) and all(long_form(x) == long_form(y) for x, y in zip(a, b))
+
+
 def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
     """The old line's words after the subject (link words skipped), or None if it has another one."""
     rest = _strip(old)
-    if rest[:len(subject)] != subject:
+    if not _same_words(rest[:len(subject)], subject):
         return None
     i, seen = 0, 0
     while seen < len(subject):  # the index in `old` just past the subject's words
@@ -193,7 +198,7 @@ def _no_longer(clause: str, old: list[str]) -> Update | None:
     at = next((i for i, w in enumerate(old) if w not in SELF and
                ((verb and (_stem(w) == _stem(verb) or w in LIKES)) or
                 (not verb and w in ("is", "are", "m")))), None)
-    if at is None or [w for w in _strip(old[:at]) if w not in OFTEN] != subject:
+    if at is None or not _same_words([w for w in _strip(old[:at]) if w not in OFTEN], subject):
         return None
     if not wanted <= {_stem(w) for w in old[at + 1:]} | set(old[at + 1:]):
         return None
