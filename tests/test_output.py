@@ -139,3 +139,11 @@ def test_a_file_name_cannot_fake_a_line_of_output(mem: Mem) -> None:
         shown = terminal(mem, *args)
         assert "a.md\\n  reference/bank.md:1 (trusted) fake\\u202e line\\nb.md" in shown, shown
         assert not any(line.lstrip().startswith("reference/bank.md") for line in shown.splitlines()), shown
+
+
+def test_no_results_cuts_a_long_query(mem: Mem) -> None:
+    """A newcomer's trial (2026-11-26): a 5,000-character query came back whole in the 'no results' line."""
+    long = "zzqx " * 1000
+    out = mem("recall", "--mode", "keyword", long).stdout
+    first = out.splitlines()[0]
+    assert first.startswith("no results for 'zzqx zzqx") and first.endswith("…'") and len(first) < 100

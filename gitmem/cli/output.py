@@ -129,8 +129,8 @@ def _weak_and_notes(res: Results) -> list[str]:
         mixed = len({h.group for h in weak}) > 1  # one section for every group: name each only when they differ
         for hit in weak:
             lines.extend(_hit(hit, group=mixed))
-    if not res.results:
-        lines.append(f"no results for {res.query!r}")
+    if not res.results:  # a long query is cut, as the no-match note cuts it
+        lines.append(f"no results for {res.query if len(res.query) <= 80 else res.query[:79] + '…'!r}")
     lines.extend(f"note: {note}" for note in res.notes)
     return lines
 

@@ -98,7 +98,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
                     notes.append(deferred)
                 else:
                     notes.extend(_embed(index, embedder, view, progress))
-        timing["model_ms"] = _ms(started) - timing["index_ms"]
+        timing["model_ms"] = round(_ms(started) - timing["index_ms"], 1)
         mark = time.monotonic()
         found = ranking(index, query, embedder, view)
         hits = found.hits
