@@ -24,9 +24,10 @@ def index(as_json: bool) -> None:
       git mem index
       git mem index --json
     """
-    from ..index import maintenance
+    from ..index import embed, maintenance
     from . import output
 
+    embed.for_bulk()
     show(maintenance.catch_up(notebook(), progress=progress("embedding"), indexing=progress("indexing commits")),
          as_json, output.summary)
 
@@ -43,9 +44,10 @@ def rebuild(as_json: bool) -> None:
     Examples:
       git mem rebuild
     """
-    from ..index import maintenance
+    from ..index import embed, maintenance
     from . import output
 
+    embed.for_bulk()
     show(maintenance.rebuild(notebook(), progress=progress("embedding")), as_json, output.summary)
 
 

@@ -42,9 +42,11 @@ def init(path: Path, layout: str | None, folder: str | None, no_index: bool, age
       git mem init --agent-instructions     add the page that tells an agent how to use it
       git mem init --model-dir ~/models/all-MiniLM-L6-v2-onnx-int8   a local model, kept for later shells
     """
+    from ..index import embed
     from ..notes import scaffold
     from . import output
 
+    embed.for_bulk()  # init builds the index: batches
     result = scaffold.init(path, layout, folder, build_index=not no_index, progress=progress("embedding"),
                            agent_instructions=agent_instructions, install_hooks=not no_hooks, model_dir=model_dir)
     show(result, as_json, output.init)

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 def catch_up(nb: Notebook, wait: float) -> IndexSummary:
     """What the worker runs once it has its turn (hookrun.work): history, work tree, embeddings."""
-    from . import maintenance  # imported in the detached worker only, after the fork
+    from . import embed, maintenance  # imported in the detached worker only, after the fork
 
+    embed.for_bulk()
     return maintenance.catch_up(nb, wait=wait)
 
 

@@ -120,6 +120,14 @@ class Embedder:
 
 _loaded: dict[str, Embedder] = {}
 _load_lock = threading.Lock()
+_bulk = False
+
+
+def for_bulk() -> None:
+    """This process embeds in bulk (git mem index, rebuild, init, the background worker): a local
+    model loaded from now on favours batches over single queries (encoder.Encoder's `spin`)."""
+    global _bulk
+    _bulk = True
 
 
 def load(spec: ModelSpec, allow_download: bool = False) -> Embedder:
@@ -144,7 +152,7 @@ def _load_local(spec: ModelSpec) -> Embedder:
     from . import encoder
 
     try:
-        model = encoder.Encoder(spec.path, model_file, pooling, normalize, max_tokens)
+        model = encoder.Encoder(spec.path, model_file, pooling, normalize, max_tokens, spin=_bulk)
     except encoder.Unloadable as exc:
         raise ModelUnavailable(str(exc), HOW_TO_ENABLE) from exc
     except Exception as exc:  # onnxruntime and tokenizers raise many kinds
