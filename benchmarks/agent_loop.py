@@ -98,6 +98,21 @@ def findable(path: Path, env: dict[str, str], commits: int) -> dict:
     return {"load_before": before, "load_after": load(), **common.stats(seconds)}
 
 
+def settle(path: Path, env: dict[str, str]) -> None:
+    """Wait (at most 120 s) until no hook's worker runs, the index is caught up, and its files are
+    older than the window in which a warm process trusts nothing (index/memo.py)."""
+    from gitmem.gitops import hookrun
+
+    state = path / ".git" / "gitmem"
+    deadline = time.monotonic() + 120
+    while hookrun.busy(state) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    common.git_mem(path, "index", env=env)
+    while hookrun.busy(state) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(memo.RACY_SECONDS + 0.5)
+
+
 def main() -> None:
     p = common.parser(__doc__)
     p.add_argument("--size", default="10k")
@@ -130,8 +145,8 @@ def main() -> None:
         common.git_mem(path, "daemon", "stop", env=env)
         # the last commit's catch-up done and its writes settled: the warm figure is a notebook at
         # rest between commits (commit -> findable is measured above), not one still being written
-        common.git_mem(path, "index", env=env)
-        time.sleep(memo.RACY_SECONDS + 0.5)
+        # (the hooks' worker went on writing for seconds after the index held the last commit)
+        settle(path, env)
         common.log("warm in-process")
         before = load()
         warm = speed.warm(path, queries, rounds * 3)

@@ -52,7 +52,7 @@ def cold(path: Path, queries: list[str], rounds: int, env: dict[str, str]) -> di
 
 def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
     """In one process, model loaded: what the MCP server runs per recall call."""
-    from gitmem.index import embed
+    from gitmem.index import embed, memo
     from gitmem.search import engine as search
     from gitmem.gitops.repo import open_notebook
 
@@ -61,6 +61,10 @@ def warm(path: Path, queries: list[str], rounds: int) -> dict[str, dict[str, flo
     out = {}
     for mode in ("keyword", "hybrid"):
         search.run(nb, search.Query("gitmem warm-up", mode=mode))  # first call: opens caches, reads vectors
+        # its catch-up may have written the index (a file read again, vectors of new text): a warm
+        # process keeps nothing until the index's files are RACY_SECONDS old (index/memo.py), so
+        # without the wait the first two seconds of samples measured a notebook being written
+        time.sleep(memo.RACY_SECONDS + 0.5)
         samples, parts = [], []
         for q in queries * rounds:
             started = time.perf_counter()

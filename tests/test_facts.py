@@ -192,7 +192,7 @@ def test_a_warm_process_never_shows_a_forgotten_line_again(mem: Mem) -> None:
 
 
 def test_a_kept_blame_answers_as_git_blame_does_while_commits_leave_the_page_alone(mem: Mem) -> None:
-    """A cold process reads the blames earlier processes kept in the index. Kept by the commit that
+    """A cold process reads the blames earlier processes kept (blames.db). Kept by the commit that
     made the page's version, a blame stays true while other pages change, and a page that changes
     is blamed again."""
     import apsw
@@ -205,14 +205,14 @@ def test_a_kept_blame_answers_as_git_blame_does_while_commits_leave_the_page_alo
         return [(h["fact"]["text"], h["fact"]["commit"], h["fact"]["subject"]) for h in out["results"]]
 
     def kept() -> int:
-        conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+        conn = apsw.Connection(str(mem.path / ".git/gitmem/blames.db"))
         try:
             return conn.execute("SELECT count(*) FROM blames").fetchone()[0]
         finally:
             conn.close()
 
     def forget_kept() -> None:
-        conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+        conn = apsw.Connection(str(mem.path / ".git/gitmem/blames.db"))
         conn.execute("DELETE FROM blames")
         conn.close()
 
@@ -245,7 +245,7 @@ def test_the_kept_blames_are_bounded(mem: Mem, monkeypatch: pytest.MonkeyPatch) 
     mem.commit("three pages")
     provenance._BLAMES.clear()
     assert len(mem.json("recall", "--mode", "keyword", "zebra")["results"]) == 3  # three pages: over the bound
-    conn = apsw.Connection(str(mem.path / ".git/gitmem/index.db"))
+    conn = apsw.Connection(str(mem.path / ".git/gitmem/blames.db"))
     try:
         assert conn.execute("SELECT count(*) FROM blames").fetchone()[0] == 3  # emptied, then this query's
         provenance._BLAMES.clear()

@@ -211,3 +211,24 @@ def test_page_texts_kept_are_bounded_in_characters(mem: Mem, monkeypatch: pytest
         assert 0 < sum(len(t) for t in kept.values()) <= 250 and len(kept) < 4
     finally:
         index.close()
+
+
+def test_a_read_that_blames_a_page_leaves_the_index_as_it_was(mem: Mem) -> None:
+    """A warm process kept nothing past a query that blamed a page it had not blamed before: the
+    blame was kept in index.db, and the write moved its generation (a newcomer-style trial of the
+    warm path, 2026-11-26). Kept blames live in blames.db."""
+    from gitmem.index import provenance
+
+    mem.write("knowledge/boat.md", "# Boat\n\n- The kayak paddle lives in the blue shed.\n")
+    mem.write("knowledge/car.md", "# Car\n\n- The car keys hang by the door.\n")
+    mem.commit("pages")
+    nb = open_notebook(mem.path)
+    search.run(nb, search.Query("kayak paddle", mode="keyword"))  # catches up (writes the index)
+    path = nb.state_dir / "index.db"
+    _settle(path)
+    provenance._BLAMES.clear()
+    before = memo.generation(path)
+    results = search.run(nb, search.Query("car keys", mode="keyword", min_score=0.0))
+    assert results.results[0].fact is not None and results.results[0].fact.commit is not None  # blamed
+    assert before is not None and memo.generation(path) == before
+    assert (nb.state_dir / "blames.db").exists()

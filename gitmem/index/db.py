@@ -7,6 +7,8 @@ Two databases live in the git dir, never in the work tree:
 - embeddings.db (shared by all worktrees of a clone): embeddings keyed by
   (model, text hash), so a rebuild, a model switch back, or another worktree
   never recomputes an embedding it already has.
+Beside index.db, per worktree: blames.db (whole-page blames kept for the next
+process, BLAME_MIGRATIONS) and confidence.db (facts served to an agent).
 """
 
 from __future__ import annotations
@@ -146,6 +148,19 @@ MIGRATIONS: list[tuple[int, str]] = [
     CREATE INDEX aliases_text ON aliases(text);
     CREATE TRIGGER aliases_gone AFTER DELETE ON texts BEGIN DELETE FROM aliases WHERE text = old.id; END;
     INSERT OR REPLACE INTO meta VALUES('aliases', 'pending');
+    """),
+    # 15: kept blames move to blames.db (BLAME_MIGRATIONS): a read no longer writes index.db
+    (15, """
+    DROP TABLE IF EXISTS blames;
+    """),
+]
+
+# Whole-page `git blame` results kept across processes (provenance.py), in a file of their own:
+# a warm process that wrote them into index.db moved the index's generation (memo.py), and every
+# answer it and other processes kept was dropped, query after query
+BLAME_MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+    CREATE TABLE blames(key TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;
     """),
 ]
 

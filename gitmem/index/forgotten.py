@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..gitops.lock import FileLock, atomic_write
 from ..markdown import normalize_fact
-from . import chunks, confidence, db
+from . import chunks, confidence, db, provenance
 
 if TYPE_CHECKING:
 
@@ -275,7 +275,7 @@ def purge(index: Index, fresh: Matcher, before: Matcher | None = None) -> Purge:
     conn.executemany("DELETE FROM worktree WHERE blob = ?", [(b,) for b in blobs])
     conn.executemany("DELETE FROM chunks WHERE blob = ?", [(b,) for b in blobs])
     conn.executemany("UPDATE blobs SET chunked = 0 WHERE id = ?", [(b,) for b in blobs])
-    conn.execute("DELETE FROM blames")  # kept blames carry commit subjects, which may quote the text
+    provenance.drop_kept(index)  # kept blames carry commit subjects, which may quote the text
     has_vectors = db.has_table(conn, "vectors")
     for tid, digest, body in bad:
         conn.execute("INSERT INTO texts_fts(texts_fts, rowid, body) VALUES('delete', ?, ?)", (tid, body))

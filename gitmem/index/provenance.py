@@ -21,6 +21,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import apsw
@@ -163,14 +164,18 @@ def load(index: Index, keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     from ..gitops.blame import Blamed
 
     wanted = {"\0".join(key[1:]): key for key in keys if key not in _BLAMES}
-    if not wanted:
-        return []
+    if not wanted or not _store_path(index).exists():
+        return list(wanted.values())
     marks = ",".join("?" * len(wanted))
     try:
-        rows = cast(list[tuple[str, str]], index.conn.execute(f"SELECT key, lines FROM blames WHERE key IN ({marks})",
-                                                              list(wanted)).fetchall())
-    except apsw.Error:  # an index opened read-only, from before migration 7: blame afresh
-        return []
+        conn = _store(index)
+        try:
+            rows = cast(list[tuple[str, str]], conn.execute(f"SELECT key, lines FROM blames WHERE key IN ({marks})",
+                                                            list(wanted)).fetchall())
+        finally:
+            conn.close()
+    except (apsw.Error, OSError, GitmemError):  # unreadable, or read-only and never made: blame afresh
+        return list(wanted.values())
     with _BLAMES_LOCK:
         for stored, lines in rows:
             _BLAMES[wanted.pop(stored)] = [Blamed(*row) for row in json.loads(lines)]
@@ -188,12 +193,39 @@ def keep(index: Index, keys: list[tuple[str, ...]]) -> None:
     if not rows or index.stuck:
         return
     try:
-        with db.transaction(index.conn):
-            if db.one(index.conn.execute("SELECT count(*) FROM blames"))[0] + len(rows) > BLAMES_STORED:
-                index.conn.execute("DELETE FROM blames")  # bounded: pages blamed since start over
-            index.conn.executemany("INSERT OR IGNORE INTO blames VALUES(?, ?)", rows)
-    except apsw.Error:  # read-only, full or busy: the next process blames again, nothing is lost
+        conn = _store(index)
+        try:
+            with db.transaction(conn):
+                if db.one(conn.execute("SELECT count(*) FROM blames"))[0] + len(rows) > BLAMES_STORED:
+                    conn.execute("DELETE FROM blames")  # bounded: pages blamed since start over
+                conn.executemany("INSERT OR IGNORE INTO blames VALUES(?, ?)", rows)
+        finally:
+            conn.close()
+    except (apsw.Error, OSError, GitmemError):  # read-only, full or busy: the next process blames again
         pass
+
+
+def drop_kept(index: Index) -> None:
+    """Forget every kept blame, in this process and on disk (a purge: a commit subject may quote
+    forgotten text, and the commits of an unreachable history go)."""
+    with _BLAMES_LOCK:
+        _BLAMES.clear()
+    if _store_path(index).exists():
+        conn = _store(index)
+        try:
+            conn.execute("DELETE FROM blames")
+        finally:
+            conn.close()
+
+
+def _store_path(index: Index) -> Path:
+    return index.path.parent / "blames.db"
+
+
+def _store(index: Index) -> apsw.Connection:
+    """blames.db beside the index (db.BLAME_MIGRATIONS): a blame kept there leaves index.db, and
+    so what warm processes keep of it, as it was."""
+    return db.connect(_store_path(index), db.BLAME_MIGRATIONS, vec=False)
 
 
 def fill_trailers(nb: Notebook, blames: list[Blame]) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import db
+from . import db, provenance
 
 if TYPE_CHECKING:
     import apsw
@@ -60,7 +60,7 @@ def purge(index: Index, before: dict[int, set[str]]) -> int:
         conn.execute("DELETE FROM texts WHERE id = ?", (tid,))
     for table, column in (("chunks", "blob"), ("links", "blob"), ("documents", "blob"), ("blobs", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(b,) for b in gone])
-    conn.execute("DELETE FROM blames")  # kept blames were made at commits that may be among them
+    provenance.drop_kept(index)  # kept blames were made at commits that may be among them
     conn.execute("INSERT INTO texts_fts(texts_fts) VALUES('optimize')")  # old segments still hold the words
     if texts and has_vectors:
         db.vectors_changed(conn)
