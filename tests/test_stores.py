@@ -25,12 +25,15 @@ STATE = Path(".git") / "gitmem"
 
 # file (a glob, in .git/gitmem) -> how forget covers it
 FILES = {
-    "index.db": "texts, FTS, vectors, chunks, links, blames purged; secure_delete, FTS optimize, WAL checkpoint",
+    "index.db": "texts, FTS, vectors, chunks, links, roles purged; secure_delete, FTS optimize, WAL checkpoint",
     "index.db-wal": "checkpointed (TRUNCATE) after every purge",
     "index.db-shm": "WAL index: page numbers, no text",
     "embeddings.db": "embeddings of purged texts and of every text the index no longer holds; extracts blanked",
     "embeddings.db-wal": "checkpointed (TRUNCATE) after every purge",
     "embeddings.db-shm": "WAL index: page numbers, no text",
+    "blames.db": "every kept blame dropped (secure_delete): a commit subject may quote the text",
+    "blames.db-wal": "checkpointed (TRUNCATE) after the drop",
+    "blames.db-shm": "WAL index: page numbers, no text",
     "confidence.db": "records of served facts holding forgotten text dropped (secure_delete)",
     "confidence.db-wal": "checkpointed (TRUNCATE) after the drop",
     "confidence.db-shm": "WAL index: page numbers, no text",
@@ -47,10 +50,11 @@ FILES = {
 TABLES = {
     "index.db": {"meta", "migrations", "blobs", "texts", "texts_fts", "texts_fts_config", "texts_fts_data",
                  "texts_fts_docsize", "texts_fts_idx", "chunks", "commits", "versions", "worktree", "origins",
-                 "merged", "forgotten", "documents", "blames", "links", "sqlite_sequence", "vectors", "vectors_chunks",
+                 "merged", "forgotten", "documents", "aliases", "links", "sqlite_sequence", "vectors", "vectors_chunks",
                  "vectors_info", "vectors_rowids", "vectors_vector_chunks00"},
     "embeddings.db": {"migrations", "embeddings", "extracts", "shared_blobs", "shared", "shared_state"},
     "confidence.db": {"migrations", "reinforced"},
+    "blames.db": {"migrations", "blames"},
 }
 
 

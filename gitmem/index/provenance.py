@@ -213,7 +213,8 @@ def drop_kept(index: Index) -> None:
     if _store_path(index).exists():
         conn = _store(index)
         try:
-            conn.execute("DELETE FROM blames")
+            conn.execute("DELETE FROM blames")  # secure_delete (db.connect) zeroes the rows' pages
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # and the WAL's older copies go
         finally:
             conn.close()
 
