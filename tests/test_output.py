@@ -147,3 +147,14 @@ def test_no_results_cuts_a_long_query(mem: Mem) -> None:
     out = mem("recall", "--mode", "keyword", long).stdout
     first = out.splitlines()[0]
     assert first.startswith("no results for 'zzqx zzqx") and first.endswith("…'") and len(first) < 100
+
+
+def test_daemon_status_says_the_setting_apart_from_the_process() -> None:
+    """A newcomer's trial (2026-11-26): "mem.daemon: unset (off)" under a running daemon read as off."""
+    from gitmem.cli import output
+
+    text = output.daemon_state({"running": True, "pid": 42, "served": 3, "socket": "/x/daemon.sock",
+                                "idle_seconds": 600.0, "models": [], "enabled": None})
+    assert text.splitlines()[0] == "gitmem daemon: running, pid 42, 3 requests served"
+    assert text.splitlines()[-1] == "started on demand (git config mem.daemon): no, unset"
+    assert "off" not in text

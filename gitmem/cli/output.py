@@ -586,7 +586,8 @@ def resolved(r: Resolved) -> str:
 
 def daemon_state(d: dict[str, Any]) -> str:
     """`git mem daemon start|stop|status`."""
-    head = f"mem.daemon: {d.get('enabled') or 'unset (off)'}"
+    # the setting, not the process: "mem.daemon: unset (off)" beside a running daemon read as "off"
+    head = f"started on demand (git config mem.daemon): {d.get('enabled') or 'no, unset'}"
     if not d.get("running"):
         return "\n".join(filter(None, [f"gitmem daemon: not running{' (' + d['note'] + ')' if d.get('note') else ''}",
                                        head]))
