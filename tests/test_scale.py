@@ -56,3 +56,15 @@ def test_recall_says_when_sessions_would_answer(notes: Mem) -> None:
         "sessions/2026-11-20-1000.md"
     text = notes("recall", "Sarah's phone").stdout
     assert "in sessions" not in text
+
+
+@pytest.mark.parametrize("query", ["my", "the the the"])
+def test_a_query_of_stopwords_only_is_never_a_strong_match(notes: Mem, query: str) -> None:
+    """A newcomer's trial (2026-11-26): "my" and "the the the" came back as strong matches
+    (keyword evidence 1.0: every text holds the words, none answers them)."""
+    notes.write("knowledge/me.md", "# Me\n\n- My bike is the blue one in the shed\n")
+    notes.commit("me")
+    data = notes.json("recall", query)
+    assert data["evidence"]["keyword"] == 0.0
+    assert all(r["weak"] for r in data["results"])  # weak matches at most, or none
+    assert data["results"] or data["notes"][0].startswith(f"no good match for {query!r}")

@@ -252,6 +252,8 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
         lists.append(keyword)
         evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]),
                                           index.kept("coverage"))
+        if not _says_something(asked):
+            evidence.keyword = 0.0  # "my", "the the the": every text holds the words, none answers them
     if semantic:
         assert embedder is not None and vector is not None
         cosines = _semantic(index, embedder, vector.result(), cand, evidence, keyword,
@@ -304,6 +306,11 @@ def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
     hits.sort(key=lambda h: -h.score)
     if served and current:
         confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
+
+
+def _says_something(text: str) -> bool:
+    """Whether a query has a word that is not a stopword."""
+    return any(w.lower() not in STOPWORDS for w in WORD.findall(text))
 
 
 def fts_query(text: str) -> str | None:
