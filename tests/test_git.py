@@ -124,3 +124,21 @@ def test_head_reads_every_shape_of_head_from_the_ref_files(repo: Path, tmp_path:
     assert g.head() == one
     git(repo, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other", two)
     assert Git.find(tmp_path / "other").head() == two and g.head() == one
+
+
+def test_read_blobs_gives_what_read_blob_gives_and_leaves_out_missing_and_large(repo: Path) -> None:
+    """Many blobs in one go (the indexer's first build): the same bytes as one at a time, over
+    more than one round of ids; a missing blob and one over the size asked are left out, and the
+    process answers one at a time correctly afterwards (its answers stayed in step)."""
+    texts = [f"note {i}\n".encode() * (i % 7) for i in range(150)] + [b"x" * 5000]
+    for i, data in enumerate(texts):
+        (repo / f"n{i}.md").write_bytes(data)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "notes")
+    g = Git.find(repo)
+    oids = [blob_id(data) for data in texts]
+    missing = "0" * 40
+    found = g.read_blobs([missing, *oids, oids[3], "not-hex"], largest=4096)
+    assert found == {o: d for o, d in zip(oids, texts) if len(d) <= 4096}
+    assert blob_id(texts[-1]) not in found and missing not in found
+    assert g.read_blob(oids[-1]) == texts[-1] and g.read_blob(oids[5]) == texts[5]

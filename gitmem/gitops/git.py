@@ -24,7 +24,7 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -213,6 +213,12 @@ class Git:
     def read_blob(self, oid: str) -> bytes:
         """A blob's bytes (through one long-lived `git cat-file --batch`); ValueError if missing."""
         return self._batch.ask(oid, body=True)[1]
+
+    def read_blobs(self, oids: Sequence[str], largest: int = 1 << 20) -> dict[str, bytes]:
+        """Many blobs' bytes at once, asked without waiting on each (a first index of 100,000 pages
+        waited 30 s on one-at-a-time round trips). Best effort: a blob over `largest` bytes, a
+        missing one, or any after git failed is left out, for read_blob to read or refuse."""
+        return self._batch.ask_many(oids, largest)
 
     def blob_size(self, oid: str) -> int:
         """A blob's size in bytes, without reading it."""
@@ -483,6 +489,50 @@ class _CatFile:
                     if attempt:
                         raise GitFailed(f"git cat-file failed on {oid}") from None
         raise AssertionError("unreachable")
+
+    AHEAD = 64  # ids written before their answers are read: 2.6 KB, far under a pipe's buffer, so no deadlock
+
+    def ask_many(self, oids: Sequence[str], largest: int) -> dict[str, bytes]:
+        """{oid: bytes} of the blobs git has among `oids`, up to `largest` bytes each (see Git.read_blobs)."""
+        wanted = [o for o in dict.fromkeys(oids) if o and all(c in "0123456789abcdef" for c in o.lower())]
+        found: dict[str, bytes] = {}
+        with self._lock:
+            try:
+                for start in range(0, len(wanted), self.AHEAD):
+                    group = wanted[start:start + self.AHEAD]
+                    proc = self._start()
+                    assert proc.stdin is not None and proc.stdout is not None
+                    proc.stdin.write(b"".join(o.encode() + b"\n" for o in group))
+                    proc.stdin.flush()
+                    for oid in group:
+                        data = self._read_or_skip(proc.stdout, largest)
+                        if data is not None:
+                            found[oid] = data
+            except (BrokenPipeError, EOFError, ValueError):
+                self._stop()  # answers may be out of step now: the rest is read one at a time
+        return found
+
+    def _read_or_skip(self, out: IO[bytes], largest: int) -> bytes | None:
+        header = out.readline()
+        if not header:
+            raise EOFError
+        parts = header.split()
+        if len(parts) < 2 or parts[-1] == b"missing":
+            return None
+        if len(parts) != 3 or not parts[2].isdigit():
+            raise ValueError(f"unexpected answer from git cat-file: {header[:80]!r}")
+        size, left = int(parts[2]), int(parts[2]) + 1  # the content and its newline
+        if size > largest:
+            while left:  # read past it: read_blob asks for it alone when it is wanted
+                got = len(out.read(min(left, 1 << 20)))
+                if not got:
+                    raise EOFError
+                left -= got
+            return None
+        data = out.read(left)
+        if len(data) < left:
+            raise EOFError
+        return data[:size]
 
     def _read(self, out: IO[bytes], oid: str, body: bool) -> tuple[int, bytes]:
         header = out.readline()

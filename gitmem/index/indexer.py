@@ -17,7 +17,7 @@ import functools
 import os
 import stat
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -28,7 +28,7 @@ from ..errors import GitmemError, PathOutside, from_machine
 from ..gitops import factmerge
 from ..gitops.git import blob_id
 from ..gitops.lock import FileLock
-from ..gitops.log import Commit
+from ..gitops.log import Change, Commit
 from ..markdown import body_offset
 from ..notebook import Notebook
 from . import aliases, chunker, db, extracts, forgotten, links, memo, provenance, unreachable
@@ -36,6 +36,7 @@ from .blobs import Parsed, parse, text_hash
 from .db import IndexBusy
 
 T = TypeVar("T")
+READ_AHEAD = 256  # a commit's changes whose blobs are read from git in one go (at most 64 MB: see _read_ahead)
 RACY_SECONDS = 2.0  # coarser than any filesystem's timestamp tick (FAT and HFS+ count in 1-2 s)
 # A reader that finds the index never built (a rebuild or another first build holds the lock)
 # has nothing to answer from, so it waits this long rather than the usual few seconds.
@@ -289,7 +290,10 @@ class Index:
         report.commits += 1
         added: list[tuple[int, str, int | None]] = []
         deleted: list[int] = []
-        for change in commit.changes:
+        ahead: dict[str, bytes] = {}
+        for n, change in enumerate(commit.changes):
+            if n % READ_AHEAD == 0:
+                ahead = self._read_ahead(commit.changes[n:n + READ_AHEAD])
             rel = self.nb.rel(change.path)
             if rel is None or not self._indexable(rel):
                 continue
@@ -298,7 +302,7 @@ class Index:
             self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
                               (cid, rel))
             if change.oid:
-                blob = self.chunk_blob(change.oid, None, report, extracts.kind_of(self.nb, rel))
+                blob = self.chunk_blob(change.oid, ahead.pop(change.oid, None), report, extracts.kind_of(self.nb, rel))
                 vid = db.one(self.conn.execute(
                     "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
                     (rel, self.nb.settings.group_of(rel), blob, cid)))[0]
@@ -306,6 +310,21 @@ class Index:
             elif prev:
                 deleted.append(prev[0])
         provenance.record(self, commit, added, deleted)
+
+    def _read_ahead(self, changes: Sequence[Change]) -> dict[str, bytes]:
+        """The bytes of the notes among `changes` not chunked yet, read from git in one go (a
+        commit of a few pages is read as before, one blob at a time)."""
+        oids = []
+        for change in changes:
+            rel = self.nb.rel(change.path)
+            if change.oid and rel is not None and self._indexable(rel) and not extracts.kind_of(self.nb, rel):
+                oids.append(change.oid)
+        if len(oids) < 8:
+            return {}
+        marks = ",".join("?" * len(oids))
+        done = {r[0] for r in self.conn.execute(f"SELECT oid FROM blobs WHERE chunked = 1 AND oid IN ({marks})",
+                                                oids)}
+        return self.nb.git.read_blobs([o for o in oids if o not in done], largest=1 << 18)
 
     def _indexable(self, rel: str) -> bool:
         """A note or document whose name SQLite can store: a name that is not UTF-8 is left out of the index."""
