@@ -278,7 +278,8 @@ LINE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\0"
 CONTENT = st.lists(st.one_of(st.text(alphabet=LINE, max_size=40),
                              st.sampled_from(["- item", "# not a title", "## Looks like a section", "```", "---",
                                               "  indented", "1. one"])),
-                   min_size=1, max_size=6).map("\n".join).filter(lambda t: t.strip())
+                   min_size=1, max_size=6).map("\n".join).filter(lambda t: clean_text(t).strip())
+# (content of controls only, such as "\x08", is empty once cleaned: refused, see test_memory)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -126,6 +126,7 @@ def test_get_pages_and_ranges(mem: Mem) -> None:
     (("remember", ""), "error: empty fact"),
     (("daily", "   "), "error: empty entry"),
     (("write", "b.md", ""), "error: empty content"),
+    (("write", "b.md", "\x08\x1b"), "error: empty content"),  # controls only: nothing left once cleaned
     (("write", ".git/config", "x"), "error: '.git/config' names a hidden file"),
 ])
 def test_bad_input_is_one_line(mem: Mem, args, message: str) -> None:
