@@ -110,7 +110,12 @@ def test_a_question_about_my_daughter_finds_what_the_notebook_says_of_emma(famil
     # without Emma, the school run rota came first
     assert data["results"][0]["fact"]["text"] == "- Emma goes to Oakfield Primary, class 3B, teacher Mr Patel."
     assert data["query"] == "how is my daughter doing at school"  # asked as it was said
+    assert data["asked_as"] == "how is Emma doing at school"  # and the caller is told how it was read
     assert expanded(family, "how is my daughter doing at school") == "how is Emma doing at school"
+    assert family.compact("recall", "how is my daughter doing at school")["asked_as"] == "how is Emma doing at school"
+    text = family("recall", "how is my daughter doing at school").stdout.splitlines()
+    assert text[0] == "asked as: how is Emma doing at school" and "Emma goes to Oakfield Primary" in text[4]
+    assert "asked_as" not in family.compact("recall", "where does Emma go to school")  # only when a role was read
 
 
 def test_only_the_current_holder_of_a_role_is_named(family: Mem) -> None:

@@ -86,7 +86,8 @@ def test_filters_apply_before_ranking(mem: Mem) -> None:
 
 def test_json_schema(corpus: Mem) -> None:
     out = corpus.json("recall", "timeline")
-    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view", "evidence"}
+    assert set(out) == {"query", "mode", "semantic", "results", "timing", "notes", "view", "evidence", "asked_as"}
+    assert out["asked_as"] is None  # --full: every field; without it, only when a role was read as a name
     assert set(out["evidence"]) == {"keyword", "semantic", "confidence", "above"}
     assert out["view"] == {"kind": "live"}
     assert out["semantic"] is True and out["mode"] == "hybrid"

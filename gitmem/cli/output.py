@@ -102,10 +102,15 @@ def ranked(res: Results) -> str:
 
 
 def _as_at(res: Results) -> list[str]:
+    """The lines above the results: the commit a view reads, and the question as it was asked when
+    a role in it was read as the notebook's name for it."""
     view = res.view
+    out = []
     if view and view.get("kind") == "at":
-        return [f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\""]
-    return []
+        out.append(f"as at {view['commit'][:7]} {view['date'][:16].replace('T', ' ')} \"{view['subject']}\"")
+    if res.asked_as is not None:
+        out.append(f"asked as: {res.asked_as}")
+    return out
 
 
 def _hit(hit: Hit, group: bool = False) -> list[str]:

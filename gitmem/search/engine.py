@@ -111,7 +111,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
         return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
-                       evidence=found.evidence, full=query.full)
+                       evidence=found.evidence, full=query.full, asked_as=found.asked_as)
     finally:
         index.close()
 
@@ -163,6 +163,7 @@ class Ranking:
     hits: list[Hit]
     evidence: scale.Evidence
     empty: bool = False  # no good match: the confidence is below the floor
+    asked_as: str | None = None  # the question with its roles replaced by names, when any was (aliases.py)
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
@@ -182,11 +183,12 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     view = view or views.live()
     cand = candidates.Candidates(index.conn, query, view, index.kept)
     asked = aliases.expand(index.conn, query.text, cand.among)  # "how is my daughter" is "how is Emma"
+    asked_as = asked.ranked if asked.ranked != query.text else None
     query = replace(query, text=asked.ranked)
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     if min_score > 0 and scale.nothing(evidence):
-        return Ranking([], evidence, empty=bool(scores))
+        return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
         ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
     else:
@@ -204,7 +206,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         if query.detail:
             facts.cite_found(index, found)
         hits = [f.hit for f in found]
-    return Ranking(_shown(hits, evidence, min_score), evidence)
+    return Ranking(_shown(hits, evidence, min_score), evidence, asked_as=asked_as)
 
 
 WEAK_SHOWN = 5  # weak results shown when fewer strong ones are there (min_score 0: all)

@@ -96,6 +96,7 @@ class Results:
     evidence: Evidence | None = None  # how well the best match answers the query (scale.py)
     full: bool = False  # the JSON record carries every field of each result (record)
     scoped: bool = False  # a personal notebook was read too: every compact result names its scope
+    asked_as: str | None = None  # the question as ranked, its roles replaced by the notebook's names (aliases.py)
 
     def record(self) -> dict[str, Any]:
         """The results as JSON: compact results unless `full` (see Hit.record)."""
@@ -108,9 +109,12 @@ class Results:
         evidence = asdict(self.evidence) if self.evidence is not None else None
         if evidence is not None:
             evidence["weak"] = bool(self.results) and all(h.weak for h in self.results)
-        return {"query": self.query, "mode": self.mode, "semantic": self.semantic,
-                "results": [h.record(scoped=self.scoped) for h in self.results], "notes": self.notes, "view": self.view,
-                "evidence": evidence, "timing": self.timing}
+        out = {"query": self.query, "mode": self.mode, "semantic": self.semantic,
+               "results": [h.record(scoped=self.scoped) for h in self.results], "notes": self.notes, "view": self.view,
+               "evidence": evidence, "timing": self.timing}
+        if self.asked_as is not None:  # only then: "my daughter" was read as the name the notebook gives her
+            out["asked_as"] = self.asked_as
+        return out
 
 
 def _span(lines: dict[str, int]) -> str:
