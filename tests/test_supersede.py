@@ -65,6 +65,8 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("From now on, standup is at 9:45", "- Standup is at 9:30"),
     ("As of May the rent is 1,450 a month", "- The rent is 1,300 a month"),
     ("Bob no longer works at Acme", "- Bob works at Acme"),
+    ("Tom's number is now 07700 900123", "- Tom's phone is 07700 900456"),  # a phone, as people say it
+    ("Tom's number is now 07700 900123", "- Tom Baker — mobile 07700 900456, plumber"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -88,6 +90,9 @@ def test_updates(new: str, old: str) -> None:
     ("From now on, retro is at 4pm", "- Standup is at 9:30"),  # another meeting
     ("Sam is now a manager", "- Sam is vegetarian"),  # a person has many properties
     ("From now on, standup is at 9:45", "- Standup is daily at the office"),  # a time is not a place
+    ("My NHS number is 485 777 3456", "- My phone is 07700 900456"),  # a number that is not a phone
+    ("My account number is 48577734", "- My mobile is 07700 900456"),
+    ("Tom's number is now 12", "- Tom's phone is 07700 900456"),  # too short for a phone
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)

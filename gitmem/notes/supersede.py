@@ -31,7 +31,7 @@ from .switches import DAYS, Update
 # attribute -> the words that name it (longest first when matching)
 SINGLE: dict[str, tuple[str, ...]] = {
     "phone": ("phone number", "telephone number", "phone no", "phone", "telephone", "tel", "mobile number",
-              "mobile", "cell number", "cell"),
+              "mobile", "cell number", "cell", "number"),  # a bare "number" only as PHONE_NUMBER allows
     "email": ("email address", "e mail address", "email", "e mail", "mail address"),
     "address": ("home address", "postal address", "address", "lives at", "lives in", "moved to", "is based in",
                 "based in", "resides in", "lives on"),
@@ -68,6 +68,14 @@ FAVOURITE = re.compile(r"^(?P<subject>.*?)\s*\bfavou?rite\s+(?P<attr>[a-z]+(?: [
 FILLER = frozenset("the a an my our his her their is are was now has have s new changed to updated will be "
                    "currently".split())
 NUMBER = re.compile(r"\d")
+# "Tom's number is now 07700 900123" is his phone, as people say it; "Room number is 12", "NHS number ..."
+# and "Order number ..." are not: a bare "number" is a phone's when its value has a phone's 7-15
+# digits and its subject names none of the things that carry other numbers
+NOT_A_PHONE = frozenset("account room order flight ticket reference ref invoice policy passport case tracking serial "
+                        "model member membership customer client nhs vat tax licence license registration plate "
+                        "insurance bank sort card seat gate platform table house building apartment flat unit "
+                        "version build issue bug pr job employee student id social security booking "
+                        "confirmation part product item batch lot page line".split())
 
 
 @dataclass(frozen=True)
@@ -128,10 +136,18 @@ def _attribute(text: str) -> Claim | None:
             value = _clean(after)
             if not value or not _fits(attr, value):
                 continue  # "is on vacation" is no date; another attribute may fit
+            if name == "number" and not _phone_number(subject, value):
+                return None
             if attr in ("date", "time"):
                 attr = "time" if _clock(value) else "date"  # "is at 9:30" and "moved to 10:00" are one kind
             return Claim(subject, " ".join(qualifiers + (attr,)), value)
     return None
+
+
+def _phone_number(subject: tuple[str, ...], value: tuple[str, ...]) -> bool:
+    """Whether "SUBJECT number is VALUE" gives a phone number (see NOT_A_PHONE)."""
+    digits = sum(c.isdigit() for c in "".join(value))
+    return bool(subject) and 7 <= digits <= 15 and not any(w in NOT_A_PHONE for w in subject)
 
 
 CLOCK = re.compile(r"^(?:\d{1,2}|\d{1,2}(?:am|pm)|am|pm|noon|midnight|at)$")
