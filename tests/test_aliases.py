@@ -118,6 +118,22 @@ def test_a_question_about_my_daughter_finds_what_the_notebook_says_of_emma(famil
     assert "asked_as" not in family.compact("recall", "where does Emma go to school")  # only when a role was read
 
 
+def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family: Mem) -> None:
+    """"my husband" is Tom; Emma's allergy is about someone else (a person the notebook knows as
+    the daughter), so it scores half and may not answer. Where such a fact was the best match,
+    nothing is strong: the evidence that the question is answered was hers."""
+    family.write("knowledge/pets.md", "# Pets\n\n- My son Jake is allergic to cats.\n")
+    family.commit("pets")
+    out = family.compact("recall", "what is my husband allergic to")
+    assert out["asked_as"] == "what is Tom allergic to" and out["results"][0]["text"] == "- Tom hates coriander."
+    # before, Emma's and Jake's allergies came second and third as strong answers
+    assert not [r for r in out["results"] if ("Emma" in r["text"] or "Jake" in r["text"]) and not r["weak"]]
+    peanuts = family.compact("recall", "is my husband allergic to peanuts")  # best match: Emma's peanuts
+    assert peanuts["results"] and all(r["weak"] for r in peanuts["results"])
+    by_name = family.compact("recall", "what is Jake allergic to")["results"][0]  # asked by name: as before
+    assert by_name["text"] == "- My son Jake is allergic to cats." and by_name["weak"] is False
+
+
 def test_only_the_current_holder_of_a_role_is_named(family: Mem) -> None:
     assert expanded(family, "what did the product owner ask for") == "what did Dana ask for"
     family.write("knowledge/project.md", OTHER["knowledge/project.md"].replace("Dana Reyes", "Marcus Bell"))

@@ -80,6 +80,12 @@ def naming(conn: apsw.Connection, roles: list[str], most: int) -> list[tuple[int
     return [(int(t), str(r), str(n)) for t, r, n in rows]
 
 
+def names(conn: apsw.Connection, most: int) -> list[str]:
+    """The names the notebook gives to roles (the people it knows by a role), at most `most`."""
+    rows: list[Any] = conn.execute("SELECT DISTINCT name FROM aliases LIMIT ?", (most,)).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def fill(index: Index) -> int:
     """Record the roles of every short text again: stored before roles were (migration 14), or
     under other RULES; how many texts name one. Inside the sync's transaction."""

@@ -63,6 +63,7 @@ class Asked:
     evidence is judged (each role said with the notebook's word for it, no name)."""
     ranked: str
     judged: str
+    names: tuple[str, ...] = ()  # the names that took the roles' places, as the question now says them
 
 
 def mentions(question: str) -> list[Mention]:
@@ -102,7 +103,7 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
         if text in current:
             named.setdefault(role, Counter())[name] += 1
     said = {w.lower() for w in WORD.findall(question)}
-    ranked, judged, at = [], [], 0
+    ranked, judged, chosen, at = [], [], [], 0
     for mention in found:
         if mention.start < at:
             continue  # inside a longer mention already replaced
@@ -110,12 +111,28 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
         if choice is None or any({w.lower() for w in WORD.findall(name)} & said for name in choice[1]):
             continue
         role, names = choice
-        ranked += [question[at:mention.start], " and ".join(_called(n) for n, _ in names.most_common())]
+        chosen += [_called(n) for n, _ in names.most_common()]
+        ranked += [question[at:mention.start], " and ".join(chosen[-len(names):])]
         judged += [question[at:mention.start], f"{mention.determiner} {role}"]
         at = mention.end
     if not ranked:
         return Asked(question, question)
-    return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]))
+    return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]), tuple(chosen))
+
+
+OTHERS = 500  # names of other people looked at, at most
+
+
+def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[bool]:
+    """For each fact, whether it is about someone other than the one the question means: it
+    says the name of another person the notebook knows by a role, and none of the question's
+    names ("what is my daughter allergic to", read as Emma: "Jake is allergic to peanuts")."""
+    if not asked.names:
+        return [False] * len(facts)
+    mine = {_word(n) for n in asked.names}
+    others = {_word(_called(n)) for n in stored.names(conn, OTHERS)} - mine
+    said = [set(WORD.findall(text)) for text in facts]
+    return [not (words & mine) and bool(words & others) for words in said]
 
 
 def _called(name: str) -> str:
@@ -124,6 +141,12 @@ def _called(name: str) -> str:
     with a title whole ("Dr Okafor")."""
     first = name.split()[0]
     return name if first.rstrip(".") in TITLES else first
+
+
+def _word(called: str) -> str:
+    """The word that says who a name is: the first name, or the surname after a title ("Okafor")."""
+    words = called.split()
+    return words[-1] if words[0].rstrip(".") in TITLES else words[0]
 
 
 def _role_word(word: str) -> bool:

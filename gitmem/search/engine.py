@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -206,21 +206,42 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         if query.detail:
             facts.cite_found(index, found)
         hits = [f.hit for f in found]
-    return Ranking(_shown(hits, evidence, min_score), evidence, asked_as=asked_as)
+    others = _someone_else(index, asked, hits)
+    return Ranking(_shown(hits, evidence, min_score, others), evidence, asked_as=asked_as)
+
+
+SOMEONE_ELSE = 0.5  # the score of a fact about another person than the one the question means
+
+
+def _someone_else(index: Index, asked: aliases.Asked, hits: list[Hit]) -> set[int]:
+    """The hits (by id) that may not answer because of who they are about. A fact about another
+    person the notebook knows by a role scores less ("what is my daughter allergic to", read as
+    Emma: "Jake is allergic to peanuts"), and when the best match was one, the evidence that the
+    question is answered was that person's, so every hit may not answer. `hits` is re-sorted."""
+    elsewhere = aliases.someone_else(index.conn, asked, [(h.fact or h).text for h in hits])
+    if not any(elsewhere):
+        return set()
+    for hit, other in zip(hits, elsewhere):
+        if other:
+            hit.score = round(hit.score * SOMEONE_ELSE, 4)
+    others = {id(h) for h, other in zip(hits, elsewhere) if other or elsewhere[0]}
+    hits.sort(key=lambda h: -h.score)
+    return others
 
 
 WEAK_SHOWN = 5  # weak results shown when fewer strong ones are there (min_score 0: all)
 WEAK_NEAR = 0.5  # ... and only those scoring at least this share of the best result's score
 
 
-def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float) -> list[Hit]:
+def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float, others: Collection[int] = ()) -> list[Hit]:
     """The strong results, then weak ones near the best up to WEAK_SHOWN results, each marked. A result is weak
-    when the query's best match is (scale.weak) or it scores under min_score."""
+    when the query's best match is (scale.weak), it scores under min_score, or it is about someone
+    other than the one the question means (`others`: ids of such hits)."""
     if evidence.semantic is None:
         return hits  # keyword mode: filtered on relative scores above, its evidence too thin to judge
     weak_query = scale.weak(evidence)
     for hit in hits:
-        hit.weak = weak_query or hit.score < min_score
+        hit.weak = weak_query or hit.score < min_score or id(hit) in others
     strong = [h for h in hits if not h.weak]
     if min_score == 0:
         return hits
