@@ -134,6 +134,21 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     assert by_name["text"] == "- My son Jake is allergic to cats." and by_name["weak"] is False
 
 
+def test_a_fact_is_about_the_person_it_starts_with(family: Mem) -> None:
+    """Only a fact whose subject is another person the notebook knows by a role is someone else's;
+    a name further in, or a fact that also names the question's person, is not."""
+    index = Index(open_notebook(family.path))
+    try:
+        index.sync()
+        asked = aliases.Asked("what is Tom allergic to", "what is my husband allergic to", ("Tom",))
+        facts = ["- Emma is allergic to peanuts.", "- My daughter Emma is 8.", "- Tom and Emma swim.",
+                 "- Parents' evening with Dana on Monday.", "- Dana wants a weekly summary.", "1. [ ] Emma's recital"]
+        assert aliases.someone_else(index.conn, asked, facts) == [True, True, False, False, True, True]
+        assert aliases.someone_else(index.conn, aliases.Asked("q", "q"), facts) == [False] * 6  # no role read
+    finally:
+        index.close()
+
+
 def test_only_the_current_holder_of_a_role_is_named(family: Mem) -> None:
     assert expanded(family, "what did the product owner ask for") == "what did Dana ask for"
     family.write("knowledge/project.md", OTHER["knowledge/project.md"].replace("Dana Reyes", "Marcus Bell"))

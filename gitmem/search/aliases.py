@@ -23,6 +23,7 @@ was answered by "Plumber: Kev"). Figures: docs/benchmarks.md, "Answers in other 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,16 +124,28 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
 OTHERS = 500  # names of other people looked at, at most
 
 
+# what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
+# ("- Jake is allergic", "1. Jake's school", "My son Jake is 5", "Dr Okafor said ...")
+SUBJECT = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+                     r"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[A-ZÀ-ÖØ-Þ]))?(\w+)")
+CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
+June July August September October November December Today Tomorrow""".split())
+
+
 def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[bool]:
     """For each fact, whether it is about someone other than the one the question means: it
-    says the name of another person the notebook knows by a role, and none of the question's
-    names ("what is my daughter allergic to", read as Emma: "Jake is allergic to peanuts")."""
+    starts with the name of another person the notebook knows by a role and says none of the
+    question's names ("what is my daughter allergic to", read as Emma: "Jake is allergic to
+    peanuts"). A name elsewhere in a fact ("Parents' evening with Mr Patel") is no subject."""
     if not asked.names:
         return [False] * len(facts)
     mine = {_word(n) for n in asked.names}
-    others = {_word(_called(n)) for n in stored.names(conn, OTHERS)} - mine
-    said = [set(WORD.findall(text)) for text in facts]
-    return [not (words & mine) and bool(words & others) for words in said]
+    others = {_word(_called(n)) for n in stored.names(conn, OTHERS)} - mine - CALENDAR
+    out = []
+    for text in facts:
+        subject = SUBJECT.match(text)
+        out.append(subject is not None and subject.group(1) in others and not set(WORD.findall(text)) & mine)
+    return out
 
 
 def _called(name: str) -> str:
