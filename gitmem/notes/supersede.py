@@ -31,7 +31,7 @@ from .switches import DAYS, Update
 # attribute -> the words that name it (longest first when matching)
 SINGLE: dict[str, tuple[str, ...]] = {
     "phone": ("phone number", "telephone number", "phone no", "phone", "telephone", "tel", "mobile number",
-              "mobile", "cell number", "cell", "number"),  # a bare "number" only as PHONE_NUMBER allows
+              "mobile", "cell number", "cell", "number"),  # a bare "number" only as _phone_number allows
     "email": ("email address", "e mail address", "email", "e mail", "mail address"),
     "address": ("home address", "postal address", "address", "lives at", "lives in", "moved to", "is based in",
                 "based in", "resides in", "lives on"),
