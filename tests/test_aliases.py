@@ -224,3 +224,17 @@ def test_the_line_that_answers_comes_before_the_one_that_names_the_role(mem: Mem
     assert top("what did the product owner ask for") == "- Priya asked for CSV export in the reports page"
     assert top("who is the product owner") == "- Product owner is Priya Nair"
     assert "Kim" not in expanded(mem, "what did the scrum master ask for")  # remember's "is now" names Raj
+
+
+def test_an_update_said_with_a_role_replaces_the_line_that_says_the_name(mem: Mem) -> None:
+    """"My sister's phone is now ..." updates "Lucy's phone is ..." when Lucy is the sister, and the
+    line keeps her name; a role the notebook does not name replaces nothing."""
+    for fact in ("Lucy is my sister, she lives in Leeds", "Lucy's phone is 07700 900321"):
+        mem("remember", fact)
+    out = mem.json("remember", "My sister's phone is now 07700 900654")
+    assert out["replaced"]["text"] == "- Lucy's phone is 07700 900321"
+    page = (mem.path / "reference/contacts.md").read_text()
+    assert "- Lucy's phone is now 07700 900654\n" in page and "900321" not in page and "My sister's" not in page
+    assert "Gitmem-Supersedes: reference/contacts.md:4 " in mem.git("log", "-1", "--format=%B")
+    other = mem.json("remember", "My brother's phone is now 07700 900111")  # no brother in the notebook
+    assert other.get("replaced") is None and "900654" in (mem.path / "reference/contacts.md").read_text()

@@ -76,7 +76,9 @@ def remember(as_json: bool, **given: Any) -> None:
     another value, a preference that flips, or an update said in time: moved
     to, no longer, switched from, now, instead of, changed to, as of) replaces
     that line in the same commit and says so, keeping the rest of a longer
-    line; --keep-both keeps the old line too.
+    line; a role the notebook names counts as the name ("My sister's phone
+    is now ..." updates "Lucy's phone is ..." when Lucy is the sister, and
+    the line keeps "Lucy"); --keep-both keeps the old line too.
     Secrets and instruction-like text are refused, with the reason.
 
     \b

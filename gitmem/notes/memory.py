@@ -81,11 +81,14 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
 
+    named: str | None = None
+
     def add(page: str) -> pages.Edit:
         """The fact on this version of the page: in place of the line it updates, or appended."""
-        found = None if keep_both else supersede.find(page, text)
-        if found is not None:
-            return _replace_line(page, found[0], supersede.rewrite(found[1], text, entry))
+        found = None if keep_both else _updated(page, text, named)
+        if found is not None:  # said with a role, the fact takes the line's place with the name the line has
+            said = entry if found[2] == text else pages.bullet(found[2], checkbox=CATEGORIES[cat][2])
+            return _replace_line(page, found[0], supersede.rewrite(found[1], found[2], said))
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     with write_lock(nb):
@@ -97,7 +100,8 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
             if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        old = None if keep_both else supersede.find(current, text)
+        named = None if keep_both else _named(nb, text)
+        old = None if keep_both else _updated(current, text, named)
         from . import watch  # watch reads pages through this module
 
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
@@ -112,6 +116,32 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     if old is not None and written.commit:
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
     return written
+
+
+def _named(nb: Notebook, text: str) -> str | None:
+    """The fact with the roles it names read as the notebook's names for them, as recall reads a
+    question ("My sister's phone is now ..." -> "Lucy's phone is now ..."); None when it names
+    none, or the index cannot say (the check is advisory, like the duplicate check)."""
+    from ..search import aliases
+    from ..search import engine as search
+
+    if not aliases.mentions(text):
+        return None
+    try:
+        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=1, min_score=0.0))
+    except Exception:  # never block a write on the index
+        return None
+    return found.asked_as
+
+
+def _updated(page: str, text: str, named: str | None) -> tuple[int, str, str] | None:
+    """(line number, line, the fact as it updates it) of the line of `page` the fact updates: as
+    said, else with its roles read as names (`named`)."""
+    for said in (text, named):
+        found = supersede.find(page, said) if said else None
+        if found is not None:
+            return found[0], found[1], said or text
+    return None
 
 
 def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
