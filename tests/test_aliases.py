@@ -73,6 +73,9 @@ def test_a_short_text_names_a_role_in_three_ways() -> None:
     assert stored.found("- GP: Dr Sarah Linden, Castle Street Surgery.") == [("gp", "Dr Sarah Linden")]
     assert stored.found("- Sarah is my running partner.") == [("running partner", "Sarah")]  # not "my partner"
     assert stored.found("- My daughter is in year 3.") == []  # no name
+    assert stored.found("- Dr Okafor is my GP.") == [("gp", "Dr Okafor")]  # an initialism is a role
+    assert stored.found("- Kate is my PA, she books my travel.") == [("pa", "Kate")]
+    assert stored.found("- Prof. Lin is my supervisor.") == [("supervisor", "Prof. Lin")]
     assert stored.found("- The dentist is The Smile Bar.") == []  # "The ..." is not a name
     assert stored.found("- My daughter Emma likes maps. " + "x" * stored.SHORT) == []  # a chunk, not a fact
 
@@ -132,6 +135,16 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     assert peanuts["results"] and all(r["weak"] for r in peanuts["results"])
     by_name = family.compact("recall", "what is Jake allergic to")["results"][0]  # asked by name: as before
     assert by_name["text"] == "- My son Jake is allergic to cats." and by_name["weak"] is False
+
+
+def test_a_title_keeps_its_name_and_an_initialism_is_asked_as_a_role(mem: Mem) -> None:
+    mem.write("people/work.md", "# Work\n\n- Prof Lin is my supervisor.\n- Lin wants chapter two by May.\n"
+                                "- Dr Okafor is my GP.\n- Dr Okafor said to cut down on salt.\n")
+    mem.commit("work")
+    assert expanded(mem, "what does my supervisor want") == "what does Lin want"  # was "what does Prof want"
+    assert expanded(mem, "what did my GP say") == "what did Okafor say"
+    assert mem.compact("recall", "what does my supervisor want")["results"][0]["text"] == \
+        "- Lin wants chapter two by May."
 
 
 def test_a_fact_is_about_the_person_it_starts_with(family: Mem) -> None:

@@ -28,12 +28,13 @@ SHORT = 600  # a fact's longest text (see indexer.facts): chunks hold the same l
 COMMON = frozenset("""a an and are as at be but by for from has have he her his i if in is it its me my no not of on
 or our she so than that the their them then there these they this to us was we were what when where which who
 with you your""".split())
-ROLE = r"([a-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
+# a role: a lower-case word or two, or an initialism ("my GP", "Kate is my PA")
+ROLE = r"((?:[a-z][\w-]{0,30}|[A-Z]{2,4}\b)(?:[ \t]+[a-z][\w-]{0,30})?)"
 START_ROLE = r"([A-Za-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
 # a name: one to three capitalised words (Latin-1's capitals too: Étienne, Ørsted), maybe after a
 # title ("Dr Sarah Linden")
 CAPITAL = "A-ZÀ-ÖØ-Þ"
-NAME = rf"((?:(?:Dr|Mr|Mrs|Ms)\.?[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
+NAME = rf"((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
 PATTERNS = (
     re.compile(rf"\b(?i:my)[ \t]+{ROLE},?[ \t]+{NAME}"),  # My daughter Emma
     re.compile(rf"{NAME}[ \t]+is[ \t]+(?:now[ \t]+)?my[ \t]+{ROLE}"),  # Lucy is my sister
@@ -41,7 +42,7 @@ PATTERNS = (
                rf"(?:[ \t]+is(?:[ \t]+now)?|:)[ \t]+{NAME}", re.MULTILINE),  # Product owner is (now) Marcus Bell
 )
 POSSESSIVE = re.compile(r"['’]s$")
-RULES = "2"  # the patterns' version: an index whose roles were read under others reads them again
+RULES = "3"  # the patterns' version: an index whose roles were read under others reads them again
 
 
 def found(body: str) -> list[tuple[str, str]]:

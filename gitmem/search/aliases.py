@@ -41,7 +41,7 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children",), "children": ("kids",)}
 MAX_ROLES = 12
-TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms"})
+TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms", "Prof"})
 MAX_NAMES = 3
 MANY = 20  # names of one role in all the index's texts (history included) past which it is not looked at
 
@@ -126,7 +126,7 @@ OTHERS = 500  # names of other people looked at, at most
 
 # what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
 # ("- Jake is allergic", "1. Jake's school", "My son Jake is 5", "Dr Okafor said ...")
-SUBJECT = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+SUBJECT = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
                      r"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[A-ZÀ-ÖØ-Þ]))?(\w+)")
 CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
 June July August September October November December Today Tomorrow""".split())
@@ -139,8 +139,8 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[
     peanuts"). A name elsewhere in a fact ("Parents' evening with Mr Patel") is no subject."""
     if not asked.names:
         return [False] * len(facts)
-    mine = {_word(n) for n in asked.names}
-    others = {_word(_called(n)) for n in stored.names(conn, OTHERS)} - mine - CALENDAR
+    mine = set(asked.names)  # as _called says them
+    others = {_called(n) for n in stored.names(conn, OTHERS)} - mine - CALENDAR
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
@@ -150,15 +150,10 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[
 
 def _called(name: str) -> str:
     """How the notebook's other lines call a person: "Priya" for "Priya Nair" (the line that names
-    the role says the whole name, and would outrank the ones that say only the first), a name
-    with a title whole ("Dr Okafor")."""
-    first = name.split()[0]
-    return name if first.rstrip(".") in TITLES else first
-
-
-def _word(called: str) -> str:
-    """The word that says who a name is: the first name, or the surname after a title ("Okafor")."""
-    words = called.split()
+    the role says the whole name, and would outrank the ones that say only the first), and the
+    surname after a title ("Lin" for "Prof Lin": the other lines say "Lin wants ...", and with the
+    title the line that names the role outranked them)."""
+    words = name.split()
     return words[-1] if words[0].rstrip(".") in TITLES else words[0]
 
 
