@@ -133,6 +133,11 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     assert not [r for r in out["results"] if ("Emma" in r["text"] or "Jake" in r["text"]) and not r["weak"]]
     peanuts = family.compact("recall", "is my husband allergic to peanuts")  # best match: Emma's peanuts
     assert peanuts["results"] and all(r["weak"] for r in peanuts["results"])
+    keyword = family.compact("recall", "--mode", "keyword", "what is my son allergic to")  # read as Jake
+    assert [(r["text"], r["weak"]) for r in keyword["results"]][:1] == [("- My son Jake is allergic to cats.", False)]
+    keyword = family.compact("recall", "--mode", "keyword", "what is my husband allergic to")
+    assert all(r["weak"] for r in keyword["results"] if "Emma" in r["text"] or "Jake" in r["text"])
+    assert any("Emma" in r["text"] for r in keyword["results"])  # shown, in keyword mode, but marked
     by_name = family.compact("recall", "what is Jake allergic to")["results"][0]  # asked by name: as before
     assert by_name["text"] == "- My son Jake is allergic to cats." and by_name["weak"] is False
 

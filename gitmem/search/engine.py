@@ -237,8 +237,10 @@ def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float, others: 
     """The strong results, then weak ones near the best up to WEAK_SHOWN results, each marked. A result is weak
     when the query's best match is (scale.weak), it scores under min_score, or it is about someone
     other than the one the question means (`others`: ids of such hits)."""
-    if evidence.semantic is None:
-        return hits  # keyword mode: filtered on relative scores above, its evidence too thin to judge
+    if evidence.semantic is None:  # keyword mode: filtered on relative scores above, its evidence too thin to judge
+        for hit in hits:
+            hit.weak = id(hit) in others  # but who a fact is about is known
+        return hits
     weak_query = scale.weak(evidence)
     for hit in hits:
         hit.weak = weak_query or hit.score < min_score or id(hit) in others
