@@ -138,8 +138,14 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     keyword = family.compact("recall", "--mode", "keyword", "what is my husband allergic to")
     assert all(r["weak"] for r in keyword["results"] if "Emma" in r["text"] or "Jake" in r["text"])
     assert any("Emma" in r["text"] for r in keyword["results"])  # shown, in keyword mode, but marked
-    by_name = family.compact("recall", "what is Jake allergic to")["results"][0]  # asked by name: as before
+    by_name = family.compact("recall", "what is Jake allergic to")["results"][0]  # asked by name
     assert by_name["text"] == "- My son Jake is allergic to cats." and by_name["weak"] is False
+    family.write("reference/phones.md", "# Phones\n\n- Lucy is my sister.\n- Lucy's phone is 07700 900321.\n")
+    family.commit("phones")
+    phone = family.compact("recall", "what is Emma's phone number")["results"]  # a name said: the same rule
+    assert all(r["weak"] for r in phone)  # Lucy's phone was the best match: nothing answers for Emma
+    assert [r["score"] for r in phone if "Lucy" in r["text"]] < [phone[0]["score"]]  # and it scores half
+    assert family.compact("recall", "what is Lucy's phone number")["results"][0]["weak"] is False
 
 
 def test_a_title_keeps_its_name_and_an_initialism_is_asked_as_a_role(mem: Mem) -> None:

@@ -135,12 +135,17 @@ June July August September October November December Today Tomorrow""".split())
 def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[bool]:
     """For each fact, whether it is about someone other than the one the question means: it
     starts with the name of another person the notebook knows by a role and says none of the
-    question's names ("what is my daughter allergic to", read as Emma: "Jake is allergic to
-    peanuts"). A name elsewhere in a fact ("Parents' evening with Mr Patel") is no subject."""
-    if not asked.names:
+    question's names, read from a role or said ("what is my daughter allergic to", read as Emma,
+    or "what is Emma allergic to": "Jake is allergic to peanuts"). A name elsewhere in a fact
+    ("Parents' evening with Mr Patel") is no subject."""
+    capitals = {w for w in WORD.findall(asked.ranked) if w[:1].isupper()}
+    if not asked.names and not capitals:
         return [False] * len(facts)
-    mine = set(asked.names)  # as _called says them
-    others = {_called(n) for n in stored.names(conn, OTHERS)} - mine - CALENDAR
+    known = {_called(n) for n in stored.names(conn, OTHERS)} - CALENDAR
+    mine = set(asked.names) | (capitals & known)  # as _called says them
+    if not mine:
+        return [False] * len(facts)
+    others = known - mine
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
