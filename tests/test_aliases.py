@@ -181,6 +181,14 @@ def test_only_the_current_holder_of_a_role_is_named(family: Mem) -> None:
     assert expanded(family, "what did the product owner say, Marcus?") == "what did the product owner say, Marcus?"
 
 
+def test_a_kinship_word_means_everyone_it_covers_and_a_name_after_the_role_is_kept(family: Mem) -> None:
+    family.write("people/jake.md", "# Jake\n\n- My son Jake is 5.\n- Jake goes to Little Acorns nursery.\n")
+    family.commit("jake")
+    assert expanded(family, "where do my kids go to school") == "where do Jake and Emma go to school"
+    assert expanded(family, "what school does my kid go to") == "what school does Jake and Emma go to"
+    assert expanded(family, "what does my daughter Lucy like") == "what does my daughter Lucy like"  # was "Emma Lucy"
+
+
 def test_a_role_the_notebook_does_not_name_leaves_the_question_as_asked(family: Mem) -> None:
     assert expanded(family, "what is my sister's job") == "what is my sister's job"
     assert expanded(family, "what did the plumber charge") == "what did the plumber charge"

@@ -39,7 +39,8 @@ DETERMINERS = frozenset({"my", "our", "the", "your"})
 KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"), "wife": ("partner", "spouse"),
        "spouse": ("husband", "wife", "partner"), "mother": ("mum", "mom"), "mum": ("mother", "mom"),
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
-       "child": ("son", "daughter"), "kids": ("children",), "children": ("kids",)}
+       "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
+       "children": ("kids", "son", "daughter")}
 MAX_ROLES = 12
 TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms", "Prof"})
 MAX_NAMES = 3
@@ -108,8 +109,9 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     for mention in found:
         if mention.start < at:
             continue  # inside a longer mention already replaced
-        choice = next(((r, n) for r in mention.roles if 0 < len(n := named.get(r, Counter())) <= MAX_NAMES), None)
-        if choice is None or any({w.lower() for w in WORD.findall(name)} & said for name in choice[1]):
+        choice = _names_of(mention, named)
+        if choice is None or any({w.lower() for w in WORD.findall(name)} & said for name in choice[1]) \
+                or NAMED_AFTER.match(question, mention.end):  # "my daughter Lucy": the question names her
             continue
         role, names = choice
         chosen += [_called(n) for n, _ in names.most_common()]
@@ -119,6 +121,21 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     if not ranked:
         return Asked(question, question)
     return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]), tuple(chosen))
+
+
+NAMED_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-Þ]")
+
+
+def _names_of(mention: Mention, named: dict[str, Counter[str]]) -> tuple[str, Counter[str]] | None:
+    """(role, names) a mention means: its own word's names, else those of the kinship words that
+    mean the same, together ("my kid": the son and the daughter); None when no name, or more
+    than MAX_NAMES (a role with that many is no one's in particular)."""
+    own = named.get(mention.roles[0], Counter())
+    if own:
+        return (mention.roles[0], own) if len(own) <= MAX_NAMES else None
+    kin = [r for r in mention.roles[1:] if named.get(r)]
+    together = sum((named[r] for r in kin), Counter())
+    return (kin[0], together) if kin and len(together) <= MAX_NAMES else None
 
 
 OTHERS = 500  # names of other people looked at, at most
