@@ -328,6 +328,9 @@ def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str,
     ("- The production database runs on pg-prod-1.internal, port 5432",
      "The prod db moved to pg-prod-2.internal, port 5433",
      "- The production database runs on pg-prod-2.internal, port 5433"),
+    # a bare "number" keeps the line's word for it, which recall asks by (a newcomer's trial, session 7)
+    ("- Tom's phone is 07700 900456", "Tom's number is now 07700 900123", "- Tom's phone is 07700 900123"),
+    ("- Tom's mobile: 07700 900456", "Tom's number is now 07700 900123", "- Tom's mobile: 07700 900123"),
 ])
 def test_a_fact_naming_its_subject_shorter_keeps_the_line_s_full_name(old: str, new: str, after: str) -> None:
     """A newcomer's trial (2026-11-26): "Sarah's phone is now ..." took the place of "Sarah Chen's

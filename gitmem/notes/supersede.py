@@ -319,7 +319,8 @@ def rewrite(line: str, new: str, entry: str) -> str:
         return whole
     if found[0] < 0:
         moved = _moved_within(line, new, found[1])
-        if moved is None and _narrower(new, line):  # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"
+        if moved is None and (_narrower(new, line) or _vaguer(new, line)):
+            # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone"
             moved = _value_changed(line, 0, line, new, found[1], [])
         return moved or whole
     parts = parts_of(line)
@@ -350,6 +351,16 @@ def _narrower(new: str, old: str) -> bool:
     "Sarah Chen"): the new fact as written would lose the rest."""
     a, b = claim(new), claim(old)
     return a is not None and b is not None and set(a.subject) < set(b.subject)
+
+
+PHONE_WORDS = re.compile(r"\b(?:phone|mobile|cell|tel|telephone)\b", re.IGNORECASE)
+
+
+def _vaguer(new: str, old: str) -> bool:
+    """Whether the new fact calls a phone a bare "number" where the old line says which (a phone,
+    a mobile): the new fact as written would lose the word that recall asks by."""
+    return bool(re.search(r"\bnumber\b", new, re.IGNORECASE)) and not PHONE_WORDS.search(new) \
+        and bool(PHONE_WORDS.search(old))
 
 
 def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str]) -> int:
