@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..index import aliases as stored
 from .hits import STOPWORDS, WORD
@@ -149,16 +149,22 @@ CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday
 June July August September October November December Today Tomorrow""".split())
 
 
-def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str]) -> list[bool]:
+def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
+                 kept: dict[Any, Any] | None = None) -> list[bool]:
     """For each fact, whether it is about someone other than the one the question means: it
     starts with the name of another person the notebook knows by a role and says none of the
     question's names, read from a role or said ("what is my daughter allergic to", read as Emma,
     or "what is Emma allergic to": "Jake is allergic to peanuts"). A name elsewhere in a fact
-    ("Parents' evening with Mr Patel") is no subject."""
+    ("Parents' evening with Mr Patel") is no subject. `kept`: where a warm process keeps the
+    notebook's names while the index is unchanged (Index.kept)."""
     capitals = {w for w in WORD.findall(asked.ranked) if w[:1].isupper()}
     if not asked.names and not capitals:
         return [False] * len(facts)
-    known = {_called(n) for n in stored.names(conn, OTHERS)} - CALENDAR
+    known: set[str] | None = kept.get("names") if kept is not None else None
+    if known is None:
+        known = {_called(n) for n in stored.names(conn, OTHERS)} - CALENDAR
+        if kept is not None:
+            kept["names"] = known
     mine = set(asked.names) | (capitals & known)  # as _called says them
     if not mine:
         return [False] * len(facts)

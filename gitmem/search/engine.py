@@ -218,7 +218,7 @@ def _someone_else(index: Index, asked: aliases.Asked, hits: list[Hit]) -> set[in
     person the notebook knows by a role scores less ("what is my daughter allergic to", read as
     Emma: "Jake is allergic to peanuts"), and when the best match was one, the evidence that the
     question is answered was that person's, so every hit may not answer. `hits` is re-sorted."""
-    elsewhere = aliases.someone_else(index.conn, asked, [(h.fact or h).text for h in hits])
+    elsewhere = aliases.someone_else(index.conn, asked, [(h.fact or h).text for h in hits], index.kept("people"))
     if not any(elsewhere):
         return set()
     for hit, other in zip(hits, elsewhere):
