@@ -4,27 +4,41 @@ keyword search, anywhere in the notebook."""
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..markdown import long_forms, normalize_fact
 from ..notebook import Notebook
 
+if TYPE_CHECKING:
+    from ..search.hits import Results
+
 DUPLICATE_RATIO = 0.92
 
 
-def find_duplicate(nb: Notebook, text: str, rel: str, current: str) -> dict[str, Any] | None:
-    """A line that says the same thing, on the target page or anywhere in the notebook."""
+def nearby(nb: Notebook, text: str) -> Results | None:
+    """The notebook's keyword matches for a fact (at most 5), read as recall reads a question (its
+    roles as names: `asked_as`); None when the index cannot say. Advisory: a write never waits on it."""
+    from ..search import engine as search
+
+    try:
+        return search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=5, min_score=0.0))
+    except Exception:  # the checks it serves are advisory; never block a write on the index
+        return None
+
+
+def find_duplicate(nb: Notebook, text: str, rel: str, current: str,
+                   near: Callable[[], Results | None] | None = None) -> dict[str, Any] | None:
+    """A line that says the same thing, on the target page or anywhere in the notebook (`near`:
+    the keyword matches, asked only when the page has none; default: `nearby`)."""
     want = normalize_fact(text)
     if not want:
         return None
     for number, line in enumerate(current.split("\n"), start=1):
         if same(want, line):
             return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
-    from ..search import engine as search
-
-    try:
-        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=5, min_score=0.0))
-    except Exception:  # the duplicate check is advisory; never block a write on the index
+    found = near() if near is not None else nearby(nb, text)
+    if found is None:
         return None
     for hit in found.results:
         for offset, line in enumerate(hit.text.split("\n")):

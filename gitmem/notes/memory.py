@@ -9,7 +9,10 @@ staged, so nothing is lost.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .. import config
 from ..errors import EmptyText, UsageError
@@ -17,8 +20,11 @@ from ..notebook import Notebook
 from ..text import clean_text
 from . import change, guard, pages, routing, supersede, trailers
 from .change import PageChanged, committable, write_lock
-from .duplicate import find_duplicate
+from .duplicate import find_duplicate, nearby
 from .written import Written, commit_change
+
+if TYPE_CHECKING:
+    from ..search.hits import Results
 
 # category -> (page in the folders layout, section in MEMORY.md for the flat layout, checkbox)
 CATEGORIES: dict[str, tuple[str, str, bool]] = dict(zip(config.CATEGORIES, [
@@ -91,16 +97,18 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
             return _replace_line(page, found[0], supersede.rewrite(found[1], found[2], said))
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
+    near = functools.cache(lambda: nearby(nb, text))  # one keyword search serves both checks
+
     with write_lock(nb):
         committable(nb)
         current = nb.read(rel)
         if not force:
             # may wait for the index (another process embedding): change.apply reads the page afresh
-            dup = find_duplicate(nb, text, rel, current)
+            dup = find_duplicate(nb, text, rel, current, near)
             if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        named = None if keep_both else _named(nb, text)
+        named = None if keep_both else _named(text, near)
         old = None if keep_both else _updated(current, text, named)
         from . import watch  # watch reads pages through this module
 
@@ -118,20 +126,16 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     return written
 
 
-def _named(nb: Notebook, text: str) -> str | None:
+def _named(text: str, near: Callable[[], Results | None]) -> str | None:
     """The fact with the roles it names read as the notebook's names for them, as recall reads a
     question ("My sister's phone is now ..." -> "Lucy's phone is now ..."); None when it names
     none, or the index cannot say (the check is advisory, like the duplicate check)."""
     from ..search import aliases
-    from ..search import engine as search
 
     if not aliases.mentions(text):
         return None
-    try:
-        found = search.run(nb, search.Query(text, mode="keyword", groups=("notebook",), limit=1, min_score=0.0))
-    except Exception:  # never block a write on the index
-        return None
-    return found.asked_as
+    found = near()
+    return found.asked_as if found is not None else None
 
 
 def _updated(page: str, text: str, named: str | None) -> tuple[int, str, str] | None:
