@@ -290,19 +290,18 @@ class Index:
         report.commits += 1
         added: list[tuple[int, str, int | None]] = []
         deleted: list[int] = []
+        indexed = [(change, rel, extracts.kind_of(self.nb, rel)) for change in commit.changes
+                   if (rel := self.nb.rel(change.path)) is not None and self._indexable(rel)]
         ahead: dict[str, bytes] = {}
-        for n, change in enumerate(commit.changes):
+        for n, (change, rel, kind) in enumerate(indexed):
             if n % READ_AHEAD == 0:
-                ahead = self._read_ahead(commit.changes[n:n + READ_AHEAD])
-            rel = self.nb.rel(change.path)
-            if rel is None or not self._indexable(rel):
-                continue
+                ahead = self._read_ahead(indexed[n:n + READ_AHEAD])
             prev = self.conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit IS NULL",
                                      (rel,)).fetchone()
             self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
                               (cid, rel))
             if change.oid:
-                blob = self.chunk_blob(change.oid, ahead.pop(change.oid, None), report, extracts.kind_of(self.nb, rel))
+                blob = self.chunk_blob(change.oid, ahead.pop(change.oid, None), report, kind)
                 vid = db.one(self.conn.execute(
                     "INSERT INTO versions(path, grp, blob, start_commit) VALUES(?,?,?,?) RETURNING id",
                     (rel, self.nb.settings.group_of(rel), blob, cid)))[0]
@@ -311,14 +310,11 @@ class Index:
                 deleted.append(prev[0])
         provenance.record(self, commit, added, deleted)
 
-    def _read_ahead(self, changes: Sequence[Change]) -> dict[str, bytes]:
-        """The bytes of the notes among `changes` not chunked yet, read from git in one go (a
-        commit of a few pages is read as before, one blob at a time)."""
-        oids = []
-        for change in changes:
-            rel = self.nb.rel(change.path)
-            if change.oid and rel is not None and self._indexable(rel) and not extracts.kind_of(self.nb, rel):
-                oids.append(change.oid)
+    def _read_ahead(self, changes: Sequence[tuple[Change, str, str | None]]) -> dict[str, bytes]:
+        """The bytes of the notes (not documents: a kind) among `changes` (change, path, kind) not
+        chunked yet, read from git in one go (a commit of a few pages is read as before, one blob
+        at a time)."""
+        oids = [change.oid for change, _, kind in changes if change.oid and not kind]
         if len(oids) < 8:
             return {}
         marks = ",".join("?" * len(oids))
