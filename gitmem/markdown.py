@@ -73,8 +73,6 @@ SHORT_FORMS = {"prod": "production", "db": "database", "dbs": "databases", "env"
                "yr": "year", "yrs": "years"}
 
 
-
-
 def long_form(word: str) -> str:
     """A lower-case word as its long form ("db" -> "database"), else itself."""
     return SHORT_FORMS.get(word, word)

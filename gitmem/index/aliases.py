@@ -34,7 +34,9 @@ START_ROLE = r"([A-Za-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
 # a name: one to three capitalised words (Latin-1's capitals too: Étienne, Ørsted), maybe after a
 # title ("Dr Sarah Linden")
 CAPITAL = "A-ZÀ-ÖØ-Þ"
-NAME = rf"((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
+TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof")
+TITLE = rf"(?:{'|'.join(TITLES)})\.?"
+NAME = rf"((?:{TITLE}[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
 PATTERNS = (
     re.compile(rf"\b(?i:my)[ \t]+{ROLE},?[ \t]+{NAME}"),  # My daughter Emma
     re.compile(rf"{NAME}[ \t]+is[ \t]+(?:now[ \t]+)?my[ \t]+{ROLE}"),  # Lucy is my sister

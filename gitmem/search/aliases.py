@@ -42,7 +42,7 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
        "children": ("kids", "son", "daughter")}
 MAX_ROLES = 12
-TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms", "Prof"})
+TITLES = frozenset(stored.TITLES)
 MAX_NAMES = 3
 MANY = 20  # names of one role in all the index's texts (history included) past which it is not looked at
 
@@ -123,7 +123,7 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]), tuple(chosen))
 
 
-NAMED_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-Þ]")
+NAMED_AFTER = re.compile(rf"[ \t]+[{stored.CAPITAL}]")
 
 
 def _names_of(mention: Mention, named: dict[str, Counter[str]]) -> tuple[str, Counter[str]] | None:
@@ -143,8 +143,8 @@ OTHERS = 500  # names of other people looked at, at most
 
 # what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
 # ("- Jake is allergic", "1. Jake's school", "My son Jake is 5", "Dr Okafor said ...")
-SUBJECT = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
-                     r"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[A-ZÀ-ÖØ-Þ]))?(\w+)")
+SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
+                     rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+)")
 CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
 June July August September October November December Today Tomorrow""".split())
 
