@@ -459,3 +459,22 @@ def test_full_keeps_a_chunk_whose_first_occurrence_names_nothing() -> None:
         kept = engine._distinct(engine._spread(list(occurrences), full), 10)
         assert [(f.hit.lines["start"], f.hit.fact.text if f.hit.fact else None) for f in kept] == \
             [(1, "- x"), (5, "- y")]
+
+
+def test_a_smaller_limit_gives_the_first_results_of_a_larger_one(mem: Mem) -> None:
+    """`-n 3` is the top three of the default: results are worked out for the default's number at
+    least (engine.POOL), so a fact scored down for sharing its section with a better one gives
+    its place to the same fact whatever the limit (with a pool sized by the limit, `-n 2` gave
+    two herons of one section, `-n 3` a heron of another section between them)."""
+    weir = "\n".join(f"- Heron {i} fishing at the weir: heron count {i}." for i in range(1, 10))
+    mem.write("knowledge/weir.md", f"# Weir\n\n{weir}\n")
+    for i, place in enumerate(("marsh", "river", "lake", "estuary", "pond", "canal")):
+        mem.write(f"knowledge/{place}.md", f"# {place.title()}\n\n- A heron at the {place}, fishing.\n\n"
+                  + "".join(f"- The {place} path is closed on day {d}.\n" for d in range(i + 2)))
+    mem.commit("herons")
+    for mode in ("keyword", "hybrid"):
+        whole = [r["where"] for r in mem.compact("recall", "--mode", mode, "heron fishing")["results"]]
+        assert len(whole) >= 10 and len({w.split(":")[0] for w in whole[:6]}) > 1, whole
+        for n in range(1, 11):
+            shown = [r["where"] for r in mem.compact("recall", "--mode", mode, "-n", str(n), "heron fishing")["results"]]
+            assert shown == whole[:n], (mode, n, shown, whole)

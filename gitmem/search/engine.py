@@ -193,21 +193,38 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
     else:
         ranked = sorted(scores, key=lambda t: -relative[t])
+    pool = max(limit, POOL)
+    found: list[facts.Found] = []
     if view.kind == "history":
         from . import history
 
-        hits = history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
+        hits = history.hits(index, ranked, scores, query.text, pool, embedder if query.detail else None,
                             query.detail)
     else:
-        found = _hits(index, cand.occurrences(ranked), scores, query.text, limit, view, query.full)
-        if query.detail:
-            facts.choose(index, found, query.text, embedder)
-        found = _distinct(_spread(found, query.full), limit)
-        if query.detail:
-            facts.cite_found(index, found)
+        found = _found(index, cand, ranked, scores, query, pool, view, embedder)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
-    return Ranking(_shown(hits, evidence, min_score, others), evidence, asked_as=asked_as)
+    shown = _shown(hits, evidence, min_score, others)[:limit]
+    if found and query.detail:  # blamed once they are shown: what git says of a line costs a blame per page
+        kept = {id(h) for h in shown}
+        facts.cite_found(index, [f for f in found if id(f.hit) in kept])
+    return Ranking(shown, evidence, asked_as=asked_as)
+
+
+# Results are worked out for at least POOL of them and cut to the limit last, so that a smaller
+# limit gives the first results of a larger one (`-n 3` is the top three of `-n 15`): a fact
+# scored down for sharing a chunk, or for being someone else's, gives its place to one further
+# down, and with a pool sized by the limit that one was not there to take it.
+POOL = 15
+
+
+def _found(index: Index, cand: candidates.Candidates, ranked: list[int], scores: dict[int, float],
+           query: Query, pool: int, view: views.View, embedder: embed.Embedder | None) -> list[facts.Found]:
+    """The best `pool` results of the notebook now or at a revision, each naming its fact."""
+    found = _hits(index, cand.occurrences(ranked), scores, query.text, pool, view, query.full)
+    if query.detail:
+        facts.choose(index, found, query.text, embedder)
+    return _distinct(_spread(found, query.full), pool)
 
 
 SOMEONE_ELSE = 0.5  # the score of a fact about another person than the one the question means
