@@ -63,6 +63,10 @@ def test_roles_follow_a_determiner_with_their_kin() -> None:
         ["partner", "husband", "wife", "spouse"]
     assert aliases.roles("what did classmates call me as a kid") == []  # "a kid" is nobody's
     assert aliases.roles("Sarah phone number") == []
+    # a kinship word before a thing names the thing: only the two words together may be a role
+    assert aliases.roles("where is our sister company based") == ["sister company"]
+    assert aliases.roles("what is in the parent directory") == ["parent directory"]
+    assert aliases.roles("when does my sister finish work") == ["sister finish", "sister"]
 
 
 def test_a_short_text_names_a_role_in_three_ways() -> None:

@@ -41,6 +41,15 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
        "children": ("kids", "son", "daughter")}
+# a kinship word before one of these names a thing, not a person ("our sister company", "the
+# parent directory", "the mother board"): only the two words together may be a role
+KINSHIP = frozenset(KIN) | frozenset("""sister brother son daughter parent parents aunt uncle cousin niece nephew
+grandmother grandfather grandma grandpa granny sibling""".split())
+THINGS = frozenset("""account accounts app apps band board boards branch branches brand brands channel channels city
+cities class classes company companies directory directories firm firms folder folders hotel hotels label labels node
+nodes office offices organisation organisations organization organizations paper papers process processes product
+products project projects publication repo repos repository repositories restaurant restaurants school schools service
+services ship ships shop shops site sites store stores team teams tongue""".split())
 MAX_ROLES = 12
 TITLES = frozenset(stored.TITLES)
 MAX_NAMES = 3
@@ -79,8 +88,11 @@ def mentions(question: str) -> list[Mention]:
         if det.group().lower() not in DETERMINERS or not _role_word(w):
             continue
         after = words[i + 1] if i + 1 < len(words) else None
-        if after is not None and _role_word(after.group().lower()) and question[word.end():after.start()] == " ":
+        pair = after is not None and _role_word(after.group().lower()) and question[word.end():after.start()] == " "
+        if pair and after is not None:
             found.append(Mention(det.start(), after.end(), det.group(), (f"{w} {after.group().lower()}",)))
+            if w in KINSHIP and after.group().lower() in THINGS:
+                continue
         found.append(Mention(det.start(), word.end(), det.group(), (w, *KIN.get(w, ()))))
     return found[:MAX_ROLES]
 
