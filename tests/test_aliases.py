@@ -210,6 +210,23 @@ def test_a_name_the_question_gained_does_not_make_its_match_strong(family: Mem) 
     assert data["results"][0]["weak"] is True
 
 
+def test_a_first_build_reads_each_text_s_roles_once(family: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty index stores each text's roles as it stores the text: nothing is left to read
+    again afterwards (a first build read every text's roles twice)."""
+    def again(index: Index) -> int:
+        raise AssertionError("a fresh index read its roles a second time")
+
+    monkeypatch.setattr(stored, "fill", again)
+    index = Index(open_notebook(family.path))
+    try:
+        assert stored.pending(index)  # migration 14 leaves a new index 'pending'...
+        index.sync()
+        assert not stored.pending(index)  # ...which a first build settles without reading twice
+        assert ("daughter", "Emma") in [(r, n) for _, r, n in stored.naming(index.conn, ["daughter"], 20)]
+    finally:
+        index.close()
+
+
 @pytest.mark.parametrize("before", ["pending", ""])  # before migration 14; read under the first rules
 def test_an_index_whose_roles_were_not_read_by_these_rules_reads_them_once(family: Mem, before: str) -> None:
     index = Index(open_notebook(family.path))

@@ -102,6 +102,13 @@ def fill(index: Index) -> int:
     return done
 
 
+def fresh(index: Index) -> None:
+    """Mark an index that holds no text yet as read under these RULES: each text it stores from
+    now on has its roles read as it is stored (a first build read every text's roles twice)."""
+    if index.conn.execute("SELECT 1 FROM texts LIMIT 1").fetchone() is None:
+        db.set_meta(index.conn, "aliases", RULES)
+
+
 def pending(index: Index) -> bool:
     """Whether the stored roles were read under other rules, or not at all (before migration 14)."""
     return index.meta("aliases") != RULES

@@ -193,6 +193,8 @@ class Index:
                 rechunk = self.meta("chunker") not in (None, self.nb.settings.chunker_signature())
                 self._check_signature()
                 purge = forgotten.sync(self)
+                if aliases.pending(self):
+                    aliases.fresh(self)
                 head = self.nb.git.head()
                 before = self._sync_history(head, report, progress) if self.meta("commit") != (head or "") else {}
                 # after a wait, another process may have changed the work tree meanwhile
