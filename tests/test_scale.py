@@ -40,6 +40,7 @@ def test_the_best_hit_scores_the_same_in_hybrid_and_semantic_mode(notes: Mem) ->
 def test_nothing_relevant_is_no_good_match(notes: Mem, mode: str) -> None:
     data = notes.json("recall", "--mode", mode, "xyzzy-nothing")
     assert data["results"] == [] and data["evidence"]["confidence"] < scale.FLOOR
+    assert notes.compact("recall", "--mode", mode, "xyzzy-nothing")["evidence"]["weak"] is True  # nothing answers
     if mode == "keyword":  # keyword evidence alone never refuses: a weak match still answers
         assert notes.json("recall", "--mode", mode, "tyres of the submarine fleet")["results"]
     if mode != "keyword":  # keyword mode has no candidates at all: nothing to call a bad match

@@ -108,7 +108,8 @@ class Results:
             return out
         evidence = asdict(self.evidence) if self.evidence is not None else None
         if evidence is not None:
-            evidence["weak"] = bool(self.results) and all(h.weak for h in self.results)
+            # no result answers for sure: every one shown is weak, or none is shown (no good match)
+            evidence["weak"] = all(h.weak for h in self.results)
         out = {"query": self.query, "mode": self.mode, "semantic": self.semantic,
                "results": [h.record(scoped=self.scoped) for h in self.results], "notes": self.notes, "view": self.view,
                "evidence": evidence, "timing": self.timing}
