@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -123,23 +124,47 @@ class Mem:
         return side
 
 
+# `git mem init --no-index` made once per worker and environment, then copied: most tests start
+# from a fresh notebook, and init (a commit, its config) took 0.09 s where a copy takes 0.007 s.
+# What init reads is the key (git's and gitmem's variables, the global git config, anything else
+# in HOME), so a test that set up its environment otherwise gets a notebook of its own.
+# init's own tests (tests/test_scaffold.py) run it on the `blank` folder.
+_INITIALISED: dict[tuple[object, ...], Path] = {}
+
+
+def _init_key(layout: str) -> tuple[object, ...] | None:
+    home = Path(os.environ["HOME"])
+    if any(p.name not in (".gitconfig", ".cache") for p in home.iterdir()):
+        return None
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("GIT", "XDG_CONFIG"))
+                 and k not in ("GIT_CONFIG_GLOBAL",))
+    return (layout, tuple(env), (home / ".gitconfig").read_text())
+
+
+def _notebook(path: Path, layout: str, monkeypatch: pytest.MonkeyPatch,
+              factory: pytest.TempPathFactory) -> Mem:
+    key = _init_key(layout)
+    made = _INITIALISED.get(key) if key is not None else None
+    if made is None:
+        made = factory.mktemp("initialised") / "nb" if key is not None else path
+        made.mkdir()
+        Mem(made, monkeypatch)("init", "--no-index", "--layout", layout)
+        _INITIALISED.update({key: made} if key is not None else {})
+    if made != path:
+        shutil.copytree(made, path, symlinks=True)
+    monkeypatch.chdir(path)  # where init left the test
+    return Mem(path, monkeypatch)
+
+
 @pytest.fixture
-def mem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem]:
+def mem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mem]:
     """A fresh folders-layout notebook (index not built yet)."""
-    path = tmp_path / "notes"
-    path.mkdir()
-    m = Mem(path, monkeypatch)
-    m("init", "--no-index", "--layout", "folders")
-    yield m
+    yield _notebook(tmp_path / "notes", "folders", monkeypatch, tmp_path_factory)
 
 
 @pytest.fixture
-def flat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem]:
-    path = tmp_path / "flat"
-    path.mkdir()
-    m = Mem(path, monkeypatch)
-    m("init", "--no-index", "--layout", "flat")
-    yield m
+def flat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mem]:
+    yield _notebook(tmp_path / "flat", "flat", monkeypatch, tmp_path_factory)
 
 
 @pytest.fixture
