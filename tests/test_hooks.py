@@ -374,7 +374,9 @@ def test_a_cherry_pick_series_is_indexed_at_its_end(hooked: Mem) -> None:
     wait_current(hooked)
     log = _wait_log(hooked, {" post-commit: ": 12})
     assert _indexed(log) == {hooked.git("rev-parse", "HEAD").strip()[:7]}, log
-    assert sum(" indexed " in line for line in log) <= 3, log
+    # one worker catches the series up; how many more find nothing left to do depends on when
+    # each detached worker starts (a loaded machine: a fourth did, 2026-11-26), not on the logic
+    assert sum(bool(re.search(r" indexed \w+: [1-9]\d* commits", line)) for line in log) <= 1, log
     assert_exact(hooked)
 
 
