@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -168,15 +169,37 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
+QUERIES = ["boiler service", "how do I reach Sarah", "basil row 150"]
+_UNDAMAGED: list[tuple[Path, list[list[tuple[str, dict[str, int], str]]]]] = []
+
+
+def answers(mem: Mem) -> list[list[tuple[str, dict[str, int], str]]]:
+    return [[(h["path"], h["lines"], h["text"]) for h in mem.json("recall", q)["results"]] for q in QUERIES]
+
+
+def undamaged(mem: Mem, factory: pytest.TempPathFactory) -> list[list[tuple[str, dict[str, int], str]]]:
+    """The notebook each damage starts from, in `mem`, and its answers to QUERIES: written,
+    indexed, embedded and asked once per worker, then copied (the same 2-3 s every case spent)."""
+    if not _UNDAMAGED:
+        made = factory.mktemp("undamaged") / "nb"
+        shutil.copytree(mem.path, made, symlinks=True)
+        base = Mem(made, mem._mp)
+        base("remember", "The boiler was serviced in March by Heatwise")
+        base("remember", "Sarah Chen's phone is 555-1234")
+        base.write("knowledge/garden.md", "# Garden\n\n" + "\n\n".join(f"Bed {i}: tomatoes and basil row {i}"
+                                                                      for i in range(200)) + "\n")
+        base.commit("garden")
+        _UNDAMAGED.append((made, answers(base)))
+    made, before = _UNDAMAGED[0]
+    shutil.rmtree(mem.path)
+    shutil.copytree(made, mem.path, symlinks=True)
+    return before
+
+
 @pytest.mark.parametrize("damage", DAMAGE)
-def test_a_damaged_index_is_detected_and_rebuilt(mem: Mem, damage: str) -> None:
-    mem("remember", "The boiler was serviced in March by Heatwise")
-    mem("remember", "Sarah Chen's phone is 555-1234")
-    mem.write("knowledge/garden.md", "# Garden\n\n" + "\n\n".join(f"Bed {i}: tomatoes and basil row {i}"
-                                                                 for i in range(200)) + "\n")
-    mem.commit("garden")
-    queries = ["boiler service", "how do I reach Sarah", "basil row 150"]
-    before = [[(h["path"], h["lines"], h["text"]) for h in mem.json("recall", q)["results"]] for q in queries]
+def test_a_damaged_index_is_detected_and_rebuilt(mem: Mem, damage: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    before = undamaged(mem, tmp_path_factory)
+    assert answers(mem) == before  # the copy answers as the notebook it was copied from
     db = mem.path / STATE / "index.db"
     DAMAGE[damage](db)
     result = mem("recall", "--json", "boiler service", code=None)
@@ -185,8 +208,7 @@ def test_a_damaged_index_is_detected_and_rebuilt(mem: Mem, damage: str) -> None:
         assert result.stderr.count("\n") == 1
         return
     assert result.exit_code == 0, result.output
-    after = [[(h["path"], h["lines"], h["text"]) for h in mem.json("recall", q)["results"]] for q in queries]
-    assert after == before
+    assert answers(mem) == before
     assert integrity(mem) == "ok" and mem.json("recall", "boiler")["semantic"] is True
 
 
