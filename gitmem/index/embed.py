@@ -109,6 +109,18 @@ class Embedder:
                     out[j] = v.astype("float32").tobytes()
         return out
 
+    def embed_queries(self, texts: list[str]) -> list[bytes]:
+        """A query's vectors: one batch for a local model (two texts: 13.9 ms where one after the
+        other took 18.9, 2026-11-26), one at a time for a loader that may treat queries apart."""
+        from .encoder import Encoder
+
+        if len(texts) < 2 or not isinstance(self._model, Encoder):
+            return [self.embed_query(t) for t in texts]
+        with self._lock:
+            out = [v.astype("float32").tobytes() for v in self._model.embed(texts, batch_size=len(texts))]
+            self._last_query = (texts[0], out[0])
+        return out
+
     def embed_query(self, text: str) -> bytes:
         with self._lock:
             if self._last_query is not None and self._last_query[0] == text:

@@ -60,3 +60,17 @@ def holds(conn: apsw.Connection, term: str, text: int) -> bool:
     """Whether a text matches an FTS5 phrase."""
     return conn.execute("SELECT 1 FROM texts_fts WHERE texts_fts MATCH ? AND rowid = ?",
                         (term, text)).fetchone() is not None
+
+
+def composite(conn: apsw.Connection, texts: list[int]) -> set[int]:
+    """Those of these texts that are a chunk of two facts or more (chunks.fact rows within its
+    lines) and no fact themselves: their words may come from different facts."""
+    if not texts:
+        return set()
+    marks = ",".join("?" * len(texts))
+    rows = conn.execute(f"""SELECT DISTINCT c.text FROM chunks c
+         WHERE c.fact = 0 AND c.text IN ({marks})
+           AND c.text NOT IN (SELECT text FROM chunks WHERE fact = 1 AND text IN ({marks}))
+           AND (SELECT count(*) FROM chunks f WHERE f.blob = c.blob AND f.fact = 1
+                   AND f.start_line >= c.start_line AND f.end_line <= c.end_line) >= 2""", texts + texts)
+    return {int(r[0]) for r in rows}

@@ -172,11 +172,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     capitals = {w for w in WORD.findall(asked.ranked) if w[:1].isupper()}
     if not asked.names and not capitals:
         return [False] * len(facts)
-    known: set[str] | None = kept.get("names") if kept is not None else None
-    if known is None:
-        known = {_called(n) for n in stored.names(conn, OTHERS)} - CALENDAR
-        if kept is not None:
-            kept["names"] = known
+    known = set(people(conn, kept))
     mine = set(asked.names) | (capitals & known)  # as _called says them
     if not mine:
         return [False] * len(facts)
@@ -186,6 +182,34 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         subject = SUBJECT.match(text)
         out.append(subject is not None and subject.group(1) in others and not set(WORD.findall(text)) & mine)
     return out
+
+
+def people(conn: apsw.Connection, kept: dict[Any, Any] | None = None) -> dict[str, list[str]]:
+    """The people the notebook knows by a role: how its lines call each (_called) -> the names
+    the roles give them ("Marcus": ["Marcus Bell"]). `kept`: as someone_else."""
+    known: dict[str, list[str]] | None = kept.get("people") if kept is not None else None
+    if known is None:
+        known = {}
+        for name in stored.names(conn, OTHERS):
+            if _called(name) not in CALENDAR and _called(name).lower() not in STOPWORDS:  # "Note: Can we ..."
+                known.setdefault(_called(name), []).append(name)
+        if kept is not None:
+            kept["people"] = known
+    return known
+
+
+def unnamed(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = None) -> tuple[str, set[str]] | None:
+    """The question as its meaning is judged, each person the notebook knows by a role that it
+    names said as "someone" ("when is Tom's birthday": "when is someone's birthday"), and those
+    names (lower-cased); None when it names none. A name brings that person's facts near, not an
+    answer: with it, "Tom's mother lives in Galway" was a strong answer to the birthday."""
+    known = people(conn, kept)
+    said = {w for w in WORD.findall(asked.judged) if w[:1].isupper()} & known.keys()
+    if not said:
+        return None
+    whole = [n for called in said for n in known[called] if n in asked.judged]  # "Marcus Bell", not "someone Bell"
+    pattern = "|".join(map(re.escape, sorted(whole, key=len, reverse=True) + sorted(said)))
+    return re.sub(rf"\b(?:{pattern})\b", "someone", asked.judged), {w.lower() for w in said}
 
 
 def _called(name: str) -> str:

@@ -185,9 +185,11 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     asked = aliases.expand(index.conn, query.text, cand.among)  # "how is my daughter" is "how is Emma"
     asked_as = asked.ranked if asked.ranked != query.text else None
     query = replace(query, text=asked.ranked)
-    evidence, relative = _weigh(index, query, embedder, cand, asked.judged)
+    unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
+    evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
-    if min_score > 0 and scale.nothing(evidence):
+    # a question about someone the notebook knows is never "no good match": their facts are shown, weak
+    if min_score > 0 and scale.nothing(evidence) and not unnamed:
         return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
         ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
@@ -270,7 +272,8 @@ def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float, others: 
 
 
 def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
-           cand: candidates.Candidates, asked: str | None = None) -> tuple[scale.Evidence, dict[int, float]]:
+           cand: candidates.Candidates, asked: str | None = None,
+           unnamed: tuple[str, set[str]] | None = None) -> tuple[scale.Evidence, dict[int, float]]:
     """The query's evidence and each candidate text's fused score relative to the best; the
     evidence is that of the question `asked` (before aliases.expand added names; default: the query's)."""
     asked = query.text if asked is None else asked
@@ -282,38 +285,64 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     said = fts_query(asked)
     terms = said.split(" OR ") if said else []
     keyword: dict[int, float] | None = None
-    vector = plain = None
+    held: float | None = None
+    vectors_: Future[list[bytes]] | None = None
     if semantic and embedder is not None:
-        vector = _embedding(embedder, query.text)
         # the meaning evidence is the question's own: a name it gained brings its facts near, not an answer
-        plain = _embedding(embedder, asked) if asked != query.text else None
+        meant = unnamed[0] if unnamed else asked
+        vectors_ = _embedding(embedder, [query.text] + ([meant] if meant != query.text else []))
     ranker: postings.Ranker | None = None
     if query.mode in ("hybrid", "keyword") or embedder is None:
         ranker = postings.Ranker(conn, index.kept("postings"), match)
         keyword = _keyword(conn, match, cand, ranker)
         lists.append(keyword)
-        evidence.keyword = scale.coverage(conn, terms, sorted(keyword, key=lambda t: -keyword[t]),
-                                          index.kept("coverage"))
+        held, evidence.keyword = _held(index, terms, sorted(keyword, key=lambda t: -keyword[t]), unnamed)
         if not _says_something(asked):
-            evidence.keyword = 0.0  # "my", "the the the": every text holds the words, none answers them
+            evidence.keyword = held = 0.0  # "my", "the the the": every text holds the words, none answers them
     if semantic:
-        assert embedder is not None and vector is not None
-        cosines = _semantic(index, embedder, vector.result(), cand, evidence, keyword,
-                            plain.result() if plain is not None else None)
+        assert embedder is not None and vectors_ is not None
+        vector, *plain = vectors_.result()
+        cosines = _semantic(index, embedder, vector, cand, evidence, keyword, plain[0] if plain else None,
+                            _naming(conn, unnamed) if unnamed else None)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
-                                              index.kept("coverage"))
+                                              index.kept("coverage"), _name_terms(terms, unnamed))
         lists.append(cosines)
         if keyword is not None and match is not None and ranker is not None:
             _complete(conn, match, keyword, cosines, ranker)
     evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
     # the keyword ranking counts as much as its best match holds the query's words
-    weights = [scale.keyword_weight(evidence.keyword), 1.0] if len(lists) > 1 else None
+    weights = [scale.keyword_weight(held), 1.0] if len(lists) > 1 else None
     if keyword is not None:
         lists[0] = relative(list(keyword.items()))
     fused = fuse(lists, index.nb.settings, weights) if len(lists) > 1 else \
         _relative_to_best(lists[0] if lists else {})
     return evidence, fused
+
+
+def _held(index: Index, terms: list[str], best_first: list[int],
+          unnamed: tuple[str, set[str]] | None) -> tuple[float | None, float | None]:
+    """How much of the query the best keyword matches hold (which sets how much the keyword
+    ranking counts), and the same as evidence of an answer: for a question about people the
+    notebook knows, only a text that says one of them and something else the question asks counts."""
+    held = scale.coverage(index.conn, terms, best_first, index.kept("coverage"))
+    if not unnamed:
+        return held, held
+    return held, scale.coverage(index.conn, terms, best_first, index.kept("coverage"), _name_terms(terms, unnamed))
+
+
+def _naming(conn: apsw.Connection, unnamed: tuple[str, set[str]]) -> Callable[[list[int]], set[int]]:
+    """Which of some texts say one of the names the question said (their facts are the ones
+    that may answer a question about those people)."""
+    match = " OR ".join(f'"{n}"' for n in sorted(unnamed[1]))
+    return lambda texts: set(fts.scores(conn, match, texts))
+
+
+def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[str]:
+    """The FTS5 phrases among `terms` that are names of people the question names."""
+    if not unnamed:
+        return set()
+    return {t for t in terms if t.strip('"') in unnamed[1]}
 
 
 def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View) -> list[str]:
@@ -397,16 +426,17 @@ def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
     return {int(r[0]): max(0.0, r[1] / best) for r in rows}
 
 
-def _embedding(embedder: embed.Embedder, text: str) -> Future[bytes]:
-    """The query's vector, computed beside the keyword ranking: onnxruntime and SQLite both let go
-    of the GIL, so on two cores the 7 ms of the model and the 8 ms of FTS5 overlap."""
+def _embedding(embedder: embed.Embedder, texts: list[str]) -> Future[list[bytes]]:
+    """The query's vectors (as ranked, and as judged when it differs: one batch), computed beside the
+    keyword ranking: onnxruntime and SQLite both let go of the GIL, so on two cores the 7 ms of the
+    model and the 8 ms of FTS5 overlap."""
     global _beside
     with _beside_lock:
         if _beside is None:
             from concurrent.futures import ThreadPoolExecutor
 
             _beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-query")
-        return _beside.submit(embedder.embed_query, text)
+        return _beside.submit(embedder.embed_queries, texts)
 
 
 _beside: Executor | None = None
@@ -423,7 +453,7 @@ os.register_at_fork(after_in_child=_after_fork)
 
 def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,
               evidence: scale.Evidence | None = None, also: dict[int, float] | None = None,
-              judged: bytes | None = None) -> dict[int, float]:
+              judged: bytes | None = None, about: Callable[[list[int]], set[int]] | None = None) -> dict[int, float]:
     """text id -> cosine similarity to the query's `vector`, clipped to [0, 1]; `evidence` hears the
     best similarity and how far it stands above the notebook's background (scale.above), of
     `judged` (the question as asked) when given, else of `vector`."""
@@ -442,8 +472,9 @@ def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candi
         found.update({t: min(1.0, max(0.0, c)) for t, c in stored.of(vector, missing).items()})
     if evidence is not None:
         judge = judged or vector
-        best = min(1.0, max(0.0, max(stored.of(judged, list(found)).values() if judged else found.values(),
-                                     default=0.0)))
+        among = list(found) if about is None else sorted(about(list(found)))
+        best = min(1.0, max(0.0, max(stored.of(judged, among).values() if judged else
+                                     (found[t] for t in among), default=0.0)))
         evidence.semantic = round(best, 4)
         if found:
             evidence.above = scale.above(best, *stored.background(judge), len(stored.ids))

@@ -23,6 +23,7 @@ too thin to refuse on). The constants were fitted on SciFact and LoCoMo
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -101,9 +102,12 @@ def keyword_weight(keyword: float | None) -> float:
 
 
 def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
-             kept: dict[Any, Any] | None = None) -> float | None:
+             kept: dict[Any, Any] | None = None, names: Collection[str] = ()) -> float | None:
     """The best idf-weighted share of `terms` (FTS5 phrases) that one of `texts` holds; `kept`:
-    answers kept while the index is unchanged (Index.kept), as a warm process asks them again."""
+    answers kept while the index is unchanged (Index.kept), as a warm process asks them again.
+    With `names` (the terms that name people the question asks about) a text counts only when it
+    holds a name and another term, and a chunk of several facts does not count: "Tom's mother
+    lives in Galway" and "Lucy's birthday is ..." each hold a part of "when is Tom's birthday"."""
     if not terms or not texts:
         return None if not terms else 0.0
     kept = {} if kept is None else kept
@@ -115,10 +119,17 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
+    rest = [t for t in terms if t not in names]
+    if names:  # a person and something of theirs, said in two facts of a chunk, answer nothing
+        some = texts[:CHECKED * 4]
+        spread = memo.answer(kept, ("composite", tuple(some)), lambda: fts.composite(conn, some))
+        texts = [t for t in some if t not in spread]
     for tid in texts[:CHECKED]:
-        held = sum(w for term, w in weights.items()
-                   if memo.answer(kept, ("holds", term, tid), lambda: fts.holds(conn, term, tid)))  # noqa: B023
-        best = max(best, held / whole)
+        holds = {term for term in weights
+                 if memo.answer(kept, ("holds", term, tid), lambda: fts.holds(conn, term, tid))}  # noqa: B023
+        if names and rest and not (holds & set(rest) and holds & set(names)):
+            continue  # the person alone, or what is asked of someone else: no answer
+        best = max(best, sum(weights[t] for t in holds) / whole)
     return round(best, 4)
 
 
