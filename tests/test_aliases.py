@@ -309,3 +309,24 @@ def test_what_a_question_asks_of_someone_is_judged_on_their_facts(family: Mem) -
     blood = family.compact("recall", "what is Tom's blood type")
     assert blood["results"] and all(r["weak"] for r in blood["results"]), blood
     assert any("Tom" in r["text"] for r in blood["results"])
+
+
+def test_a_common_word_or_a_crowded_role_is_no_one_s_name(family: Mem) -> None:
+    """"Note: Can we move the demo" stores the role "note" for "Can", and a transcript's "user:"
+    lines give "user" many names: neither is a person a question is judged about ("Can I ..."
+    would be "someone I ...")."""
+    family.write("knowledge/misc.md", "# Misc\n\n- Note: Can we move the demo to Friday?\n"
+                 + "".join(f"- User: Zed{i} is fine.\n" for i in range(aliases.MANY + 1)))
+    family.commit("misc")
+    index = Index(open_notebook(family.path))
+    try:
+        index.sync()
+        known = aliases.people(index.conn)
+        assert "Tom" in known and "Emma" in known and "Can" not in known
+        assert aliases.people(index.conn, {}).keys() == known.keys()
+        assert stored.naming(index.conn, ["user"], aliases.MANY + 5)  # stored, but too many to be anyone
+        assert not [n for n in known if n.startswith("Zed")]
+        asked = aliases.Asked("Can Tom swim", "Can Tom swim")
+        assert aliases.unnamed(index.conn, asked) == ("Can someone swim", {"tom"})
+    finally:
+        index.close()

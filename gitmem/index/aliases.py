@@ -83,9 +83,12 @@ def naming(conn: apsw.Connection, roles: list[str], most: int) -> list[tuple[int
     return [(int(t), str(r), str(n)) for t, r, n in rows]
 
 
-def names(conn: apsw.Connection, most: int) -> list[str]:
-    """The names the notebook gives to roles (the people it knows by a role), at most `most`."""
-    rows: list[Any] = conn.execute("SELECT DISTINCT name FROM aliases LIMIT ?", (most,)).fetchall()
+def names(conn: apsw.Connection, most: int, many: int) -> list[str]:
+    """The names the notebook gives to roles (the people it knows by a role), at most `most`, by
+    name; none of a role given more than `many` names (in a transcript "user: Sure, ..." names no one)."""
+    rows: list[Any] = conn.execute("""SELECT DISTINCT name FROM aliases WHERE role IN (
+                                          SELECT role FROM aliases GROUP BY role HAVING count(DISTINCT name) <= ?)
+                                        ORDER BY name LIMIT ?""", (many, most)).fetchall()
     return [str(r[0]) for r in rows]
 
 

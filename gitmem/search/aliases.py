@@ -151,6 +151,9 @@ def _names_of(mention: Mention, named: dict[str, Counter[str]]) -> tuple[str, Co
 
 
 OTHERS = 500  # names of other people looked at, at most
+# words that start a line or a question and so may be stored as a name ("Note: Can we move the demo")
+NOT_NAMES = STOPWORDS | frozenset("""can could should would will shall may might must call please tell show give find
+list remind let lets maybe also anyone someone everyone nobody yes no ok okay sure thanks hi hello""".split())
 
 
 # what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
@@ -190,8 +193,8 @@ def people(conn: apsw.Connection, kept: dict[Any, Any] | None = None) -> dict[st
     known: dict[str, list[str]] | None = kept.get("people") if kept is not None else None
     if known is None:
         known = {}
-        for name in stored.names(conn, OTHERS):
-            if _called(name) not in CALENDAR and _called(name).lower() not in STOPWORDS:  # "Note: Can we ..."
+        for name in stored.names(conn, OTHERS, MANY):
+            if _called(name) not in CALENDAR and _called(name).lower() not in NOT_NAMES:  # "Note: Can we ..."
                 known.setdefault(_called(name), []).append(name)
         if kept is not None:
             kept["people"] = known

@@ -188,7 +188,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
-    # a question about someone the notebook knows is never "no good match": their facts are shown, weak
+    # a question about someone the notebook knows is never "no good match": its closest are shown, weak
     if min_score > 0 and scale.nothing(evidence) and not unnamed:
         return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
@@ -200,7 +200,8 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     if view.kind == "history":
         from . import history
 
-        hits = history.hits(index, ranked, scores, query.text, pool, embedder if query.detail else None,
+        # its own limit: each result of history is walked (blamed, its successor found)
+        hits = history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
                             query.detail)
     else:
         found = _found(index, cand, ranked, scores, query, pool, view, embedder)

@@ -17,8 +17,9 @@ the same in hybrid and in semantic mode, and 0.8 means the same in both. A
 query whose confidence is below FLOOR gets no results and a note instead of
 the least bad chunks (in hybrid and semantic mode: keyword evidence alone is
 too thin to refuse on), unless it names someone the notebook knows by a role:
-then that person's closest facts are shown, weak (search/aliases.py unnamed). The constants were fitted on SciFact and LoCoMo
-(benchmarks/floor.py; figures in docs/benchmarks.md).
+then its closest matches are shown, weak (search/aliases.py unnamed). The
+constants were fitted on SciFact and LoCoMo (benchmarks/floor.py; figures in
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
-    rest = [t for t in terms if t not in names]
+    rest = [t for t in terms if t not in names and len(t.strip('"')) > 1]  # not the "s" of "Tom's"
     if names:  # a person and something of theirs, said in two facts of a chunk, answer nothing
         some = texts[:CHECKED * 4]
         spread = memo.answer(kept, ("composite", tuple(some)), lambda: fts.composite(conn, some))
