@@ -188,13 +188,18 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
-    # a question about someone the notebook knows is never "no good match": its closest are shown, weak
-    if min_score > 0 and scale.nothing(evidence) and not unnamed:
+    nothing = min_score > 0 and scale.nothing(evidence)
+    if nothing and not unnamed:
         return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
         ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
     else:
         ranked = sorted(scores, key=lambda t: -relative[t])
+    if nothing and unnamed:  # a question about someone the notebook knows: the closest of their facts, weak
+        theirs = _naming(index.conn, unnamed)(ranked)
+        ranked = [t for t in ranked if t in theirs]
+        if not ranked:
+            return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     pool = max(limit, POOL)
     found: list[facts.Found] = []
     if view.kind == "history":

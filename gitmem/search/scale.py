@@ -17,7 +17,7 @@ the same in hybrid and in semantic mode, and 0.8 means the same in both. A
 query whose confidence is below FLOOR gets no results and a note instead of
 the least bad chunks (in hybrid and semantic mode: keyword evidence alone is
 too thin to refuse on), unless it names someone the notebook knows by a role:
-then its closest matches are shown, weak (search/aliases.py unnamed). The
+then the closest of that person's facts are shown, weak (aliases.unnamed). The
 constants were fitted on SciFact and LoCoMo (benchmarks/floor.py; figures in
 docs/benchmarks.md).
 """
