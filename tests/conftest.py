@@ -149,7 +149,8 @@ def _notebook(path: Path, layout: str, monkeypatch: pytest.MonkeyPatch,
         made = factory.mktemp("initialised") / "nb" if key is not None else path
         made.mkdir()
         Mem(made, monkeypatch)("init", "--no-index", "--layout", layout)
-        _INITIALISED.update({key: made} if key is not None else {})
+        if key is not None:
+            _INITIALISED[key] = made
     if made != path:
         shutil.copytree(made, path, symlinks=True)
     monkeypatch.chdir(path)  # where init left the test

@@ -121,7 +121,8 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
         weights[term] = math.log(1 + (total + 1) / (df + 1))
     whole = sum(weights.values()) or 1.0
     best = 0.0
-    rest = [t for t in terms if t not in names and len(t.strip('"')) > 1]  # not the "s" of "Tom's"
+    names = set(names)
+    rest = {t for t in terms if t not in names and len(t.strip('"')) > 1}  # not the "s" of "Tom's"
     if names:  # a person and something of theirs, said in two facts of a chunk, answer nothing
         some = texts[:CHECKED * 4]
         spread = memo.answer(kept, ("composite", tuple(some)), lambda: fts.composite(conn, some))
@@ -129,7 +130,7 @@ def coverage(conn: apsw.Connection, terms: list[str], texts: list[int],
     for tid in texts[:CHECKED]:
         holds = {term for term in weights
                  if memo.answer(kept, ("holds", term, tid), lambda: fts.holds(conn, term, tid))}  # noqa: B023
-        if names and rest and not (holds & set(rest) and holds & set(names)):
+        if names and rest and not (holds & rest and holds & names):
             continue  # the person alone, or what is asked of someone else: no answer
         best = max(best, sum(weights[t] for t in holds) / whole)
     return round(best, 4)
