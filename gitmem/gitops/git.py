@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import GitFailed, NotARepo
-from . import stamp
+from . import gitconfig, stamp
 from .blame import Blamed
 from .blame import parse as _parse_blame
 from .log import LOG_FORMAT, REGULAR_MODES, ZERO, Commit
@@ -91,6 +91,7 @@ class Git:
         self._batch = _CatFile(self, "--batch")
         self._check = _CatFile(self, "--batch-check")
         self._repo: Any = None
+        self._config = gitconfig.Snapshot(self)
 
     @classmethod
     def find(cls, start: Path | str = ".") -> Git:
@@ -352,6 +353,11 @@ class Git:
         return None
 
     def config_get(self, key: str) -> str | None:
+        """The value of `key` in git's settings (unset or empty: None), from the settings this
+        `Git` keeps while their files are unchanged (gitconfig.py)."""
+        return self._config.get(key)
+
+    def config_get_uncached(self, key: str) -> str | None:
         try:
             return self.run("config", "--get", key).decode().strip() or None
         except GitFailed:
@@ -367,7 +373,10 @@ class Git:
 
     def config_set(self, key: str, value: str) -> None:
         """Set `key` in this clone's own config (.git/config)."""
-        self.run("config", "--local", key, value)
+        try:
+            self.run("config", "--local", key, value)
+        finally:
+            self._config.drop()
 
     def config_unset(self, key: str) -> None:
         """Remove `key` from this clone's own config (nothing if it is not there)."""
@@ -375,6 +384,13 @@ class Git:
             self.run("config", "--local", "--unset-all", key)
         except GitFailed:
             pass
+        finally:
+            self._config.drop()
+
+    def config_changed(self) -> None:
+        """Say that git's settings were changed by other means than config_set (the next
+        config_get asks git again)."""
+        self._config.drop()
 
     def git_path(self, name: str) -> Path:
         """Where git keeps `name` for this worktree; for "hooks", core.hooksPath is honoured."""

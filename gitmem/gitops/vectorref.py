@@ -139,6 +139,7 @@ def configure(git: Git) -> list[str]:
         present = out.decode().splitlines() if code == 0 else []
         if fetch_spec(remote) not in present:
             git.run("config", "--local", "--add", key, fetch_spec(remote))
+            git.config_changed()
             changed.append(remote)
     return changed
 
