@@ -127,9 +127,8 @@ def test_a_question_about_my_daughter_finds_what_the_notebook_says_of_emma(famil
 
 def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family: Mem) -> None:
     """"my husband" is Tom; Emma's allergy is about someone else (a person the notebook knows as
-    the daughter), so it scores half and may not answer (the half is not checked here: where it
-    is shown its score says little, the confidence of a question about a person being judged on
-    that person's facts). Where such a fact was the best match,
+    the daughter), so it scores half (test_a_fact_about_someone_else_scores_half) and may not
+    answer. Where such a fact was the best match,
     nothing is strong: the evidence that the question is answered was hers."""
     family.write("knowledge/pets.md", "# Pets\n\n- My son Jake is allergic to cats.\n")
     family.commit("pets")
@@ -151,6 +150,25 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     phone = family.compact("recall", "what is Emma's phone number")["results"]  # a name said: the same rule
     assert phone and all(r["weak"] for r in phone)  # Lucy's phone was the best match: nothing answers for Emma
     assert family.compact("recall", "what is Lucy's phone number")["results"][0]["weak"] is False
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+def test_a_fact_about_someone_else_scores_half(family: Mem, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """Asked of Jake, Emma's allergy (she is known as the daughter) is shown at half its score,
+    marked weak; Jake's own stays as it was."""
+    family.write("knowledge/pets.md", "# Pets\n\n- My son Jake is allergic to cats.\n")
+    family.commit("pets")
+
+    def scores() -> dict[str, tuple[float, bool]]:
+        out = family.compact("recall", "--mode", mode, "--min-score", "0", "-n", "15", "what is Jake allergic to")
+        return {r["text"]: (r["score"], r["weak"]) for r in out["results"]}
+
+    halved = scores()
+    monkeypatch.setattr(search, "SOMEONE_ELSE", 1.0)
+    whole = scores()
+    emma, jake = "- My daughter Emma is allergic to peanuts.", "- My son Jake is allergic to cats."
+    assert whole[emma][0] > 0 and halved[emma] == (pytest.approx(whole[emma][0] / 2, abs=2e-4), True)
+    assert halved[jake] == whole[jake] and halved[jake][1] is False
 
 
 def test_a_title_keeps_its_name_and_an_initialism_is_asked_as_a_role(mem: Mem) -> None:
