@@ -159,7 +159,9 @@ list remind let lets maybe also anyone someone everyone nobody yes no ok okay su
 # what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
 # ("- Jake is allergic", "1. Jake's school", "My son Jake is 5", "Dr Okafor said ...")
 SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
-                     rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+)")
+                     rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+(?:['’-]\w+)*)")
+# a name with an apostrophe or a hyphen inside ("O'Brien", "Mary-Kate"), which \w+ cuts in two
+JOINED = re.compile(r"\w+(?:['’-]\w+)+")
 CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
 June July August September October November December Today Tomorrow""".split())
 
@@ -172,7 +174,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     or "what is Emma allergic to": "Jake is allergic to peanuts"). A name elsewhere in a fact
     ("Parents' evening with Mr Patel") is no subject. `kept`: where a warm process keeps the
     notebook's names while the index is unchanged (Index.kept)."""
-    capitals = {w for w in WORD.findall(asked.ranked) if w[:1].isupper()}
+    capitals = _capitals(asked.ranked)
     if not asked.names and not capitals:
         return [False] * len(facts)
     known = set(people(conn, kept))
@@ -183,8 +185,20 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
-        out.append(subject is not None and subject.group(1) in others and not set(WORD.findall(text)) & mine)
+        out.append(subject is not None and stored.POSSESSIVE.sub("", subject.group(1)) in others
+                   and not _words(text) & mine)
     return out
+
+
+def _capitals(text: str) -> set[str]:
+    """The words of a text that start with a capital, as a notebook's names are said ("Tom" of
+    "Tom's", "O'Brien" of "O'Brien's")."""
+    return {w for w in _words(text) if w[:1].isupper()}
+
+
+def _words(text: str) -> set[str]:
+    """A text's words, and its words joined by an apostrophe or a hyphen, a possessive's "'s" left off."""
+    return set(WORD.findall(text)) | {stored.POSSESSIVE.sub("", w) for w in JOINED.findall(text)}
 
 
 def people(conn: apsw.Connection, kept: dict[Any, Any] | None = None) -> dict[str, list[str]]:
@@ -207,7 +221,7 @@ def unnamed(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = N
     names (lower-cased); None when it names none. A name brings that person's facts near, not an
     answer: with it, "Tom's mother lives in Galway" was a strong answer to the birthday."""
     known = people(conn, kept)
-    said = {w for w in WORD.findall(asked.judged) if w[:1].isupper()} & known.keys()
+    said = _capitals(asked.judged) & known.keys()
     if not said:
         return None
     whole = [n for called in said for n in known[called] if n in asked.judged]  # "Marcus Bell", not "someone Bell"

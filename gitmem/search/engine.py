@@ -348,7 +348,8 @@ def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[s
     """The FTS5 phrases among `terms` that are names of people the question names."""
     if not unnamed:
         return set()
-    return {t for t in terms if t.strip('"') in unnamed[1]}
+    parts = {w for name in unnamed[1] for w in WORD.findall(name)}  # "mary-kate" is asked as "mary" "kate"
+    return {t for t in terms if t.strip('"') in parts}
 
 
 def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View) -> list[str]:
