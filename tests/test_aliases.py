@@ -196,6 +196,21 @@ def test_a_name_with_an_apostrophe_or_a_hyphen_is_a_name(mem: Mem) -> None:
         index.close()
 
 
+def test_a_question_about_the_one_who_asks_is_not_answered_by_someone_else_s_fact(family: Mem) -> None:
+    """"what am I allergic to": Emma's peanut allergy came first, as a strong answer, over the
+    user's own line (issue 22's first example). Emma's fact is someone else's: it scores half and
+    is weak, and the user's own fact stays strong."""
+    family.write("knowledge/me.md", "# Me\n\n- User is allergic to shellfish.\n")
+    family.commit("me")
+    out = family.compact("recall", "what am I allergic to")["results"]
+    assert (out[0]["text"], out[0]["weak"]) == ("- User is allergic to shellfish.", False), out
+    assert all(r["weak"] for r in out if "Emma" in r["text"])
+    assert aliases.about_me("what am I allergic to") and aliases.about_me("how do I take my tea")
+    assert not aliases.about_me("who do I call about the boiler")  # asks for someone
+    assert not aliases.about_me("when did I last see my grandmother")  # asks about kin
+    assert not aliases.about_me("when is my birthday")  # no I or me: who "my" means is not plain
+
+
 def test_a_title_keeps_its_name_and_an_initialism_is_asked_as_a_role(mem: Mem) -> None:
     mem.write("people/work.md", "# Work\n\n- Prof Lin is my supervisor.\n- Lin wants chapter two by May.\n"
                                 "- Dr Okafor is my GP.\n- Dr Okafor said to cut down on salt.\n")

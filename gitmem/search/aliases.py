@@ -171,15 +171,17 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     """For each fact, whether it is about someone other than the one the question means: it
     starts with the name of another person the notebook knows by a role and says none of the
     question's names, read from a role or said ("what is my daughter allergic to", read as Emma,
-    or "what is Emma allergic to": "Jake is allergic to peanuts"). A name elsewhere in a fact
+    or "what is Emma allergic to": "Jake is allergic to peanuts"), or other than the one who asks
+    (about_me: "what am I allergic to": "Emma is allergic to peanuts"). A name elsewhere in a fact
     ("Parents' evening with Mr Patel") is no subject. `kept`: where a warm process keeps the
     notebook's names while the index is unchanged (Index.kept)."""
     capitals = _capitals(asked.ranked)
-    if not asked.names and not capitals:
+    me = not asked.names and about_me(asked.ranked)
+    if not asked.names and not capitals and not me:
         return [False] * len(facts)
     known = set(people(conn, kept))
     mine = set(asked.names) | (capitals & known)  # as _called says them
-    if not mine:
+    if not mine and not me:
         return [False] * len(facts)
     others = known - mine
     out = []
@@ -188,6 +190,19 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         out.append(subject is not None and stored.POSSESSIVE.sub("", subject.group(1)) in others
                    and not _words(text) & mine)
     return out
+
+
+ME = frozenset({"i", "me", "myself"})
+WHO = frozenset({"who", "whom", "whose"})
+
+
+def about_me(question: str) -> bool:
+    """Whether a question asks about the one who asks ("what am I allergic to"): it says I or me,
+    asks no "who", and names no kin ("when did I last see my grandmother")."""
+    words = {w.lower() for w in WORD.findall(question)}
+    if not words & ME or words & WHO:
+        return False
+    return not any(role in KINSHIP for m in mentions(question) for role in m.roles)
 
 
 def _capitals(text: str) -> set[str]:
