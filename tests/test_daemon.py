@@ -152,10 +152,30 @@ def test_requests_are_bounded(nb: Path) -> None:
         assert "fallback" in answer, line[:20]
     assert client.ask(path, {"op": "run", "argv": ["forget", "Sarah"], "cwd": str(nb), "env": client.env_snapshot(),
                              "package": client.package_dir()}) == {"v": 1, "fallback": "not served by the daemon"}
-    other = {**client.env_snapshot(), "GITMEM_MODEL": "x"}
-    assert client.ask(path, {"op": "run", "argv": ["recall", "x"], "cwd": str(nb), "env": other,
-                             "package": client.package_dir()})["fallback"] == "started with other environment variables"
+    for other in ({**client.env_snapshot(), "GITMEM_MODEL_DIR": str(nb)}, {**client.env_snapshot(), "GITMEM_PERSONAL": "x"},
+                  {**client.env_snapshot(), "GITMEM_MODEL_DIR": "models/here"}):  # a folder of the caller's
+        assert client.ask(path, {"op": "run", "argv": ["recall", "x"], "cwd": str(nb), "env": other,
+                                 "package": client.package_dir()})["fallback"] == "started with other environment variables"
     idle.close()
+
+
+def test_a_caller_that_names_the_model_otherwise_is_served_when_it_is_the_same(nb: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook run without GITMEM_MODEL_DIR, in a notebook whose git config names the directory the
+    daemon was started with, gets the daemon's answer (before, any GITMEM_ variable that differed
+    sent it back to work in-process: a prompt hook then ran out of its time); GITMEM_NOTEBOOK,
+    which only the hook scripts read, never counts."""
+    model = os.environ["GITMEM_MODEL_DIR"]
+    git(nb, "config", "mem.modelDir", model)  # as git mem init --model-dir leaves it
+    assert gm(nb, "daemon", "start").returncode == 0
+    served = status(nb)["served"]
+    bare = {k: v for k, v in os.environ.items() if k != "GITMEM_MODEL_DIR"}
+    out = subprocess.run([str(Path(sys.executable).parent / "git-mem"), "recall", "--json", "launch date"], cwd=nb,
+                         capture_output=True, text=True, env={**bare, "GITMEM_NOTEBOOK": str(nb)}, timeout=600)
+    assert out.returncode == 0 and json.loads(out.stdout)["semantic"] is True, out.stderr
+    assert status(nb)["served"] == served + 1
+    monkeypatch.setenv("GITMEM_NOTEBOOK", "/anywhere")
+    assert "GITMEM_NOTEBOOK" not in client.env_snapshot()
 
 
 @pytest.mark.tally("bad-input/fault matrix")

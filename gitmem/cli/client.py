@@ -36,7 +36,8 @@ SERVED = ("recall", "search")  # what the daemon answers; anything else runs in-
 # The variables that can change an answer; a daemon started with other values does not answer.
 ENV_PREFIXES = ("GITMEM_", "GIT_CONFIG", "HF_")
 ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
-ENV_IGNORED = ("GITMEM_DAEMON", "GITMEM_PROMPT_BUDGET")  # the caller's own switches
+# the caller's own switches, and where the agent hooks' scripts look for the notebook
+ENV_IGNORED = ("GITMEM_DAEMON", "GITMEM_PROMPT_BUDGET", "GITMEM_NOTEBOOK")
 CONFIG_KEY = "mem.daemon"  # true: a read starts the daemon when none is running
 IDLE_KEY = "mem.daemonIdle"  # seconds without a request before the daemon stops
 OFF = ("0", "false", "no", "off")

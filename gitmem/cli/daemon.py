@@ -53,6 +53,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from . import client
 
 REQUEST_SECONDS = 5.0  # to send a request line once connected
@@ -60,6 +61,8 @@ BUSY_SECONDS = 30.0  # a run waits this long for the one before it, then the cal
 IDLE_DEFAULT = 1800.0
 CHECK_SECONDS = 2.0  # how often the daemon looks at its idle time, git dir and source files
 LOG_NAME = "daemon.log"
+# variables whose difference same_model settles: the model each names, else git config's
+MODEL_VARIABLES = frozenset({config.MODEL_DIR_ENV, config.MODEL_NAME_ENV})
 
 
 class Daemon:
@@ -83,6 +86,7 @@ class Daemon:
         self.sock: socket.socket | None = None
         self.inode: int | None = None
         self.ready = False  # caught up and warmed: the first answers are warm ones
+        self.git: Any = None  # the work tree's Git, read for same_model
 
     # -- the socket -----------------------------------------------------------
     def bind(self) -> None:
@@ -205,7 +209,7 @@ class Daemon:
             return {"stopping": True, "pid": os.getpid()}
         if self.stopping.is_set():
             return {"fallback": "stopping"}
-        if request.get("env") != self.env:
+        if request.get("env") != self.env and not self.same_model(request.get("env")):
             return {"fallback": "started with other environment variables"}
         if op == "hook":
             args = [str(a) for a in request.get("args") or []]
@@ -218,6 +222,27 @@ class Daemon:
         if op == "prompt":
             return self._prompt(request)
         return {"fallback": f"unknown request {op!r}"}
+
+    def same_model(self, env: Any) -> bool:
+        """Whether a request whose variables differ from this daemon's only in naming the model
+        would be answered as this daemon answers: its model is the one this daemon uses (a hook
+        run without GITMEM_MODEL_DIR, in a notebook whose git config names the same directory)."""
+        from ..gitops.git import Git
+        from ..index import embed
+
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            return False
+        differ = {k for k in set(env) | set(self.env) if env.get(k) != self.env.get(k)}
+        if not differ <= MODEL_VARIABLES:
+            return False
+        if any(not os.path.isabs(os.path.expanduser(e.get(config.MODEL_DIR_ENV, "/"))) for e in (env, self.env)):
+            return False  # a relative directory means the caller's folder, which may be another
+        if self.git is None:
+            self.git = Git.find(self.top)
+        try:
+            return embed.resolve(self.git, env).key == embed.resolve(self.git, self.env).key
+        except OSError:
+            return False
 
     def status(self) -> dict[str, Any]:
         from ..index import embed

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,11 +52,14 @@ class ModelSpec:
         return f"dir:{self.path}" if self.path else f"name:{self.name}"
 
 
-def resolve(git: Git | None) -> ModelSpec:
-    """The model this machine is configured to use (the variable wins over git config)."""
+def resolve(git: Git | None, environ: Mapping[str, str] | None = None) -> ModelSpec:
+    """The model this machine is configured to use (the variable wins over git config); with
+    `environ`, the one a process with those variables would use (the daemon asks for a caller's)."""
+    variables = os.environ if environ is None else environ
+
     def setting(env: str, key: str) -> tuple[str | None, str]:
-        if os.environ.get(env):
-            return os.environ[env], env
+        if variables.get(env):
+            return variables[env], env
         value = git.config_get(key) if git else None
         return value, f"git config {key}"
 
