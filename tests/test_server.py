@@ -302,6 +302,9 @@ def test_errors_and_hints_name_tool_parameters_not_cli_flags(mem: Mem) -> None:
     assert server.for_agents("find sessions with: git mem search --in sessions WORDS") == \
         "find sessions with: the search tool in=sessions WORDS"
     assert server.for_agents("a person who is sure can pass --no-guard") == "a person who is sure can pass --no-guard"
+    ok, out = h.call("recall", {"query": "what is the capital of Mongolia"})  # a newcomer's: CLI wording in MCP
+    notes = " ".join(server.compact(out)["notes"])
+    assert ok and "pass min_score=0 to see the closest anyway" in notes and "--min-score" not in notes, notes
 
 
 def test_results_on_the_wire_are_compact(mem: Mem) -> None:

@@ -214,7 +214,7 @@ def lenient(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
 AGENT_FLAGS = {"all": "every", "force": "force", "history": "history", "replace": "replace", "flush": "flush"}
 AGENT_VALUES = {"at": "at", "date": "date", "from": "from", "to": "to", "since": "since", "until": "until",
                 "in": "in", "mode": "mode", "path": "path", "section": "section", "grep": "grep",
-                "category": "category", "tag": "tags", "type": "type"}
+                "category": "category", "tag": "tags", "type": "type", "min-score": "min_score", "limit": "limit"}
 # a value follows a flag if it looks like one (a date, path, quoted text, group, mode or Title), not like a word
 VALUE = r'"[^"]*"|[^\s;,)]*[\d/._:][^\s;,)]*|sessions|notebook|daily|hybrid|keyword|semantic|[A-Z][\w-]*'
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)(?:[ =](" + VALUE + r"))?(?![\w-])")
