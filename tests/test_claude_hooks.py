@@ -120,6 +120,14 @@ def test_a_hook_never_exits_2(mem: Mem, transcript: Path, tmp_path: Path) -> Non
     assert run.returncode == 1 and "transcript_path" in run.stderr
 
 
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"])
+def test_a_notebook_that_is_not_there_is_named_and_exits_1(mem: Mem, transcript: Path, event: str) -> None:
+    """A wrong GITMEM_NOTEBOOK exited 128 (git's "cannot change to"), not the 1 the docs promise."""
+    run = run_hook(event, payload(event, transcript, prompt="hello"), mem, GITMEM_NOTEBOOK=str(mem.path / "nowhere"))
+    assert (run.returncode, run.stdout) == (1, ""), run
+    assert run.stderr == f"gitmem: no notebook at {mem.path / 'nowhere'} (set GITMEM_NOTEBOOK)\n"
+
+
 def test_the_plugin_ships_inside_the_package() -> None:
     from importlib.resources import files
 

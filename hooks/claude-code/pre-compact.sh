@@ -6,6 +6,7 @@
 # stdin: {"session_id", "transcript_path", "cwd", "hook_event_name": "PreCompact", "trigger", "custom_instructions"}
 set -u
 notebook="${GITMEM_NOTEBOOK:-$HOME/notes}"
+[ -d "$notebook" ] || { echo "gitmem: no notebook at $notebook (set GITMEM_NOTEBOOK)" >&2; exit 1; }
 payload=$(cat)
 printf '%s' "$payload" | git -C "$notebook" mem session save --hook >&2 || exit 1
 git -C "$notebook" mem context --flush || exit 1

@@ -7,4 +7,5 @@
 # stdin: {"session_id", "transcript_path", "cwd", "hook_event_name": "SessionEnd", "reason"}
 set -u
 notebook="${GITMEM_NOTEBOOK:-$HOME/notes}"
+[ -d "$notebook" ] || { echo "gitmem: no notebook at $notebook (set GITMEM_NOTEBOOK)" >&2; exit 1; }
 git -C "$notebook" mem session save --hook --consolidate || exit 1

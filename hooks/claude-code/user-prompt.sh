@@ -5,4 +5,5 @@
 # stdin: {"session_id", "transcript_path", "cwd", "hook_event_name": "UserPromptSubmit", "prompt"}
 set -u
 notebook="${GITMEM_NOTEBOOK:-$HOME/notes}"
+[ -d "$notebook" ] || { echo "gitmem: no notebook at $notebook (set GITMEM_NOTEBOOK)" >&2; exit 1; }
 exec git -C "$notebook" mem hooks prompt
