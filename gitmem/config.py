@@ -20,6 +20,9 @@ from .paths import confine, safe_pattern
 
 CONFIG_FILE = ".gitmem.toml"
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+# the page `git mem init --agent-instructions` writes: how the agent should use the notebook, which
+# `context` always loads; recall and the prompt hook leave it out (its lines are no memories)
+INSTRUCTIONS_PAGE = "reference/agent-instructions.md"
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"
 MODEL_NAME_ENV = "GITMEM_MODEL"

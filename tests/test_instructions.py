@@ -31,3 +31,22 @@ def test_a_second_init_adds_it_but_never_overwrites_the_users_edits(mem: Mem) ->
 def test_flat_layout_names_its_daily_log(flat: Mem) -> None:
     flat("init", "--no-index", "--agent-instructions")
     assert "memory/YYYY-MM-DD.md" in (flat.path / instructions.PATH).read_text()
+
+
+def test_recall_and_the_prompt_hook_leave_the_instructions_page_out(blank: Mem) -> None:
+    """Its lines are no memories, and `context` gives the page whole: a newcomer's "3. Ask the
+    user." was the first answer to a wifi question, and the prompt hook injected the page's lines
+    for an unrelated prompt. search, which ranks everything, still finds it."""
+    from gitmem.cli import prompt
+
+    blank("init", "--agent-instructions")
+    blank.write("knowledge/home.md", "# Home\n\n- The wifi password is on the fridge door.\n")
+    blank.commit("home")
+    asked = "where do I look for the password when I cannot find something"
+    assert instructions.PATH in [r["where"].split(":")[0] for r in blank.compact("search", "--min-score", "0", asked)
+                                 ["results"]]
+    for mode in ("hybrid", "keyword"):
+        found = blank.compact("recall", "--mode", mode, "--min-score", "0", "-n", "50", asked)["results"]
+        assert found and not [r for r in found if r["where"].startswith(instructions.PATH)], found
+        assert instructions.PATH not in prompt.context(str(blank.path), "ask the user where to look", mode)
+    assert [p["path"] for p in blank.json("context")["parts"]][:1] == [instructions.PATH]

@@ -160,7 +160,7 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None
     from ..search import engine as search
     from ..search import scopes
 
-    asked = search.Query(query, mode=mode, limit=FACTS, served=True)
+    asked = search.Query(query, mode=mode, limit=FACTS, served=True, instructions=False)
     found = search.run(nb, asked)
     if personal is not None:  # ranked with the project's; a personal notebook that cannot be read was said
         found = scopes.widen(nb, asked, found)

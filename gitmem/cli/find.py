@@ -37,7 +37,9 @@ def recall(as_json: bool, **given: Any) -> None:
     result's fact, PATH:LINES, score, weak, date and short commit; --full adds
     the whole chunk and the fact's author and commit subject. Sessions are left
     out; when they would answer, a note says so; use 'git mem search --in
-    sessions'. search.recall in .gitmem.toml changes which groups recall reads.
+    sessions'. So is the agent's instructions page (reference/agent-instructions.md,
+    which 'git mem context' loads whole); search finds it. search.recall in
+    .gitmem.toml changes which groups recall reads.
     --at and --history reach back through the notebook's git history. Date
     filters use, by default, the date in the file name for daily logs and
     sessions and the commit date of the text for every other page (--by).

@@ -91,6 +91,11 @@ def in_groups(groups: tuple[str, ...] | list[str]) -> tuple[str, list[Any]]:
     return f"v.grp IN ({','.join('?' * len(groups))})", list(groups)
 
 
+def not_at(paths: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """The condition on view row v: at none of these notebook paths."""
+    return f"v.path NOT IN ({','.join('?' * len(paths))})", list(paths)
+
+
 def tagged(tag: str) -> tuple[str, list[Any]]:
     """The condition on blob b: it carries this tag (lower-cased, matched whole)."""
     return "b.tags LIKE ? ESCAPE '\\'", ["%," + _like(tag.strip().lower()) + ",%"]

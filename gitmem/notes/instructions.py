@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import config
 from ..notebook import Notebook
 
-PATH = "reference/agent-instructions.md"
+PATH = config.INSTRUCTIONS_PAGE
 # Pages agents read as who they are and how to behave, wherever `context` is told to look.
 STEERING = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .. import dates
+from .. import config, dates
 from ..index import cand, memo
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ def _broad(conn: apsw.Connection, query: Query, view: View, kept: dict[Any, Any]
 def _filters(conn: apsw.Connection, query: Query, view: View) -> tuple[list[str], list[Any]]:
     """SQL conditions (index/cand.py) on view row v, blob b and chunk c that a candidate meets."""
     conditions = [cand.in_groups(query.groups), *(cand.tagged(tag) for tag in query.tags)]
+    if not query.instructions:
+        conditions.append(cand.not_at((config.INSTRUCTIONS_PAGE,)))
     if query.type:
         conditions.append(cand.typed(query.type))
     window = dates.window(query.since, query.until)

@@ -52,6 +52,9 @@ class Query:
     detail: bool = True  # name each hit's fact and its provenance (benchmarks of ranking alone skip it)
     served: bool = False  # the hits go to a person or an agent: their facts are reinforced
     full: bool = False  # JSON with every field of each result (the chunk, the fact's provenance)
+    # the agent's instructions page (config.INSTRUCTIONS_PAGE) may be a result: not for recall and
+    # the agent's lookups, which `context` gives the page to whole ("3. Ask the user." answered a wifi question)
+    instructions: bool = True
 
 
 Progress = Callable[[int, int], None]
@@ -76,8 +79,8 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
     `progress` hear how the catch-up of commits and the embedding of new text go."""
     started = time.monotonic()
     check(query)
-    if not query.groups:
-        query = replace(query, groups=nb.settings.recall)
+    if not query.groups:  # recall
+        query = replace(query, groups=nb.settings.recall, instructions=False)
     index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
     loader = embed.Background(embed.resolve(nb.git)) if query.mode != "keyword" else None
     try:

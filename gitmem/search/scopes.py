@@ -33,7 +33,9 @@ def widen(nb: Notebook, query: Query, found: Results, progress: Progress | None 
     if personal is None:
         return found
     groups = query.groups or nb.settings.recall
-    mine = engine.run(personal, replace(query, groups=groups), progress=progress, indexing=indexing)
+    # a recall (no groups asked) leaves the agent's instructions page out in both notebooks
+    mine = engine.run(personal, replace(query, groups=groups, instructions=query.instructions and bool(query.groups)),
+                      progress=progress, indexing=indexing)
     for hit in mine.results:
         hit.scope = "personal"
     limit = query.limit or nb.settings.limit
