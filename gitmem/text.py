@@ -49,3 +49,26 @@ def loads(raw: str, max_depth: int = MAX_DEPTH) -> Any:
     if raw.count("[") + raw.count("{") > max_depth and depth(raw) > max_depth:
         raise TooDeep(f"nested deeper than {max_depth} levels")
     return json.loads(raw)
+
+
+MAX_NODES = 10_000  # values in a page's frontmatter, counted as a walk meets them (a page's few dozen)
+
+
+def small(value: Any, most: int = MAX_NODES) -> bool:
+    """Whether walking `value` (YAML read from a page: mappings, lists, scalars) meets at most
+    `most` values. YAML's aliases let a few lines stand for a structure met a billion times in a
+    walk ("billion laughs": ten lists of ten references, nine deep); a pulled page with one kept
+    the hooks' worker at full CPU for minutes, and every recall waited for its lock."""
+    left = most
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        left -= 1
+        if left < 0:
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return True

@@ -46,3 +46,45 @@ def test_a_frontmatter_block_that_mentions_private_is_never_read_as_public_by_ac
     if parsed.body:  # the block was taken as frontmatter
         assert parsed.private == 1 or "bad-frontmatter" not in parsed.flags and re.search(
             r"^private:\s*true\s*$", block, re.M) is None
+
+
+def _laughs(last: str) -> bytes:
+    """A frontmatter whose aliases stand for 10**9 values ("billion laughs")."""
+    lines, previous = ["---", "a0: &a [~,~,~,~,~,~,~,~,~,~]"], "a"
+    for name in "bcdefghi":
+        lines.append(f"{name}0: &{name} [" + ",".join(["*" + previous] * 10) + "]")
+        previous = name
+    return "\n".join([*lines, f"{last}: *i", "---", "- llamas", ""]).encode()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("last, private", [("private", 1), ("tags", 0)])
+def test_a_frontmatter_of_a_billion_laughs_is_bad_yaml_not_a_billion_steps(
+        last: str, private: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack run's pulled page kept the hooks' worker at full CPU for minutes, walking its
+    aliases (privacy.says_yes). It is read as bad YAML: private if it says private, else text."""
+    from gitmem import privacy
+    from gitmem.notes import fields
+
+    real, calls = privacy.says_yes, [0]
+
+    def counted(value: object, depth: int = 0) -> bool:
+        calls[0] += 1
+        if calls[0] > 100_000:
+            raise AssertionError("walked the aliases")
+        return real(value, depth)
+
+    monkeypatch.setattr(privacy, "says_yes", counted)
+    parsed = parse(_laughs(last))
+    assert (parsed.private, parsed.flags, parsed.tags) == (private, "bad-frontmatter", "")
+    assert "- llamas" in parsed.text
+    with pytest.raises(fields.BadFields, match="aliases stand for more than 10,000 values"):
+        fields.read(_laughs(last).decode(), "reference/bomb.md")
+
+
+def test_small_counts_what_a_walk_meets() -> None:
+    from gitmem.text import small
+
+    shared = list(range(10))
+    assert small({"a": [shared] * 10}, most=113) and not small({"a": [shared] * 10}, most=112)  # 1+2+10+100
+    assert small({"a": [[shared] * 10] * 10}, most=2_000) and not small({"a": [[shared] * 10] * 10}, most=1_000)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..markdown import body_offset
 from ..notebook import decode
 from ..privacy import is_private
+from ..text import small
 
 CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 # in a frontmatter block YAML cannot read: the page may be private, so it is taken as private
@@ -57,6 +58,9 @@ def _frontmatter(block: str, parsed: Parsed) -> bool:
     try:
         meta = frontmatter.loads(block).metadata
     except Exception:  # malformed YAML is never fatal
+        parsed.private = 1 if MENTIONS_PRIVATE.search(block) else 0
+        return False
+    if not small(meta):  # aliases that a walk would meet a billion times: read as bad YAML
         parsed.private = 1 if MENTIONS_PRIVATE.search(block) else 0
         return False
     if not meta and _content(block):  # a list or a bare string: the library hands back no fields

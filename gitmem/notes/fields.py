@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import GitmemError
 from ..markdown import body_offset
+from ..text import MAX_NODES, small
 
 
 class BadFields(GitmemError):
@@ -28,6 +29,9 @@ def read(text: str, rel: str) -> tuple[dict[str, Any], str]:
     except Exception as exc:  # any YAML error: the page is the person's to fix
         raise BadFields(f"{rel}: its frontmatter is not YAML gitmem can read; nothing was written",
                         f"fix the lines between the two '---' at the top of {rel} by hand, then run it again") from exc
+    if not small(meta):
+        raise BadFields(f"{rel}: its frontmatter's YAML aliases stand for more than {MAX_NODES:,} values; "
+                        "nothing was written", f"fix the lines between the two '---' at the top of {rel} by hand")
     return dict(meta), text[top:]
 
 
