@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitmem.errors import PageNotFound, PathOutside
+from gitmem.errors import GitmemError, PageNotFound, PathOutside
 from gitmem.gitops.repo import open_notebook
 from gitmem.notes.change import PageChanged
 from gitmem.notes.removal import remove
@@ -40,11 +40,23 @@ def test_remove_refuses_a_page_that_changed_since_it_was_read(mem: Mem) -> None:
     assert (mem.path / "knowledge/old.md").exists()
 
 
-def test_an_uncommitted_page_is_deleted_without_a_commit(mem: Mem) -> None:
-    mem.write("draft.md", "# Draft\n")
-    before = mem.git("rev-parse", "HEAD").strip()
-    assert remove(open_notebook(mem.path), "draft.md").commit is None
-    assert not (mem.path / "draft.md").exists() and mem.git("rev-parse", "HEAD").strip() == before
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("how", ["never committed", "a line added", "a line staged"])
+def test_a_page_with_what_git_does_not_hold_is_not_deleted(mem: Mem, how: str) -> None:
+    """Its text would be in no commit: gone for good. Before, a page never committed was deleted
+    without a commit, and one with uncommitted lines lost them (an attack run: 300 lines, through
+    the web API's DELETE and `git mem session rm`)."""
+    if how == "never committed":
+        mem.write("draft.md", "# Draft\n")
+    else:
+        mem("write", "draft.md", "Outdated")
+        mem.write("draft.md", (mem.path / "draft.md").read_text() + "- a person's line\n")
+        if how == "a line staged":
+            mem.git("add", "draft.md")
+    before, text = mem.git("rev-parse", "HEAD").strip(), (mem.path / "draft.md").read_text()
+    with pytest.raises(GitmemError, match="^draft.md has changes not committed yet; nothing was deleted$"):
+        remove(open_notebook(mem.path), "draft.md")
+    assert (mem.path / "draft.md").read_text() == text and mem.git("rev-parse", "HEAD").strip() == before
 
 
 @pytest.mark.tally("bad-input/fault matrix")

@@ -235,6 +235,18 @@ def test_rm_deletes_exactly_that_chat_in_one_commit(mem: Mem) -> None:
     assert all(r["path"] != gone["path"] for r in found["results"])
 
 
+def test_rm_keeps_a_session_file_a_person_added_to(mem: Mem) -> None:
+    """The person's line is in no commit: deleting the file would lose it for good (an attack run)."""
+    saved = mem.json("session", "save", "--chat", "mine", input="user: hello\n")
+    page = mem.path / saved["path"]
+    page.write_text(page.read_text() + "- PERSON NOTE\n")
+    result = mem("session", "rm", "mine", code=1)
+    assert result.stderr == (f"error: {saved['path']} has changes not committed yet; nothing was deleted "
+                             f"(commit them first (git commit -- {saved['path']}), or look at them: "
+                             f"git diff -- {saved['path']})\n")
+    assert page.read_text().endswith("- PERSON NOTE\n")
+
+
 def test_rm_of_an_unknown_chat_names_the_fix(mem: Mem) -> None:
     result = mem("session", "rm", "nope", code=1)
     assert result.stderr.startswith("error: no session file for chat 'nope' (check the id")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import GitFailed
+from ..errors import GitFailed, GitmemError
 from ..gitops import commits
 from ..notebook import Notebook
 from . import trailers
@@ -25,9 +25,13 @@ def remove(nb: Notebook, page: str, expected: str | None = None) -> Written:
 
 
 def delete(nb: Notebook, rel: str, message: str, verb: str = "delete") -> str | None:
-    """Unlink a page and commit that (None: it was never committed, so there is nothing to commit).
-    The caller holds the write lock."""
+    """Unlink a page and commit that. A page with changes git does not hold (a person's
+    uncommitted lines, or a page never committed) is refused: they would be in no commit, gone for
+    good (an attack run lost 300 such lines through the web API). The caller holds the write lock."""
     repo_path = nb.repo_path(rel)
+    if nb.git.status(repo_path):  # a person's edit that git does not hold, or a page it never had: it would be lost
+        raise GitmemError(f"{rel} has changes not committed yet; nothing was deleted",
+                          f"commit them first (git commit -- {repo_path}), or look at them: git diff -- {repo_path}")
     tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
     nb.file(rel).unlink()
     if not tracked:
