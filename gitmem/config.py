@@ -23,6 +23,7 @@ DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 # the page `git mem init --agent-instructions` writes: how the agent should use the notebook, which
 # `context` always loads; recall and the prompt hook leave it out (its lines are no memories)
 INSTRUCTIONS_PAGE = "reference/agent-instructions.md"
+NOTE_SUFFIXES = (".md", ".markdown")  # a note is markdown, whatever notebook.include says
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"
 MODEL_NAME_ENV = "GITMEM_MODEL"
@@ -78,10 +79,12 @@ class Settings:
         return "notebook"
 
     def is_note(self, path: str) -> bool:
-        """Whether a notebook-relative path is a note gitmem indexes."""
+        """Whether a notebook-relative path is a note gitmem indexes (and writes): a markdown file
+        the include patterns match. Only markdown, whatever a pulled .gitmem.toml says: with
+        include = ["**"], `git mem write Makefile` and the MCP write tool edited code (an attack run)."""
         if path == CONFIG_FILE or any(part.startswith(".") for part in path.split("/")):
             return False
-        return _matches(self.include, path)
+        return path.lower().endswith(NOTE_SUFFIXES) and _matches(self.include, path)
 
     def is_document(self, path: str) -> bool:
         """Whether a notebook-relative path is a document (PDF, DOCX, HTML, text) gitmem extracts."""

@@ -294,3 +294,21 @@ def snapshot_all(root: Path) -> dict[str, bytes]:
         elif path.is_file():
             out[str(path.relative_to(root))] = path.read_bytes()
     return out
+
+
+def test_a_pulled_include_of_everything_never_makes_code_a_note(mem: Mem) -> None:
+    """An attack run committed include = ["**"] (as a pull would bring it): `git mem write Makefile`
+    then edited the Makefile, and the MCP write tool committed src/conftest.py, which pytest imports."""
+    from gitmem.agent.server import Handler
+
+    toml = mem.path / ".gitmem.toml"
+    toml.write_text(toml.read_text().replace('[notebook]\n', '[notebook]\ninclude = ["**"]\n'))
+    (mem.path / "Makefile").write_text("all:\n\techo hi\n")
+    (mem.path / "src").mkdir()
+    mem.commit("code")
+    assert json.loads(mem("write", "--json", "Makefile", "--", "touch /tmp/pwned").stdout)["path"] == "Makefile.md"
+    ok, out = Handler(open_notebook(mem.path)).call("write", {"page": "src/conftest.py", "content": "import os"})
+    assert ok and out["path"] == "src/conftest.py.md", out
+    assert (mem.path / "Makefile").read_text() == "all:\n\techo hi\n" and not (mem.path / "src/conftest.py").exists()
+    assert "Makefile" not in [r["where"].split(":")[0] for r in mem.compact("search", "--mode", "keyword",
+                                                                              "--min-score", "0", "echo")["results"]]
