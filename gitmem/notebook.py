@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +102,7 @@ class Notebook:
         self._inside(self.file(rel), rel, "name a page of the notebook, outside the git dir")
         if must_exist and not self.file(rel).is_file():
             raise PageNotFound(f"no page {rel} in the notebook",
-                               f"check the name, or create it with: git mem write {rel} TEXT")
+                               f"check the name, or create it with: git mem write {shlex.quote(rel)} TEXT")
         if not must_exist and not os.path.lexists(self.file(rel)):
             new_name(rel)  # a page pulled with such a name stays readable; gitmem makes none
         return rel

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +140,20 @@ def test_edits_of_different_facts_never_conflict_and_the_same_one_always_does(ba
         assert not clean and len(hunks(merged)) == 1
         assert resolve_text(merged, "theirs")[0] == "\n".join(theirs)
         assert resolve_text(merged, "ours")[0] == "\n".join(ours)
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_the_drivers_message_shows_a_pulled_name_escaped_and_quotes_it_in_the_command(mem: Mem,
+                                                                                      tmp_path: Path) -> None:
+    """An attack run named a page `reference/q$(touch PWN).md` and made it conflict: pasting the
+    hint ran the command substitution, and a name with ESC sequences reached the terminal raw."""
+    files = {}
+    for name, text in (("O", BASE), ("A", BASE.replace("tea", "coffee")), ("B", BASE.replace("tea", "cocoa"))):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    pulled = "reference/q$(touch PWN)';x;'\x1b]0;title\x07.md"
+    result = mem("merge-driver", "--facts", *(str(files[n]) for n in "OAB"), pulled, code=1)
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    quoted = "'reference/q$(touch PWN)'\"'\"';x;'\"'\"'\\x1b]0;title\\x07.md'"
+    assert result.stderr == (f"gitmem: reference/q$(touch PWN)';x;'\\x1b]0;title\\x07.md: both sides changed the same "
+                             f"fact; run 'git mem resolve {quoted} --take ours|theirs|both' or edit the markers\n")

@@ -56,3 +56,16 @@ def test_a_new_page_name_with_a_control_character_is_refused_and_an_existing_one
     (mem.path / name).write_text("# Pulled\n\n- kept\n")
     assert open_notebook(mem.path).page(name) == name
     assert "- kept" in mem("get", name).stdout
+
+
+def test_commands_to_copy_quote_a_page_name(mem) -> None:  # noqa: ANN001
+    """A name from a pull (or a typo) is quoted where a hint says what to run: `$(...)` in it ran."""
+    from gitmem.cli import output
+    from gitmem.errors import PageNotFound
+
+    with pytest.raises(PageNotFound) as caught:
+        open_notebook(mem.path).page("q$(touch PWN).md", must_exist=True)
+    assert caught.value.hint == "check the name, or create it with: git mem write 'q$(touch PWN).md' TEXT"
+    lines = output._conflicts({"in_progress": None, "pages": [{"path": "a `b`.md", "facts": 1}]})
+    assert lines == ["conflict:   a `b`.md: 1 fact(s) changed differently on both sides, not indexed until resolved; "
+                     "run 'git mem resolve 'a `b`.md' --take ours|theirs|both'"]

@@ -3,6 +3,7 @@ hooks, merge-driver, model."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -185,11 +186,13 @@ def hooks_pre_push(remote: str, url: str) -> None:
 def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -> None:
     """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
     from ..gitops import factmerge, merge
+    from .output import shown
 
     if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
-        what = "fact" if facts else "entry"
-        click.echo(f"gitmem: {path or ours}: both sides changed the same {what}; "
-                   f"run 'git mem resolve {path or ours} --take ours|theirs|both' or edit the markers", err=True)
+        what, name = "fact" if facts else "entry", str(path or ours)
+        # the name came with a pull: shown escaped, and quoted in the command to copy (`$(...)` in it ran)
+        click.echo(f"gitmem: {shown(name)}: both sides changed the same {what}; run 'git mem resolve "
+                   f"{shown(shlex.quote(name))} --take ours|theirs|both' or edit the markers", err=True)
         sys.exit(1)
 
 

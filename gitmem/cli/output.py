@@ -9,6 +9,7 @@ the cursor or hide a line from the person reading it.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -387,7 +388,8 @@ def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
         lines.append(f"git:        a {conflicts['in_progress']} is in progress")
     for page in conflicts["pages"]:
         lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
-                     f"not indexed until resolved; run 'git mem resolve {shown(page['path'])} --take ours|theirs|both'")
+                     f"not indexed until resolved; run 'git mem resolve {shown(shlex.quote(page['path']))} "
+                     "--take ours|theirs|both'")
     return lines
 
 

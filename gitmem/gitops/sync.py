@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -238,8 +239,8 @@ def _integrating(git: Git, args: list[str], what: str) -> None:
             raise SyncStopped(
                 f"the {what} stopped on a conflict in {shown}: the same fact was changed differently here and on "
                 f"the remote; the {what} is left in progress, nothing was pushed",
-                f"run 'git mem resolve {conflicted[0]} --take ours|theirs|both' (or edit the markers), then "
-                "'git mem sync' again") from exc
+                f"run 'git mem resolve {shlex.quote(conflicted[0])} --take ours|theirs|both' (or edit the "
+                "markers), then 'git mem sync' again") from exc
         if git.in_progress():  # stopped for another reason (a hook, say): leave it to the person, as git does
             raise SyncStopped(f"the {what} stopped: {exc.message}", f"finish it, or abort it (git {what} --abort)") \
                 from exc
