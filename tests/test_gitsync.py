@@ -292,3 +292,23 @@ def test_a_wrong_password_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.
     assert failed.stderr.count("\n") == 1 and "wrong" not in failed.stderr
     assert failed.stderr.startswith("error: git ls-remote failed: fatal: Authentication failed for ")
     assert "check the user name and password for this remote" in failed.stderr
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_an_uncommitted_edit_that_cannot_be_put_back_stops_the_sync_and_says_so(pair: list[Mem]) -> None:
+    """git exits 0 when its autostash comes back with conflicts; an attack run's sync said it had
+    fast-forwarded (exit 0) while the person's edit sat only in the stash."""
+    a, b = pair
+    a("remember", "The gate code is 1234")
+    a("sync")
+    b("sync")
+    a.write(FACTS, (a.path / FACTS).read_text().replace("1234", "5678"))
+    a.commit("new code")
+    a("sync")
+    b.write(FACTS, (b.path / FACTS).read_text().replace("1234", "9999"))  # not committed
+    stopped = b("sync", code=1)
+    assert stopped.stderr.startswith(f"error: the fast-forward is done, but your uncommitted changes to {FACTS} "
+                                     "conflict with what came in: git put them back with conflict markers")
+    assert f"git restore --staged {FACTS}' and 'git stash drop'" in stopped.stderr
+    assert "9999" in b.git("stash", "show", "-p") and "<<<<<<<" in (b.path / FACTS).read_text()
+    assert "9999" not in _remote_text(b, FACTS)

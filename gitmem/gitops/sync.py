@@ -15,7 +15,9 @@ bounded (ATTEMPTS); a sync that runs out says what is left and changes nothing m
   `git mem resolve`, exactly as `git merge` would leave it.
 - Nothing is swept in: uncommitted edits are set aside while git merges (`--autostash`) and put
   back after, merged with what came in (the merge drivers run there too); the merge commit holds
-  only the merge. If they cannot be put back cleanly, git keeps them in the stash and says so.
+  only the merge. If they cannot be put back cleanly, git keeps them in the stash, and the sync
+  stops there (exit 1, nothing pushed) saying so: git itself exits 0 then, and its message was
+  not shown.
 - A remote that no longer holds what this clone fetched from it before (someone force-pushed an
   older or other history) is refused before anything changes here: following it could drop facts
   (that is what `git pull --rebase` with its fork point does). `allow_rewritten` merges it anyway,
@@ -247,6 +249,14 @@ def _integrating(git: Git, args: list[str], what: str) -> None:
         raise SyncRefused(f"could not {what}: {exc.message}; nothing was changed",
                           "commit or stash your uncommitted changes to those files (git stash), then run "
                           "'git mem sync' again") from exc
+    left = unmerged(git)
+    if left:  # git exits 0 when the edits it set aside (--autostash) come back with conflicts
+        raise SyncStopped(
+            f"the {what} is done, but your uncommitted changes to {', '.join(left)} conflict with what came in: "
+            "git put them back with conflict markers and kept them in the stash too; nothing was pushed",
+            f"keep what you want between the markers in {shlex.quote(left[0])}, then 'git restore --staged "
+            f"{shlex.quote(left[0])}' and 'git stash drop' (your changes as they were: git stash show -p), "
+            "then 'git mem sync' again")
 
 
 def unmerged(git: Git) -> list[str]:
