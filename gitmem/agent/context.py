@@ -221,12 +221,25 @@ def render(nb: Notebook, day: date, parts: list[Part], spent: list[str], persona
         label = labels.get(PurePosixPath(part.path).stem) if part.kind == "daily" else LABELS.get(part.kind)
         header = "## [GOALS] active goals" if part.kind == "goals" else \
             f"## [PERSONAL] {part.path}" if part.kind == "personal" else f"## {part.path}"
-        out += ["", header + (f" ({label})" if label else ""), "", part.text.strip("\n")]
+        out += ["", header + (f" ({label})" if label else ""), "", _inert(part.text.strip("\n"))]
     if not parts:
         out += ["", "(The notebook has no always-on files or daily logs for these days yet.)"]
     if spent:
         out += ["", f"(Left out to keep within the budget: {', '.join(spent)}; read them with: git mem get PATH)"]
     return "\n".join(out) + "\n"
+
+
+# a line of a quoted file that reads like one of render's section headers ("## USER.md", "## [PERSONAL] ..."):
+# a pulled page could open a forged section with it (an attack run's "## USER.md" asked the agent to run curl)
+FORGED_HEADER = re.compile(r"^([ ]{0,3})(?=#{1,6}[ \t]+"
+                           r"(?:\[(?:PERSONAL|GOALS)\]|\S+\.(?:md|markdown)\b|Memory context\b))",
+                           re.MULTILINE | re.IGNORECASE)
+
+
+def _inert(text: str) -> str:
+    """A file's text as the context quotes it: a line that would read as a section header of the
+    context is escaped ("\\## USER.md": markdown shows the hashes, no heading)."""
+    return FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text)
 
 
 def structured(nb: Notebook) -> dict[str, tuple[str, str]]:
