@@ -109,6 +109,15 @@ def test_symlinked_pages_and_folders_are_never_indexed(linked: Mem, query: str) 
     assert [h["path"] for h in hits] == ([] if query == "quokka" else ["knowledge/inside.md"])
 
 
+def test_listings_pass_over_a_symlinked_page(linked: Mem) -> None:
+    """An attack run's committed symlink MEMORY.md made `git mem tags` fail outright."""
+    os.symlink("knowledge/inside.md", linked.path / "MEMORY.md")
+    linked.write("knowledge/tagged.md", "- wombat #marsupial\n")
+    linked.commit("memory link")
+    assert [(t["name"], t["pages"]) for t in linked.json("tags")["tags"]] == [("marsupial", 1)]
+    assert linked.json("links", "knowledge/tagged.md")["backlinks"] == []
+
+
 def test_forget_by_text_never_reads_through_a_link(linked: Mem, tmp_path: Path) -> None:
     result = linked("forget", "quokka", code=1)
     assert result.stderr.startswith("error: nothing in the notebook matches 'quokka'")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import NotText, PageNotFound
+from ..errors import NotText, PageNotFound, PathOutside
 from ..index import links as stored
 from ..index.indexer import Index, recovering
 from ..links import Link, every_link, new_page_for, target_of
@@ -76,7 +76,7 @@ def _read(nb: Notebook, rel: str) -> list[tuple[Link, str]]:
     """A private page's links, read from the page (the index keeps nothing of it)."""
     try:
         text = nb.read(rel)
-    except (NotText, PageNotFound, OSError):
+    except (NotText, PageNotFound, PathOutside, OSError):  # PathOutside: a symlink, never followed
         return []
     lines = text.split("\n")
     return [(link, lines[link.line - 1].strip()) for link in every_link(text)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import NotText, PageNotFound
+from ..errors import NotText, PageNotFound, PathOutside
 from ..links import CODE_SPAN
 from ..markdown import body_offset, fenced_ranges
 from ..notebook import Notebook
@@ -65,7 +65,7 @@ def tags(nb: Notebook, only: str | None = None) -> Tags:
     for path in pages(nb):
         try:
             text = nb.read(path)
-        except (NotText, PageNotFound, OSError):
+        except (NotText, PageNotFound, PathOutside, OSError):  # PathOutside: a symlink, never followed
             continue
         meta = parse(text.encode("utf-8", "surrogatepass"))
         if meta.private:
