@@ -310,6 +310,16 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
      "- I no longer take the aisle seat, I prefer the window seat now"),
     ("- I drink coffee every morning", "I no longer drink coffee, I switched to green tea",
      "- I no longer drink coffee, I switched to green tea"),
+    # a new day and time keeps who (a newcomer's trial, session 9: the teacher was dropped)
+    ("- Maya's piano lessons are on Thursdays at 4pm with Mrs. Lindqvist",
+     "Maya's piano lessons are now on Wednesdays at 5pm",
+     "- Maya's piano lessons are on Wednesdays at 5pm with Mrs. Lindqvist"),
+    ("- The standup is at 9:30 for the whole team", "The standup is now at 10:00",
+     "- The standup is at 10:00 for the whole team"),
+    # "My brother Tom's email": a role before a name is no plural attribute (session 9: the update
+    # was stored beside it)
+    ("- My brother Tom's email is tom.walsh@example.org", "Tom's email is now tom@walshdesign.co.uk",
+     "- My brother Tom's email is tom@walshdesign.co.uk"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
@@ -337,6 +347,14 @@ def test_a_fact_naming_its_subject_shorter_keeps_the_line_s_full_name(old: str, 
     phone is ...", and "Chen" was no longer on the page."""
     assert supersede.updates(new, old)
     assert supersede.rewrite(old, new, "- " + new) == after
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("My cousin Tom's email is now c@d.org", "- My brother Tom's email is a@b.org"),  # two Toms
+    ("Tom's brothers are Sam and Ed", "- Tom's brothers are Sam"),  # many at once: never replaces
+])
+def test_a_role_before_a_name_is_no_licence_to_replace_another(new: str, old: str) -> None:
+    assert not supersede.updates(new, old)
 
 
 def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:

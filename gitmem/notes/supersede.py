@@ -21,12 +21,13 @@ by benchmarks/supersede.py.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from ..markdown import long_form, normalize_fact
 from . import switches
-from .switches import DAYS, Update
+from .switches import AFTER_WHEN, DAYS, Update
 
 # attribute -> the words that name it (longest first when matching)
 SINGLE: dict[str, tuple[str, ...]] = {
@@ -94,8 +95,14 @@ def _clean(words: list[str]) -> tuple[str, ...]:
     return tuple(w for w in words if w not in FILLER)
 
 
+# "My brother Tom's email", "our nanny Ana's phone": a role before a name says whose, it is no plural
+# attribute ("brother" is one of MULTI: "Tom's brothers are ..." never replaces)
+ROLE_BEFORE_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?i:my|our)\s+([a-z][\w-]*)\s+(?=[A-Z])")
+
+
 def read(line: str) -> Claim | None:
     """A fact as (subject, attribute, value), when it has an attribute that holds one value."""
+    role = ROLE_BEFORE_NAME.match(line)
     text = " ".join(_words(line))
     if not text:
         return None
@@ -117,10 +124,11 @@ def read(line: str) -> Claim | None:
             if m:
                 return Claim(_clean(text[:m.start()].split()), "likes " + " ".join(_clean(m["object"].split())),
                              (), sign)
-    return _attribute(text)
+    return _attribute(text, role[1].lower() if role else None)
 
 
-def _attribute(text: str) -> Claim | None:
+def _attribute(text: str, role: str | None = None) -> Claim | None:
+    """`role`: the word of a "my ROLE Name" the line starts with (not a plural attribute)."""
     for attr, names in SINGLE.items():
         for name in sorted(names, key=len, reverse=True):
             m = re.search(rf"(?:^| ){name}(?: |$)", text)
@@ -131,8 +139,10 @@ def _attribute(text: str) -> Claim | None:
             before, after = text[:m.start()].split(), text[m.end():].split()
             qualifiers = tuple(w for w in before if w in QUALIFIERS)
             subject = _clean([w for w in before if w not in QUALIFIERS])
-            if any(w in MULTI for w in subject) or not after:
+            if any(w in MULTI and w != role for w in subject) or not after:
                 return None
+            if attr in ("date", "time"):  # "with Mrs. Lindqvist" is who, not when: the line keeps it
+                after = list(itertools.takewhile(lambda w: w not in AFTER_WHEN, after))
             value = _clean(after)
             if not value or not _fits(attr, value):
                 continue  # "is on vacation" is no date; another attribute may fit
@@ -319,8 +329,9 @@ def rewrite(line: str, new: str, entry: str) -> str:
         return whole
     if found[0] < 0:
         moved = _moved_within(line, new, found[1])
-        if moved is None and (_narrower(new, line) or _vaguer(new, line)):
-            # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone"
+        if moved is None and (_narrower(new, line) or _vaguer(new, line) or _goes_on(line, found[1])):
+            # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone";
+            # "... on Thursdays at 4pm with Mrs. Lindqvist" keeps who after the new when
             moved = _value_changed(line, 0, line, new, found[1], [])
         return moved or whole
     parts = parts_of(line)
@@ -344,6 +355,12 @@ def _value_changed(line: str, start: int, part: str, new: str, found: Update, fo
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
         end = _replaced_clauses(line, end, following, parts_of(value)[1:])
     return line[:start + old_span[0]] + value + line[end:]
+
+
+def _goes_on(line: str, found: Update) -> bool:
+    """Whether the line says more after the old value (words the update does not name)."""
+    span = _span(line, found.old)
+    return span is not None and bool(re.search(r"\w", line[span[1]:]))
 
 
 def _narrower(new: str, old: str) -> bool:

@@ -167,9 +167,23 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     value = [w for w in value if w not in ("now", "also")]
     while value and value[0] in JOINS | LINK:
         value = value[1:]
+    after = _when_only(after, value)
     if not _differ(after, value, verb is not None):
         return None
     return Update(tuple(after), tuple(value))
+
+
+# what follows a date or time and is no part of it: "on Thursdays at 4pm with Mrs. Lindqvist"
+AFTER_WHEN = frozenset("with for because since so".split())
+
+
+def _when_only(old: list[str], value: list[str]) -> list[str]:
+    """The old value cut where a date or time ends, when the new one is a date or a time ("thursdays
+    at 4pm" of "thursdays at 4pm with mrs lindqvist": the update names when, so the line keeps who)."""
+    if not value or not (value[0].rstrip("s") in DATEISH or value[0][:1].isdigit()):
+        return old
+    cut = next((i for i, w in enumerate(old) if i and w in AFTER_WHEN and w not in value), None)
+    return old[:cut] if cut is not None else old
 
 
 def _stem(word: str) -> str:
