@@ -179,6 +179,27 @@ def test_issue_a_replaced_line_keeps_what_the_update_did_not_touch(mem: Mem) -> 
     assert [r["fact"]["text"] for r in found] == ["- Sarah Chen — phone 555-9999, AWS account contact"]
 
 
+def test_an_update_routed_elsewhere_replaces_the_line_on_its_page(mem: Mem) -> None:
+    """A newcomer's "Helen moved to Bath" went to knowledge/facts.md while "Helen lives in Bristol"
+    stayed in reference/contacts.md, and recall put Bristol first. The one line on another page
+    of facts that an update replaces is replaced there; two such lines, or --to, leave it be."""
+    mem("remember", "Helen lives in Bristol")
+    out = mem("remember", "Helen moved to Bath")
+    assert out.stdout == "remember: reference/contacts.md:3 (commit {})\nreplaced: - Helen lives in Bristol " \
+                         "(pass --keep-both to keep both)\n".format(mem.git("rev-parse", "--short", "HEAD").strip())
+    assert (mem.path / "reference/contacts.md").read_text() == "# Contacts\n\n- Helen moved to Bath\n"
+    assert not (mem.path / "knowledge/facts.md").exists()
+    mem("remember", "Ivo lives in Leeds")
+    mem("remember", "--to", "knowledge/events.md", "Ivo lives in York")  # a second line that says where Ivo lives
+    mem("remember", "Ivo moved to Hull")  # two candidates: neither is replaced
+    assert "Leeds" in (mem.path / "reference/contacts.md").read_text()
+    assert "York" in (mem.path / "knowledge/events.md").read_text()
+    assert "Ivo moved to Hull" in (mem.path / "knowledge/facts.md").read_text()
+    mem("remember", "Kit lives in Derby")
+    mem("remember", "--to", "knowledge/events.md", "Kit moved to Ely")  # --to: that page, nothing elsewhere
+    assert "Kit lives in Derby" in (mem.path / "reference/contacts.md").read_text()
+
+
 def test_a_write_that_replaces_nothing_has_no_supersedes_trailer(mem: Mem) -> None:
     mem("remember", "Sarah Chen phone number: 555-1234")
     mem("remember", "--keep-both", "Sarah Chen's phone is 555-9999")

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .. import config
-from ..errors import EmptyText, UsageError
+from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
 from . import change, guard, pages, routing, supersede, trailers
@@ -110,6 +110,10 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                                category=cat, hint="already remembered; pass --force to store it again")
         named = None if keep_both else _named(text, near)
         old = None if keep_both else _updated(current, text, named)
+        if old is None and not keep_both and not to and not CATEGORIES[cat][2] and nb.settings.layout == "folders":
+            elsewhere = _updated_elsewhere(nb, rel, text, named)
+            if elsewhere is not None:  # "Helen moved to Bath" replaces the contacts line "Helen lives in Bristol"
+                rel, old = elsewhere
         from . import watch  # watch reads pages through this module
 
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
@@ -146,6 +150,25 @@ def _updated(page: str, text: str, named: str | None) -> tuple[int, str, str] | 
         if found is not None:
             return found[0], found[1], said or text
     return None
+
+
+def _updated_elsewhere(nb: Notebook, routed: str, text: str,
+                       named: str | None) -> tuple[str, tuple[int, str, str]] | None:
+    """(page, as _updated) of the one line on another page of facts (not a list of todos or
+    shopping) that the fact updates: an update is routed by its words ("moved to" is a fact, "lives
+    in" a contact), and the line it updates may be on another page. None when no page, or more
+    than one, has such a line."""
+    found = []
+    for page, _, checkbox in CATEGORIES.values():
+        if page == routed or checkbox or not nb.file(page).is_file():
+            continue
+        try:
+            hit = _updated(nb.read(page), text, named)
+        except GitmemError:  # not a page gitmem can read (binary, a symlink): it holds no fact to update
+            continue
+        if hit is not None:
+            found.append((page, hit))
+    return found[0] if len(found) == 1 else None
 
 
 def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
