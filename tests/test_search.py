@@ -478,3 +478,16 @@ def test_a_smaller_limit_gives_the_first_results_of_a_larger_one(mem: Mem) -> No
         for n in range(1, 11):
             shown = [r["where"] for r in mem.compact("recall", "--mode", mode, "-n", str(n), "heron fishing")["results"]]
             assert shown == whole[:n], (mode, n, shown, whole)
+
+
+def test_now_and_other_words_of_time_are_no_keywords(mem: Mem) -> None:
+    """A newcomer's prompt hook (keyword, no daemon) added "Tom's email is now ..." to a question
+    about the staging box "now": "now", "currently", "still" match every updated fact."""
+    mem.write("knowledge/infra.md", "# Infra\n\n- The staging box is at 10.0.0.5\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Tom's email is now tom@walshdesign.co.uk\n"
+                                       "- Dana is still the product owner\n")
+    mem.commit("notes")
+    found = mem.compact("recall", "--mode", "keyword", "--min-score", "0", "which IP does the staging box have now")
+    assert [r["text"] for r in found["results"]] == ["- The staging box is at 10.0.0.5"]
+    still = mem.compact("recall", "--mode", "keyword", "--min-score", "0", "is the staging box currently still up")
+    assert [r["text"] for r in still["results"]] == ["- The staging box is at 10.0.0.5"]

@@ -14,7 +14,7 @@ SNIPPET = 200
 WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have he her his how i if in
 into is it its me my no not of on or our she so than that the their them then there these they this to us
-was we were what when where which who whom why will with you your am""".split())
+was we were what when where which who whom why will with you your am now currently still anymore nowadays""".split())
 
 
 @dataclass
