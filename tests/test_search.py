@@ -491,3 +491,16 @@ def test_now_and_other_words_of_time_are_no_keywords(mem: Mem) -> None:
     assert [r["text"] for r in found["results"]] == ["- The staging box is at 10.0.0.5"]
     still = mem.compact("recall", "--mode", "keyword", "--min-score", "0", "is the staging box currently still up")
     assert [r["text"] for r in still["results"]] == ["- The staging box is at 10.0.0.5"]
+
+
+def test_a_keyword_result_that_scores_0_is_weak(mem: Mem) -> None:
+    """A newcomer's notebook without a model listed its only result under NOTEBOOK at 0.00: the
+    words it shares with the question were too few to count as evidence, so it is weak."""
+    mem.write("knowledge/infrastructure.md", "# Infrastructure\n\n- The staging server is staging-01.internal at "
+                                             "10.20.0.15\n")
+    mem.commit("notes")
+    found = mem.compact("recall", "--mode", "keyword", "staging box address")
+    assert [(r["score"], r["weak"]) for r in found["results"]] == [(0.0, True)] and found["evidence"]["weak"] is True
+    assert mem("recall", "--mode", "keyword", "staging box address").stdout.startswith("WEAK MATCHES (1)")
+    strong = mem.compact("recall", "--mode", "keyword", "staging server address")["results"]
+    assert strong[0]["score"] > 0 and strong[0]["weak"] is False

@@ -271,7 +271,9 @@ def _shown(hits: list[Hit], evidence: scale.Evidence, min_score: float, others: 
     other than the one the question means (`others`: ids of such hits)."""
     if evidence.semantic is None:  # keyword mode: filtered on relative scores above, its evidence too thin to judge
         for hit in hits:
-            hit.weak = id(hit) in others  # but who a fact is about is known
+            # but who a fact is about is known, and a score of 0 says its words were no evidence at all (a
+            # newcomer's notebook without a model listed its one result under NOTEBOOK at 0.00)
+            hit.weak = id(hit) in others or hit.score <= 0
         return hits
     weak_query = scale.weak(evidence)
     for hit in hits:
