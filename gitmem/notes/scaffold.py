@@ -98,8 +98,8 @@ def remember_model(git: Git, model_dir: Path) -> str:
     folder = model_dir.expanduser().resolve()
     if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
         raise UsageError(f"no embedding model in {folder} (a folder with tokenizer.json and an .onnx file)",
-                         "name the model's folder, "
-                         "e.g. git mem init --model-dir ../shared/models/all-MiniLM-L6-v2-onnx-int8")
+                         "name the folder that holds the model's model.onnx and tokenizer.json, "
+                         "e.g. git mem init --model-dir ~/models/all-MiniLM-L6-v2-onnx-int8")
     git.config_set(config.MODEL_DIR_KEY, str(folder))
     return f"model: {folder} kept in git config {config.MODEL_DIR_KEY}; later shells need no {config.MODEL_DIR_ENV}"
 
