@@ -17,6 +17,12 @@ MAX_PATH_BYTES = 1024
 CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def shown(name: str) -> str:
+    """A file name (from a pull, so untrusted) as one visible line: a control character in it is
+    written as its escape, since a newline in a name could print a fake line of output."""
+    return CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
+
+
 def new_name(rel: str) -> str:
     """A name for a page to be made: UsageError if it holds a control character (a file name
     with a newline or a bidi override prints as something else in every listing)."""

@@ -96,6 +96,15 @@ def test_a_page_cannot_open_a_section_of_its_own(mem: Mem) -> None:
     assert [ln for ln in text.split("\n") if ln.startswith("## ")] == ["## reference/zz-team.md", "## Rota"]
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_pulled_name_with_controls_is_shown_escaped_in_its_header(mem: Mem) -> None:
+    """Stripped, "e<ESC>[31mRED.md" was printed as "## reference/eRED.md", a file that is not there."""
+    name = "reference/e\x1b[31mRED.md"
+    mem.write(name, "# Red\n\n- a note\n")
+    text = mem("context", "--date", DAY).stdout
+    assert "## reference/e\\x1b[31mRED.md\n\n# Red\n" in text and "\x1b" not in text
+
+
 def test_flat_layout(flat: Mem) -> None:
     flat.write("IDENTITY.md", "# Identity\n\nI am Nova.\n")
     flat.write(f"memory/{DAY}.md", "# Daily Log\n\n## 08:00 — flat today\n")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from .. import config
 from ..errors import GitmemError, NotText, PathOutside, UsageError
 from ..notebook import Notebook
+from ..paths import shown
 
 if TYPE_CHECKING:
     from ..notes.goals import Goal
@@ -219,8 +220,10 @@ def render(nb: Notebook, day: date, parts: list[Part], spent: list[str], persona
     labels = {day.isoformat(): "today's log", (day - timedelta(days=1)).isoformat(): "yesterday's log"}
     for part in parts:
         label = labels.get(PurePosixPath(part.path).stem) if part.kind == "daily" else LABELS.get(part.kind)
+        # a pulled name's controls escaped, not stripped (stripped, "e\x1b[31mRED.md" read as eRED.md, no such file)
+        name = shown(part.path)
         header = "## [GOALS] active goals" if part.kind == "goals" else \
-            f"## [PERSONAL] {part.path}" if part.kind == "personal" else f"## {part.path}"
+            f"## [PERSONAL] {name}" if part.kind == "personal" else f"## {name}"
         out += ["", header + (f" ({label})" if label else ""), "", _inert(part.text.strip("\n"))]
     if not parts:
         out += ["", "(The notebook has no always-on files or daily logs for these days yet.)"]

@@ -13,9 +13,9 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import paths
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered
-from ..paths import CONTROLS
 from ..records import to_json
 
 if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
@@ -70,9 +70,8 @@ def terminal_safe(text: str) -> str:
 
 
 def shown(name: str) -> str:
-    """A file name (from a pull, so untrusted) as one visible line: a control character in it is
-    written as its escape, since a newline in a name could print a fake line of output."""
-    return CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
+    """A file name as one visible line, its controls escaped (paths.shown)."""
+    return paths.shown(name)
 
 
 def _json_safe(out: str) -> str:
