@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
@@ -15,6 +16,12 @@ def jsonable(data: Any) -> Any:
     if is_dataclass(data) and not isinstance(data, type):
         return asdict(data)
     return data
+
+
+def json_safe(out: str) -> str:
+    """JSON as printed or sent: DEL and C1 controls (which JSON may carry raw, and an 8-bit
+    terminal obeys) and bidi controls written as \\u escapes; the values are exactly the same."""
+    return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
 def to_json(data: Any) -> str:

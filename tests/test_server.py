@@ -321,6 +321,18 @@ def test_results_on_the_wire_are_compact(mem: Mem) -> None:
     assert len(wire) < 0.7 * len(json.dumps(out, indent=2, ensure_ascii=False))  # what the CLI prints
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_bidi_and_c1_controls_travel_escaped_on_the_wire(mem: Mem) -> None:
+    """An attack run's pulled note carried U+202E (which reverses what a terminal or log viewer
+    shows) raw through MCP, where the CLI's --json escapes it. The value read back is the same."""
+    mem.write("knowledge/odd.md", "# Odd\n\n- the \u202egnirts\u202c reversed, a \x9b C1 control\n")
+    mem.commit("odd")
+    ok, out = handler(mem).call("recall", {"query": "reversed control", "mode": "keyword"})
+    wire = server.wire(out)
+    assert ok and "\u202e" not in wire and "\x9b" not in wire and "\\u202e" in wire and "\\u009b" in wire
+    assert json.loads(wire)["results"][0]["text"] == "- the \u202egnirts\u202c reversed, a \x9b C1 control"
+
+
 FIVE_FACTS = """# Apollo
 
 Apollo is the courier platform we are building for small delivery firms; this page keeps what we decided

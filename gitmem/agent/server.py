@@ -273,7 +273,8 @@ def compact(data: Any) -> Any:
 
 def wire(data: Any) -> str:
     """A compact result as the text of a tool's reply: one line of JSON, no indentation."""
-    return json.dumps(compact(data), ensure_ascii=False, separators=(",", ":"))
+    # bidi and C1 controls escaped, as the CLI's --json has them (an attack run's U+202E came through raw)
+    return records.json_safe(json.dumps(compact(data), ensure_ascii=False, separators=(",", ":")))
 
 
 def check(tool: Tool, args: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import paths
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered
-from ..records import to_json
+from ..records import json_safe, to_json
 
 if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
     from ..agent.budget import Budgeted
@@ -47,7 +47,7 @@ LEADER_COLUMN = 46
 def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
     if as_json and callable(getattr(data, "record", None)):
         data = data.record()  # search results: compact unless --full (search/hits.py)
-    return _json_safe(to_json(data)) if as_json else terminal_safe(text(data))
+    return json_safe(to_json(data)) if as_json else terminal_safe(text(data))
 
 
 # Every way text can drive a terminal (ECMA-48): string commands (OSC window titles and
@@ -72,12 +72,6 @@ def terminal_safe(text: str) -> str:
 def shown(name: str) -> str:
     """A file name as one visible line, its controls escaped (paths.shown)."""
     return paths.shown(name)
-
-
-def _json_safe(out: str) -> str:
-    """JSON as printed: DEL and C1 controls (which JSON may carry raw, and an 8-bit
-    terminal obeys) and bidi controls written as \\u escapes; the values are exactly the same."""
-    return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group(0)):04x}", out)
 
 
 def results(res: Results) -> str:
