@@ -51,10 +51,13 @@ import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from . import client
+
+if TYPE_CHECKING:
+    from ..gitops.git import Git
 
 REQUEST_SECONDS = 5.0  # to send a request line once connected
 BUSY_SECONDS = 30.0  # a run waits this long for the one before it, then the caller works itself
@@ -86,7 +89,7 @@ class Daemon:
         self.sock: socket.socket | None = None
         self.inode: int | None = None
         self.ready = False  # caught up and warmed: the first answers are warm ones
-        self.git: Any = None  # the work tree's Git, read for same_model
+        self.git: Git | None = None  # the work tree's Git, read for same_model
 
     # -- the socket -----------------------------------------------------------
     def bind(self) -> None:

@@ -186,7 +186,7 @@ def hooks_pre_push(remote: str, url: str) -> None:
 def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -> None:
     """What git runs to merge a page or a daily log (%O %A %B %P): fact by fact, entry by entry."""
     from ..gitops import factmerge, merge
-    from .output import shown
+    from ..paths import shown
 
     if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
         what, name = "fact" if facts else "entry", str(path or ours)

@@ -13,9 +13,9 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import paths
 from ..config import GROUPS
 from ..markdown import unlearned, untrailered
+from ..paths import shown
 from ..records import json_safe, to_json
 
 if TYPE_CHECKING:  # the result classes, for the checker only: printing must not import what made them
@@ -67,11 +67,6 @@ def terminal_safe(text: str) -> str:
     """Text for a terminal: every control sequence, control character and bidi control removed, bar tab and
     newline."""
     return _CONTROLS.sub("", text)
-
-
-def shown(name: str) -> str:
-    """A file name as one visible line, its controls escaped (paths.shown)."""
-    return paths.shown(name)
 
 
 def results(res: Results) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .output import shown
+from ..paths import shown
 
 
 def _commit(oid: str | None) -> str:

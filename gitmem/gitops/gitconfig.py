@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import stamp
+
 if TYPE_CHECKING:
     from .git import Git
 
@@ -87,12 +89,8 @@ class Snapshot:
     def _where(self) -> list[Path]:
         """Where git looks for settings of this repository, whether the files are there or not."""
         git = self._git
-        home = Path(os.environ.get("HOME") or "~").expanduser()
-        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-        glob = os.environ.get("GIT_CONFIG_GLOBAL")
         system = os.environ.get("GIT_CONFIG_SYSTEM")
-        files = [git.common_dir / "config", git.git_dir / "config.worktree", git.git_dir / "HEAD",
-                 *([Path(glob)] if glob else [home / ".gitconfig", xdg / "git" / "config"])]
+        files = [git.common_dir / "config", git.git_dir / "config.worktree", git.git_dir / "HEAD", *stamp.user_files()]
         if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
             files.append(Path(system) if system else SYSTEM)
         return files

@@ -50,7 +50,7 @@ def take(top: Path, git_dir: Path, common_dir: Path, prefix: str, head: str | No
     # walk would be wasted
     around = [root, *(p / ".gitignore" for p in (root, *root.parents) if top in (p, *p.parents))]
     around += [git_dir / "index", git_dir / "HEAD", common_dir / "info" / "exclude", common_dir / "config",
-               *_user_files()]
+               *user_files()]
     for path in around:
         try:
             st = os.stat(path)
@@ -129,7 +129,8 @@ def _walk(root: str, watch: watcher.Watcher | None) -> tuple[list[tuple[int, int
     return walked, newest
 
 
-def _user_files() -> list[Path]:
+def user_files() -> list[Path]:
+    """The user's git config and ignore files, where git looks for them (there or not)."""
     home = Path(os.environ.get("HOME") or "~").expanduser()
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     glob = os.environ.get("GIT_CONFIG_GLOBAL")
