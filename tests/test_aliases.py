@@ -149,6 +149,15 @@ def test_a_fact_about_someone_else_the_notebook_knows_is_no_strong_answer(family
     family.commit("phones")
     phone = family.compact("recall", "what is Emma's phone number")["results"]  # a name said: the same rule
     assert phone and all(r["weak"] for r in phone)  # Lucy's phone was the best match: nothing answers for Emma
+    # saying "me" too does not make it a question about the asker alone (it names Emma): when the
+    # best match is someone else's, every result stays weak (_someone_else asks asker_only)
+    index = Index(open_notebook(family.path))
+    try:
+        told = aliases.Asked("tell me what Emma's phone number is", "tell me what Emma's phone number is")
+        mine = aliases.Asked("what am I allergic to", "what am I allergic to")
+        assert not aliases.asker_only(index.conn, told) and aliases.asker_only(index.conn, mine)
+    finally:
+        index.close()
     assert family.compact("recall", "what is Lucy's phone number")["results"][0]["weak"] is False
 
 

@@ -205,6 +205,12 @@ def about_me(question: str) -> bool:
     return not any(role in KINSHIP for m in mentions(question) for role in m.roles)
 
 
+def asker_only(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = None) -> bool:
+    """Whether a question is about the one who asks and names no one the notebook knows by a role
+    ("what am I allergic to", not "what did Marcus ask me to do"): someone_else's third case."""
+    return not asked.names and about_me(asked.ranked) and not _capitals(asked.ranked) & set(people(conn, kept))
+
+
 def _capitals(text: str) -> set[str]:
     """The words of a text that start with a capital, as a notebook's names are said ("Tom" of
     "Tom's", "O'Brien" of "O'Brien's")."""

@@ -255,7 +255,7 @@ def _someone_else(index: Index, asked: aliases.Asked, hits: list[Hit]) -> set[in
     for hit, other in zip(hits, elsewhere):
         if other:
             hit.score = round(hit.score * SOMEONE_ELSE, 4)
-    spread = elsewhere[0] and not aliases.about_me(asked.ranked)
+    spread = elsewhere[0] and not aliases.asker_only(index.conn, asked, index.kept("people"))
     others = {id(h) for h, other in zip(hits, elsewhere) if other or spread}
     hits.sort(key=lambda h: -h.score)
     return others
