@@ -35,7 +35,7 @@ FILLER = ["# Notes", "", "- The office wifi is called Larch", "- Standup is dail
 
 
 def judge(old: str, new: str) -> bool:
-    from gitmem.notes import supersede
+    from gitmem import supersede
 
     page = "\n".join([*FILLER, old, ""])
     found = supersede.find(page, new)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.notes import supersede, trailers
+from gitmem import supersede
+from gitmem.notes import trailers
 from tests.conftest import Mem
 
 SETS = Path(__file__).resolve().parent.parent / "benchmarks" / "sets"

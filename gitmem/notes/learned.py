@@ -24,7 +24,8 @@ from ..index import confidence
 from ..index.confidence import Annotation
 from ..markdown import normalize_fact
 from ..notebook import Notebook
-from . import guard, pages, supersede
+from .. import supersede
+from . import guard, pages
 from .duplicate import same
 from .memory import CATEGORIES, daily_path, route
 

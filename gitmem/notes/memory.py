@@ -18,7 +18,8 @@ from .. import config
 from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
-from . import change, guard, pages, routing, supersede, trailers
+from .. import supersede
+from . import change, guard, pages, routing, trailers
 from .change import PageChanged, committable, write_lock
 from .duplicate import find_duplicate, nearby
 from .written import Written, commit_change

@@ -24,7 +24,8 @@ from ..errors import GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 from ..verbs import PRIORITIES  # the watch request's choices (verbs.Watch)
-from . import change, guard, pages, supersede, trailers
+from .. import supersede
+from . import change, guard, pages, trailers
 
 ENTRY = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*\n]+)\*\*(?:\s+—\s+priority:\s*(?P<priority>\w+))?"
                    r"(?:\s+—\s+(?P<reason>.*?))?\s*$")

@@ -25,7 +25,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ..markdown import long_form, normalize_fact
+from .markdown import long_form, normalize_fact
 from . import switches
 from .switches import AFTER_WHEN, DAYS, Update
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import long_form, normalize_fact
+from .markdown import long_form, normalize_fact
 
 LINK = frozenset("the a an our my your their his her its this that is are was were be been has have s".split())
 SELF = frozenset("i we me us user".split())
