@@ -15,6 +15,11 @@ old line among other lines, so a rule that fires on the wrong line counts as a
 wrong replacement. A wrong replacement destroys a current fact: the target is
 precision >= 0.97 on both parts.
 
+The second table judges the same pairs as recall links them when both lines
+stay on a page (a line `remember` keeps because it says more, or lines a
+person or Anthropic's memory tool wrote): the new line below the old in one
+section, gitmem.search.current.successor().
+
 Run:  python benchmarks/supersede.py
 """
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -42,7 +48,19 @@ def judge(old: str, new: str) -> bool:
     return found is not None and found[1] == old
 
 
-def score(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def linked(old: str, new: str) -> bool:
+    """Whether recall links the pair when both lines stay on a page, the new one below (the old
+    line ranked under it and naming it: gitmem.search.current)."""
+    from gitmem.search import current
+    from gitmem.search.facts import Fact
+
+    line = new if new.lstrip().startswith(("- ", "* ")) else f"- {new}"
+    at = len(FILLER) + 1
+    return current.successor("\n".join([*FILLER, old, line, ""]), Fact(old, {"start": at, "end": at}, ["Notes"])) \
+        is not None
+
+
+def score(pairs: list[dict[str, Any]], judge: Callable[[str, str], bool] = judge) -> dict[str, Any]:
     """Precision, recall and the pairs judged wrongly."""
     tp = fp = fn = tn = 0
     wrong: list[dict[str, Any]] = []
@@ -63,15 +81,18 @@ def score(pairs: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     p = common.parser(__doc__)
     p.parse_args()
-    results = {name: score([json.loads(line) for line in path.open()]) for name, path in PARTS.items()}
-    common.table(["part", "pairs", "updates", "neighbours", "precision", "recall", "wrong replacements", "missed"],
-                 [[name, r["pairs"], r["updates"], r["neighbours"], f"{r['precision']:.3f}", f"{r['recall']:.3f}",
-                   r["false_positive"], r["false_negative"]] for name, r in results.items()],
-                 title="supersession on remember (benchmarks/sets/supersede*.jsonl)")
-    for name, r in results.items():
-        for w in r["wrong"]:
-            print(f"  {name}: {'missed' if w['labelled'] else 'WRONG '} [{w['kind']}] {w['old']!r} <- {w['new']!r}")
-    common.save("supersede", {"machine": common.machine(), "parts": results})
+    sets = {name: [json.loads(line) for line in path.open()] for name, path in PARTS.items()}
+    results = {name: score(pairs) for name, pairs in sets.items()}
+    links = {name: score(pairs, linked) for name, pairs in sets.items()}
+    for title, found in (("supersession on remember", results), ("linked on recall, both lines kept", links)):
+        common.table(["part", "pairs", "updates", "neighbours", "precision", "recall", "wrong", "missed"],
+                     [[name, r["pairs"], r["updates"], r["neighbours"], f"{r['precision']:.3f}", f"{r['recall']:.3f}",
+                       r["false_positive"], r["false_negative"]] for name, r in found.items()],
+                     title=f"{title} (benchmarks/sets/supersede*.jsonl)")
+        for name, r in found.items():
+            for w in r["wrong"]:
+                print(f"  {name}: {'missed' if w['labelled'] else 'WRONG '} [{w['kind']}] {w['old']!r} <- {w['new']!r}")
+    common.save("supersede", {"machine": common.machine(), "parts": results, "linked": links})
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from .markdown import long_form, normalize_fact
 from . import switches
+from .markdown import long_form, normalize_fact
 from .switches import AFTER_WHEN, DAYS, Update
 
 # attribute -> the words that name it (longest first when matching)
@@ -249,6 +249,18 @@ def locate(new: str, old: str) -> tuple[int, Update] | None:
     if found is not None and len(parts) > 1 and not (found.old and found.new):
         return None
     return (-1, found) if found is not None else None
+
+
+def outdates(new: str, old: str) -> str | None:
+    """Whether the fact `new` updates the line `old` where both stay on a page: "whole", "part"
+    (a clause of a line that says more, which `remember` keeps: "I prefer dark roast coffee, no
+    sugar" + "I no longer drink coffee"), or None."""
+    if len(new) > MAX_CHARS or len(old) > MAX_CHARS or normalize_fact(new) == normalize_fact(old):
+        return None
+    parts = parts_of(old)
+    if len(parts) > 1 and any(_update(new, part if i == 0 else f"{parts[0]} {part}") for i, part in enumerate(parts)):
+        return "part"
+    return "whole" if _update(new, old) is not None else None
 
 
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")

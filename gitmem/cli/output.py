@@ -107,10 +107,15 @@ def _hit(hit: Hit, group: bool = False) -> list[str]:
     out.extend(fact_lines(hit.fact) if hit.fact else [f"    {unlearned(hit.snippet)}"])
     if hit.changed_by:
         out.append(f"    {superseded(hit)}")
-        successor = hit.successor
-        if successor:
-            out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
-                       f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
+    elif hit.successor:
+        later = hit.successor
+        when = f" ({later['commit'][:7]} {later['date'][:10]})" if later.get("commit") and later.get("date") else ""
+        said = "partly updated" if later.get("part") else "no longer true: updated"
+        out.append(f"    {said} by a later line{when}")
+    successor = hit.successor
+    if successor and (hit.changed_by or hit.current):
+        out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
+                   f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
     return out
 
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .. import supersede
 from ..errors import Refused
 from ..index import confidence
 from ..index.confidence import Annotation
 from ..markdown import normalize_fact
 from ..notebook import Notebook
-from .. import supersede
 from . import guard, pages
 from .duplicate import same
 from .memory import CATEGORIES, daily_path, route

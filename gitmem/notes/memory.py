@@ -14,11 +14,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import config
+from .. import config, supersede
 from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
-from .. import supersede
 from . import change, guard, pages, routing, trailers
 from .change import PageChanged, committable, write_lock
 from .duplicate import find_duplicate, nearby

@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import supersede
 from ..errors import GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 from ..verbs import PRIORITIES  # the watch request's choices (verbs.Watch)
-from .. import supersede
 from . import change, guard, pages, trailers
 
 ENTRY = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*\n]+)\*\*(?:\s+—\s+priority:\s*(?P<priority>\w+))?"

@@ -21,8 +21,9 @@ from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
 from ..index import confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
+from ..index.pagetext import Reader
 from ..notebook import Notebook
-from . import aliases, candidates, facts, scale, vectors, views
+from . import aliases, candidates, current, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
 
 if TYPE_CHECKING:
@@ -219,6 +220,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     if found and query.detail:  # blamed once they are shown: what git says of a line costs a blame per page
         kept = {id(h) for h in shown}
         facts.cite_found(index, [f for f in found if id(f.hit) in kept])
+        current.dated(shown)
     return Ranking(shown, evidence, asked_as=asked_as)
 
 
@@ -233,9 +235,11 @@ def _found(index: Index, cand: candidates.Candidates, ranked: list[int], scores:
            query: Query, pool: int, view: views.View, embedder: embed.Embedder | None) -> list[facts.Found]:
     """The best `pool` results of the notebook now or at a revision, each naming its fact."""
     found = _hits(index, cand.occurrences(ranked), scores, query.text, pool, view, query.full)
-    if query.detail:
-        facts.choose(index, found, query.text, embedder)
-    return _distinct(_spread(found, query.full), pool)
+    if not query.detail:
+        return _distinct(_spread(found, query.full), pool)
+    reader = Reader(index)
+    facts.choose(index, found, query.text, embedder, reader)
+    return current.link(_distinct(_spread(found, query.full), pool), reader)
 
 
 SOMEONE_ELSE = 0.5  # the score of a fact about another person than the one the question means

@@ -40,7 +40,8 @@ class Hit:
     page: int | None = None  # a PDF's page; `lines` count within that page's extracted text
     scope: str = "project"  # the project's notebook, or the person's own (search/scopes.py)
     weak: bool = False  # shown though it may not answer (scale.weak, or a score under min_score)
-    successor: dict[str, Any] | None = None  # superseded by an edit: the fact that took its place
+    # superseded by an edit (history.py), or by a later line of its page (current.py): the fact that took its place
+    successor: dict[str, Any] | None = None
 
     def record(self, full: bool = False, scoped: bool = False) -> dict[str, Any]:
         """The result as an agent reads it: the fact's text, PATH:LINES, score, weak, its date and
@@ -72,8 +73,15 @@ class Hit:
             if self.successor is not None:
                 out["successor"] = {"text": self.successor["text"],
                                     "where": f"{self.successor['path']}:{_span(self.successor['lines'])}"}
-        elif self.revision is not None:
-            out["revision"] = self.revision[:7]
+        else:
+            if self.successor is not None:  # a later line of its page updates it (current.py)
+                later = self.successor
+                out["superseded"] = {"until": (later.get("date") or "")[:10] or None,
+                                     "how": "later line, in part" if later.get("part") else "later line",
+                                     "commit": later["commit"][:7] if later.get("commit") else None}
+                out["successor"] = {"text": later["text"], "where": f"{later['path']}:{_span(later['lines'])}"}
+            if self.revision is not None:
+                out["revision"] = self.revision[:7]
         return out
 
     @property

@@ -1,0 +1,82 @@
+"""The current fact above the one it updates when both lines stay on a page (search/current.py),
+with the real model: what `remember` keeps and a person writes."""
+
+from gitmem.search import current
+from gitmem.search.facts import Fact
+from tests.conftest import Mem
+
+COFFEE = "# Preferences\n\n- I prefer dark roast coffee, no sugar\n- I no longer drink coffee; I switched to green tea\n"
+
+
+def _fact(line: int, text: str, headings: list[str]) -> Fact:
+    return Fact(text, {"start": line, "end": line}, headings)
+
+
+def test_a_later_line_that_says_no_longer_updates_part_of_a_line() -> None:
+    found = current.successor(COFFEE, _fact(3, "- I prefer dark roast coffee, no sugar", ["Preferences"]))
+    assert found is not None
+    later, how = found
+    assert (later.start, later.text, how) == (4, "- I no longer drink coffee; I switched to green tea", "part")
+
+
+def test_an_earlier_line_is_no_successor() -> None:
+    page = "# Preferences\n\n- I no longer drink coffee\n- I prefer dark roast coffee\n"
+    assert current.successor(page, _fact(4, "- I prefer dark roast coffee", ["Preferences"])) is None
+
+
+def test_the_same_attribute_given_again_below_updates_without_a_marker_word() -> None:
+    page = "# Contacts\n\n- Sarah Chen's phone is 555-1234\n- Bob's phone is 555-0000\n- Sarah Chen's phone is 555-9999\n"
+    found = current.successor(page, _fact(3, "- Sarah Chen's phone is 555-1234", ["Contacts"]))
+    assert found is not None and (found[0].start, found[1]) == (5, "whole")
+    # Bob's line names another person: no line below updates it
+    assert current.successor(page, _fact(4, "- Bob's phone is 555-0000", ["Contacts"])) is None
+
+
+def test_a_line_in_another_section_is_another_subject() -> None:
+    page = "# Projects\n\n## Apollo\n\n- Status: in progress\n\n## Zeus\n\n- Status: done\n"
+    assert current.successor(page, _fact(5, "- Status: in progress", ["Projects", "Apollo"])) is None
+    same = "# Projects\n\n## Apollo\n\n- Status: in progress\n- Status: done\n"
+    assert current.successor(same, _fact(5, "- Status: in progress", ["Projects", "Apollo"])) is not None
+
+
+def test_a_near_neighbour_below_is_no_update() -> None:
+    page = "# Drinks\n\n- I prefer coffee\n- I no longer drink soda\n- Sarah now drinks green tea\n"
+    assert current.successor(page, _fact(3, "- I prefer coffee", ["Drinks"])) is None
+
+
+def test_recall_ranks_the_update_first_and_the_old_line_names_it(mem: Mem) -> None:
+    mem("remember", "I prefer dark roast coffee, no sugar")
+    mem("remember", "I no longer drink coffee; I switched to green tea")
+    # both lines stay: the old one says more ("no sugar") than the update touches
+    page = (mem.path / "reference/preferences.md").read_text()
+    assert "- I prefer dark roast coffee, no sugar\n- I no longer drink coffee; I switched to green tea\n" in page
+    results = mem.compact("recall", "do I like coffee")["results"]
+    assert [r["text"] for r in results[:2]] == ["- I no longer drink coffee; I switched to green tea",
+                                                "- I prefer dark roast coffee, no sugar"]
+    old, new = results[1], results[0]
+    head = mem.git("rev-parse", "--short=7", "HEAD").strip()
+    assert old["successor"] == {"text": new["text"], "where": new["where"]}
+    assert old["superseded"] == {"until": new["date"], "how": "later line, in part", "commit": head}
+    assert "superseded" not in new and new["score"] >= old["score"]
+    text = mem("recall", "do I like coffee").stdout
+    assert f"    partly updated by a later line ({head} {new['date']})\n" \
+           f"    now: {new['where']}  - I no longer drink coffee; I switched to green tea" in text
+
+
+def test_recall_adds_the_update_when_only_the_old_line_was_found(mem: Mem) -> None:
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen's phone is 555-1234\n"
+              "- Sarah Chen's phone is now 555-9999\n")
+    mem.commit("contacts by hand")
+    results = mem.compact("recall", "-n", "2", "--mode", "keyword", "555-1234")["results"]
+    assert [r["where"] for r in results] == ["reference/contacts.md:4", "reference/contacts.md:3"]
+    assert results[1]["successor"]["where"] == "reference/contacts.md:4"
+
+
+def test_a_chain_of_updates_ranks_newest_first(mem: Mem) -> None:
+    mem.write("projects/apollo.md", "# Apollo\n\n- The Apollo beta launches on March 3\n"
+              "- The Apollo beta launch moved to March 10\n- The Apollo beta launch moved to March 17\n")
+    mem.commit("apollo by hand")
+    results = mem.compact("recall", "-n", "3", "--mode", "keyword", "March 3 beta")["results"]
+    assert [r["where"] for r in results] == ["projects/apollo.md:5", "projects/apollo.md:4", "projects/apollo.md:3"]
+    assert [r.get("successor", {}).get("where") for r in results] == \
+        [None, "projects/apollo.md:5", "projects/apollo.md:4"]
