@@ -80,3 +80,42 @@ def test_a_chain_of_updates_ranks_newest_first(mem: Mem) -> None:
     assert [r["where"] for r in results] == ["projects/apollo.md:5", "projects/apollo.md:4", "projects/apollo.md:3"]
     assert [r.get("successor", {}).get("where") for r in results] == \
         [None, "projects/apollo.md:5", "projects/apollo.md:4"]
+
+
+def _replaced_and_partly(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- The beta launch is on March 3\n- The beta launch moved to March 17\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah Chen — phone 555-1234, AWS account contact\n"
+              "- Sarah Chen's phone is now 555-9999\n")
+    mem.commit("by hand")
+
+
+def test_an_agents_prompt_leaves_out_a_replaced_line_and_marks_a_partly_updated_one(mem: Mem) -> None:
+    from gitmem.cli import prompt
+
+    _replaced_and_partly(mem)
+    launch = prompt.context(str(mem.path), "beta launch March", "keyword")
+    assert "- The beta launch moved to March 17 (knowledge/facts.md:4" in launch
+    assert "March 3" not in launch
+    phone = prompt.context(str(mem.path), "Sarah Chen phone AWS", "keyword")
+    assert "- Sarah Chen — phone 555-1234, AWS account contact (reference/contacts.md:3, " in phone
+    assert "; partly updated by line 4)" in phone
+
+
+def test_the_context_budget_leaves_out_a_replaced_line(mem: Mem) -> None:
+    _replaced_and_partly(mem)
+    out = mem("context", "--query", "beta launch March", "--budget", "2000", "--mode", "keyword").stdout
+    facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
+    assert "knowledge/facts.md:4 (" in facts and "moved to March 17" in facts
+    assert "knowledge/facts.md:3 " not in facts and "launch is on March 3" not in facts
+
+
+def test_the_web_search_names_the_later_line(mem: Mem) -> None:
+    from starlette.testclient import TestClient
+
+    from gitmem.web.app import create_app
+
+    _replaced_and_partly(mem)
+    page = TestClient(create_app(mem.path, {"testserver"})).get("/search?q=beta+launch+March&mode=keyword").text
+    assert page.index("moved to March 17") < page.index("launch is on March 3")
+    assert '<p class="superseded">no longer true: updated by a later line; now: - The beta launch moved to March 17</p>' \
+        in page

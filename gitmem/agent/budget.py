@@ -168,12 +168,15 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None
     for hit in found.results:
         if hit.scope == "project" and (hit.path == "PLAN.md" or hit.path.startswith("goals/")):
             continue  # their blocks come first and say it already
+        if hit.replaced:
+            continue  # a later line of its page replaced it, and stands above it (search/current.py)
         fact = hit.fact
         lines = fact.lines if fact else hit.lines
         span = f"{lines['start']}" + (f"-{lines['end']}" if lines["end"] != lines["start"] else "")
         name = f"{'[personal] ' if hit.scope == 'personal' else ''}{hit.path}:{span}"
         text = " ".join((fact.text if fact else hit.text).split())
-        out.append((name, f"- {name} ({(hit.date or '')[:10]}): {text}\n", False))
+        later = f"; partly updated by line {hit.successor['lines']['start']}" if hit.successor and hit.current else ""
+        out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out
 
 

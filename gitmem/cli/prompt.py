@@ -157,7 +157,7 @@ def _strong(hits: list[Any]) -> str:
     stands out, and of that only what scores near the best of its notebook (recall fills its limit
     with the next best: a newcomer's "remind me how to reach Priya" got Priya's two facts, then
     Dana's email, Dana's role and the database's port, in every prompt's context)."""
-    strong = [hit for hit in hits if not getattr(hit, "weak", False)]
+    strong = [hit for hit in hits if not getattr(hit, "weak", False) and not getattr(hit, "replaced", False)]
     best: dict[str, float] = {}  # per notebook: each scores on its own words and background
     for hit in strong:
         scope = getattr(hit, "scope", "project")
@@ -179,5 +179,8 @@ def render(hits: list[Any]) -> str:
         where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
         where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where
         date = (fact.date if fact and fact.date else hit.date) or ""
-        lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''})"))
+        later = getattr(hit, "successor", None) if getattr(hit, "current", True) else None
+        how = "partly updated" if later and later.get("part") else "updated"
+        updated = f"; {how} by line {later['lines']['start']}" if later else ""
+        lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''}{updated})"))
     return "\n".join([HEADER, *lines]) if lines else ""

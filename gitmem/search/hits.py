@@ -85,6 +85,12 @@ class Hit:
         return out
 
     @property
+    def replaced(self) -> bool:
+        """Whether a later line of its page replaces the whole of it (search/current.py): an agent's
+        context leaves it out, the line that replaced it being there (a person sees both, linked)."""
+        return self.current and self.successor is not None and not self.successor.get("part")
+
+    @property
     def where(self) -> str:
         """PATH:LINES, or PATH#pPAGE:LINES for a PDF: what `git mem get` takes."""
         span = str(self.lines["start"]) if self.lines["start"] == self.lines["end"] else \
