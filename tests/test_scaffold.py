@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from tests.conftest import Mem, git
 
 
@@ -61,3 +63,33 @@ def test_init_without_network_gives_up_on_the_download_at_once(blank: Mem, monke
     assert index["notes"][0].startswith("semantic search is off: cannot download the model "
                                         "BAAI/bge-small-en-v1.5: 127.0.0.1:9 is not reachable")
     assert network == ["create_connection ('127.0.0.1', 9)"]  # one quick check; no download was started
+
+
+def test_init_leaves_a_long_history_to_the_background_worker(blank: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook as it is now is embedded by init; its past versions, past HISTORY_AT_INIT of
+    them, by the hooks' worker (a 20,000-commit notebook's init took 62 s, now 8 s of history
+    and the page of today)."""
+    from gitmem.notes import scaffold
+
+    blank.git("init", "-q")
+    for i in range(4):
+        blank.write("knowledge/log.md", f"# Log\n\n- entry number {i}\n")
+        blank.commit(f"entry {i}")
+    monkeypatch.setattr(scaffold, "HISTORY_AT_INIT", 2)
+    out = blank.json("init")
+    note = "the notebook as it is now is embedded; 3 texts of its history are being embedded in the background"
+    assert any(n.startswith(note) for n in out["notes"]), out["notes"]
+    assert out["index"]["embedded"] == 1  # today's entry
+    blank("index")  # queues behind the worker, then embeds whatever it left
+    assert blank.json("status")["counts"]["pending_embeddings"] == 0
+    hits = blank.json("recall", "--history", "--mode", "semantic", "entry number 0")["results"]
+    assert any("entry number 0" in h["text"] for h in hits)
+
+
+def test_init_embeds_a_short_history_itself(blank: Mem) -> None:
+    blank.git("init", "-q")
+    for i in range(3):
+        blank.write("knowledge/log.md", f"# Log\n\n- entry number {i}\n")
+        blank.commit(f"entry {i}")
+    out = blank.json("init")
+    assert out["index"]["embedded"] == 3 and not any("background" in n for n in out["notes"])

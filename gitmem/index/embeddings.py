@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
@@ -99,6 +99,12 @@ def view_waits(index: Index, view: str, chunks_only: bool = False) -> bool | Non
     marks = ",".join("?" * len(blobs))
     return index.conn.execute(f"SELECT 1 FROM ({view}) v WHERE v.blob IN ({marks}) LIMIT 1",
                               blobs).fetchone() is not None
+
+
+def waiting(index: Index) -> int:
+    """How many texts, of every version the index holds, wait for a vector."""
+    row: Any = index.conn.execute("SELECT count(*) FROM texts WHERE embedded = 0").fetchone()
+    return int(row[0])
 
 
 def _pending_ids(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,

@@ -34,11 +34,19 @@ class IndexSummary:
     notes: list[str] = field(default_factory=list)
 
 
+# `git mem init` embeds at most this many texts of history itself (a notebook's past versions:
+# a 20,000-commit notebook of one-line edits took 62 s); beyond it the notebook as it is now is
+# embedded, and the hooks' worker embeds its history in the background
+HISTORY_AT_INIT = 2_000
+
+
 @recovering
 def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | None = None,
-             wait: float | None = None, indexing: Progress | None = None) -> IndexSummary:
+             wait: float | None = None, indexing: Progress | None = None,
+             history_later: int | None = None) -> IndexSummary:
     """Index every new commit and work-tree change, then embed every text
-    that has no vector yet (history included)."""
+    that has no vector yet (history included; with `history_later`, the history only when at
+    most that many of its texts wait, else the background worker is started for it)."""
     started = time.monotonic()
     index = Index(nb)
     loader = embed.Background(embed.resolve(nb.git), allow_download=allow_download)
@@ -52,13 +60,35 @@ def catch_up(nb: Notebook, allow_download: bool = False, progress: Progress | No
             semantic = False
             report.notes.append(exc.off_note())
         else:
-            emb = embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
+            emb = _embed_all(index, embedder, wait, progress, history_later)
             report.embedded, report.reused = emb.embedded, emb.reused
             report.notes.extend(emb.notes)
             report.notes.extend(_share(index, embedder))
         return _summary(index, report, semantic, started)
     finally:
         index.close()
+
+
+def _embed_all(index: Index, embedder: embed.Embedder, wait: float | None, progress: Progress | None,
+               history_later: int | None) -> SyncReport:
+    """Every text's vector; with `history_later`, the notebook now first, then its history if
+    at most that many of its texts wait (vectors shared through git adopted first), else a note
+    and the background worker."""
+    if history_later is None:
+        return embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
+    now = embeddings.embed(index, embedder, live_only=True, wait=wait, progress=progress)
+    waiting = embeddings.waiting(index)
+    if waiting <= history_later:
+        rest = embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
+        now.embedded, now.reused, now.notes = now.embedded + rest.embedded, now.reused + rest.reused, \
+            now.notes + rest.notes
+        return now
+    started = hookrun.spawn(index.nb.top)
+    now.notes.append(f"the notebook as it is now is embedded; {waiting} texts of its history "
+                     + ("are being embedded in the background" if started else "are not embedded yet")
+                     + " (recall --history finds them by keyword until then; 'git mem index' embeds them "
+                     "and waits)")
+    return now
 
 
 def _share(index: Index, embedder: embed.Embedder) -> list[str]:

@@ -11,7 +11,7 @@ from ..gitops import commits, hookrun, hooks, merge, vectorref
 from ..gitops.git import Git
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
-from ..index.maintenance import IndexSummary, Progress, catch_up
+from ..index.maintenance import HISTORY_AT_INIT, IndexSummary, Progress, catch_up
 from ..notebook import Notebook
 from ..paths import confine
 from . import change, instructions
@@ -73,7 +73,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     merge.configure(git)
     installed = _hooks(nb, notes) if install_hooks else None
     notes.extend(_share_refs(git))
-    summary = catch_up(nb, allow_download=True, progress=progress) if build_index else None
+    summary = catch_up(nb, allow_download=True, progress=progress, history_later=HISTORY_AT_INIT) \
+        if build_index else None
     if summary:
         notes.extend(summary.notes)
     return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
