@@ -22,7 +22,9 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
     (a few times, with a growing pause). The same fact changed differently on
     both sides stops the merge as git would: resolve it with 'git mem resolve'.
     Rebases instead of merging where branch.NAME.rebase or pull.rebase say so.
-    Uncommitted changes are never committed by a sync.
+    Uncommitted changes are never committed by a sync. A pulled line that
+    the write guard would refuse (a secret, an instruction to the model) is
+    named in a note, with the command that shows it.
 
     \b
     Examples:
@@ -31,9 +33,14 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
       git mem sync --json
     """
     from ..gitops import sync as syncing
+    from ..notes import pulled
     from . import output
 
-    show(syncing.sync(notebook().git, remote, allow_rewritten), as_json, output.synced)
+    nb = notebook()
+    before = nb.git.head()
+    result = syncing.sync(nb.git, remote, allow_rewritten)
+    result.notes.extend(pulled.findings(nb, before, result.head))
+    show(result, as_json, output.synced)
 
 
 @click.command()

@@ -1,0 +1,56 @@
+"""What a pull brought that the write guard would have refused.
+
+The write guard (guard.py) checks what is written through gitmem; text that
+arrives with `git mem sync` was written elsewhere, by a teammate, another
+agent, or whoever can push to the remote. It is in git already, and sync never
+rewrites it, but a person should hear of it before an agent reads it back:
+`git mem sync` names each pulled line that holds a secret or reads like an
+instruction to the model, with the command that shows it.
+
+Only the lines a pull added to note pages are judged (a line the page held
+before was there when the person last looked), and at most MAX_FINDINGS are
+named.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ..gitops import plumbing
+from ..notebook import Notebook
+from ..paths import shown
+from . import guard
+
+MAX_FINDINGS = 10
+MAX_PAGE_BYTES = 1 << 20  # a page larger than this is not scanned here (`git mem guard PATH` does)
+
+
+def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
+    """One line per pulled line the guard would refuse, between commits `before` and `after`."""
+    if not before or not after or before == after:
+        return []
+    out: list[str] = []
+    for repo_path in plumbing.changed_paths(nb.git, before, after):
+        rel = nb.rel(repo_path)
+        if rel is None or not nb.settings.is_note(rel):
+            continue
+        out.extend(_page(nb, repo_path, rel, before, after))
+        if len(out) >= MAX_FINDINGS:
+            break
+    if len(out) > MAX_FINDINGS:
+        out = out[:MAX_FINDINGS] + ["... and more: git mem guard PAGE checks a whole page"]
+    return out
+
+
+def _page(nb: Notebook, repo_path: str, rel: str, before: str, after: str) -> list[str]:
+    new = nb.git.show(after, repo_path)
+    if new is None or len(new) > MAX_PAGE_BYTES:
+        return []
+    old = nb.git.show(before, repo_path) or b""
+    had = set(old.decode("utf-8", "replace").split("\n"))
+    text = new.decode("utf-8", "replace")
+    lines = text.split("\n")
+    added = {n for n, line in enumerate(lines, start=1) if line not in had}
+    name = shown(rel)  # a pulled name: a newline in it would print a line of its own
+    return [f"pulled text the write guard refuses: {f.describe(name)}; read it: git mem get "
+            f"{shlex.quote(f'{name}:{f.line}')}" for f in guard.scan(text) if f.line in added]
