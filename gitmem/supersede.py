@@ -184,6 +184,18 @@ def _fits(attr: str, value: tuple[str, ...]) -> bool:
     return True
 
 
+# keys that label an entry of a log, not an attribute with one value: "Standup: Dana is out
+# Thursday" and then "Standup: webhook retries fixed by Priya" are two entries, and a later one
+# replacing the first would drop it (`remember` did)
+LOG_KEYS = frozenset("note notes nb ps fyi idea ideas todo to do task action actions follow up followup reminder "
+                     "retro retrospective standup stand up sync meeting meetings call update updates news log "
+                     "journal entry done fixed blocked blocker blockers progress today yesterday tomorrow "
+                     "question questions q a answer learning learnings lesson lessons tip tips observation "
+                     "insight thought thoughts summary recap feedback issue issues bug bugs risk risks caveat "
+                     "warning decision decisions".split())
+# ... and keys that say who said it: "Sarah said: ..." then "Sarah said: ..." are two things she said
+SAID = frozenset("said says asked asks mentioned noted wrote suggested suggests thinks wants agreed discussed "
+                 "reported replied".split())
 KEY_VALUE = re.compile(r"^(?P<key>.{2,60}?)(?:(?<!\d):|:(?!\d))\s*(?P<value>.+)$")  # not 9:30
 
 
@@ -194,7 +206,8 @@ def keyed(line: str) -> Claim | None:
     if not m or "://" in body:
         return None
     key = _words(m["key"])
-    if not key or len(key) > 6 or any(w in MULTI for w in key):
+    if not key or len(key) > 6 or any(w in MULTI or w in SAID for w in key) \
+            or key[0] in LOG_KEYS:
         return None
     return Claim(tuple(key), ":", _clean(_words(m["value"])))
 

@@ -94,6 +94,9 @@ def test_updates(new: str, old: str) -> None:
     ("My NHS number is 485 777 3456", "- My phone is 07700 900456"),  # a number that is not a phone
     ("My account number is 48577734", "- My mobile is 07700 900456"),
     ("Tom's number is now 12", "- Tom's phone is 07700 900456"),  # too short for a phone
+    ("Standup: payments webhook retries fixed by Priya", "- Standup: Dana is out on Thursday"),  # a log's entries
+    ("Idea: paint the fence green", "- Idea: a shed for the bikes"),
+    ("Sarah said: the new hire starts in May", "- Sarah said: the budget review is on Monday"),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
@@ -124,6 +127,19 @@ def test_remember_replaces_in_the_same_commit_and_history_shows_the_old(mem: Mem
     assert past[0]["since"] == added and past[0]["changed_by"]["commit"] == out["commit"]
     text = mem("remember", "Bob lives in Berlin").stdout
     assert "replaced: - Bob lives in Paris (pass --keep-both to keep both)" in text
+
+
+def test_remember_keeps_every_entry_of_a_log(mem: Mem) -> None:
+    """`Key: value` holds one value (a wifi password), but a key that labels a log's entries
+    ("Standup:", "Retro:", "Note:") holds many: a new entry replaced the last one."""
+    mem("remember", "--to", "projects/meetings.md", "Standup: Dana is out on Thursday")
+    out = mem.json("remember", "--to", "projects/meetings.md", "Standup: payments webhook retries fixed by Priya")
+    assert out["replaced"] is None
+    assert (mem.path / "projects/meetings.md").read_text().endswith(
+        "- Standup: Dana is out on Thursday\n- Standup: payments webhook retries fixed by Priya\n")
+    assert mem.json("remember", "--to", "projects/meetings.md", "Status: in review")["replaced"] is None
+    assert mem.json("remember", "--to", "projects/meetings.md", "Status: shipped")["replaced"]["text"] == \
+        "- Status: in review"
 
 
 def test_keep_both(mem: Mem) -> None:
