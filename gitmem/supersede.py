@@ -139,6 +139,9 @@ def _attribute(text: str, role: str | None = None) -> Claim | None:
             before, after = text[:m.start()].split(), text[m.end():].split()
             qualifiers = tuple(w for w in before if w in QUALIFIERS)
             subject = _clean([w for w in before if w not in QUALIFIERS])
+            owner = _owner(after)  # "the budget for Apollo is ...": Apollo's budget, not Kestrel's
+            if owner:
+                subject, after = subject + _clean(after[1:owner]), after[owner:]
             if any(w in MULTI and w != role for w in subject) or not after:
                 return None
             if attr in ("date", "time"):  # "with Mrs. Lindqvist" is who, not when: the line keeps it
@@ -152,6 +155,18 @@ def _attribute(text: str, role: str | None = None) -> Claim | None:
                 attr = "time" if _clock(value) else "date"  # "is at 9:30" and "moved to 10:00" are one kind
             return Claim(subject, " ".join(qualifiers + (attr,)), value)
     return None
+
+
+OWNER_LINKS = frozenset("is are was were will would should must shall has have had moved changed now becomes "
+                        "became stays remains".split())
+
+
+def _owner(after: list[str]) -> int:
+    """Where the value starts when the attribute is followed by whose it is ("deadline for the tax
+    return is ...", "phone number of Sarah is ..."): the first link word, else 0 (no owner)."""
+    if len(after) < 3 or after[0] not in ("for", "of"):
+        return 0
+    return next((i for i, w in enumerate(after) if i > 1 and w in OWNER_LINKS), 0)
 
 
 def _phone_number(subject: tuple[str, ...], value: tuple[str, ...]) -> bool:
@@ -192,7 +207,7 @@ LOG_KEYS = frozenset("note notes nb ps fyi idea ideas todo to do task action act
                      "journal entry done fixed blocked blocker blockers progress today yesterday tomorrow "
                      "question questions q a answer learning learnings lesson lessons tip tips observation "
                      "insight thought thoughts summary recap feedback issue issues bug bugs risk risks caveat "
-                     "warning decision decisions".split())
+                     "warning decision decisions user assistant human ai system bot agent me you".split())
 # ... and keys that say who said it: "Sarah said: ..." then "Sarah said: ..." are two things she said
 SAID = frozenset("said says asked asks mentioned noted wrote suggested suggests thinks wants agreed discussed "
                  "reported replied".split())

@@ -119,3 +119,11 @@ def test_the_web_search_names_the_later_line(mem: Mem) -> None:
     assert page.index("moved to March 17") < page.index("launch is on March 3")
     assert '<p class="superseded">no longer true: updated by a later line; now: - The beta launch moved to March 17</p>' \
         in page
+
+
+def test_a_saved_session_is_no_page_of_facts(mem: Mem) -> None:
+    mem.write("sessions/2026-02-20-1000.md", "# Session\n\nuser: Sarah's phone is 555-1234\n\n"
+              "user: Sarah's phone is 555-9999\n")
+    mem.commit("session")
+    results = mem.compact("search", "--mode", "keyword", "Sarah phone 555-1234")["results"]
+    assert results and not any("successor" in r for r in results)

@@ -68,6 +68,7 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Bob no longer works at Acme", "- Bob works at Acme"),
     ("Tom's number is now 07700 900123", "- Tom's phone is 07700 900456"),  # a phone, as people say it
     ("Tom's number is now 07700 900123", "- Tom Baker — mobile 07700 900456, plumber"),
+    ("The budget for Apollo is 9000 EUR", "- The budget for Apollo is 7070 EUR"),  # the same owner's
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -97,6 +98,8 @@ def test_updates(new: str, old: str) -> None:
     ("Standup: payments webhook retries fixed by Priya", "- Standup: Dana is out on Thursday"),  # a log's entries
     ("Idea: paint the fence green", "- Idea: a shed for the bikes"),
     ("Sarah said: the new hire starts in May", "- Sarah said: the budget review is on Monday"),
+    ("The budget for Kestrel is 5260 EUR", "- The budget for Apollo is 7070 EUR"),  # whose budget: another's
+    ("The deadline for the grant report is May 1", "- The deadline for the tax return is April 15"),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)

@@ -10,7 +10,8 @@ line is shown just above it, at its score if that was higher, and the older
 fact names it (`successor`), so a superseded fact never ranks above the fact
 that took its place.
 
-Only lines below the fact in its section count (remember, daily and a
+Saved sessions are left alone (a chat's turns are dialogue, several
+sentences a line, not a page of facts). Only lines below the fact in its section count (remember, daily and a
 person's log add lines at the end of a section; another section may be
 about another subject), and only those that say they are an update (a word
 of switches.py's rules: "no longer", "now", "switched", "instead of",
@@ -99,8 +100,8 @@ def link(found: list[Found], reader: Reader) -> list[Found]:
     while pending:
         old = pending.pop(0)
         fact, hit = old.hit.fact, old.hit
-        if fact is None or hit.page is not None:
-            continue
+        if fact is None or hit.page is not None or hit.group == "sessions":
+            continue  # a transcript's later turn is no update of an earlier one by its place
         text = reader.text(old.blob, hit.path)
         update = successor(text, fact) if text is not None else None
         if update is None:
