@@ -127,3 +127,56 @@ def test_a_saved_session_is_no_page_of_facts(mem: Mem) -> None:
     mem.commit("session")
     results = mem.compact("search", "--mode", "keyword", "Sarah phone 555-1234")["results"]
     assert results and not any("successor" in r for r in results)
+
+
+def test_a_nested_item_of_another_person_is_no_update() -> None:
+    page = "# Team\n\n- Sarah Chen\n  - Phone: 555-1234\n  - Role: designer\n- Bob Lee\n  - Phone: 555-9999\n"
+    assert current.successor(page, _fact(4, "  - Phone: 555-1234", ["Team"])) is None
+    same = "# Team\n\n- Sarah Chen\n  - Phone: 555-1234\n  - Role: designer\n  - Phone: 555-7777\n- Bob Lee\n"
+    found = current.successor(same, _fact(4, "  - Phone: 555-1234", ["Team"]))
+    assert found is not None and found[0].start == 6
+
+
+def test_a_successor_ranked_first_stays_first_within_the_limit(mem: Mem) -> None:
+    mem.write("knowledge/infra.md", "# Infra\n\n- The staging server runs Ubuntu 20.04 with a custom kernel built by "
+              "the platform team in 2019 for the old storage drivers\n- Backups run nightly\n"
+              "- The staging server now runs Ubuntu 24.04\n")
+    mem.write("knowledge/hosts.md", "# Hosts\n\n- staging server Ubuntu mirror\n")
+    mem.commit("infra")
+    every = mem.compact("recall", "--mode", "keyword", "staging server runs Ubuntu")["results"]
+    assert [r["where"] for r in every][:3] == ["knowledge/infra.md:5", "knowledge/hosts.md:3", "knowledge/infra.md:3"]
+    results = mem.compact("recall", "-n", "1", "--mode", "keyword", "staging server runs Ubuntu")["results"]
+    assert [r["where"] for r in results] == ["knowledge/infra.md:5"]
+
+
+def test_two_old_lines_with_one_successor_both_rank_under_it(mem: Mem) -> None:
+    mem.write("reference/drinks.md", "# Preferences\n\n- I prefer dark roast coffee\n- I love iced coffee in summer\n"
+              "- I no longer drink coffee\n")
+    mem.commit("drinks")
+    results = mem.compact("recall", "--mode", "keyword", "dark roast iced coffee")["results"]
+    assert results[0]["where"] == "reference/drinks.md:5"
+    assert {r["where"] for r in results[1:3]} == {"reference/drinks.md:3", "reference/drinks.md:4"}
+
+
+def test_full_results_show_a_chunk_once(mem: Mem) -> None:
+    mem.write("knowledge/infra.md", "# Infra\n\n- The staging server runs Ubuntu 20.04 with a custom kernel\n"
+              "- Backups run nightly\n- The staging server now runs Ubuntu 24.04\n")
+    mem.commit("infra")
+    results = mem.json("recall", "--mode", "keyword", "Ubuntu 20.04 custom kernel")["results"]
+    chunks = [(r["path"], r["lines"]["start"], r["lines"]["end"]) for r in results]
+    assert len(chunks) == len(set(chunks))
+    assert results[0]["successor"]["text"] == "- The staging server now runs Ubuntu 24.04"
+
+
+def test_a_long_section_judges_a_bounded_number_of_lines() -> None:
+    lines = "".join(f"- The build of module {i} is now {i} minutes\n" for i in range(2000))
+    page = f"# Journal\n\n- Lunch is at noon\n{lines}"
+    calls: list[int] = []
+    real = current.supersede.outdates
+    current._outdates.cache_clear()
+    try:
+        current.supersede.outdates = lambda new, old: calls.append(1) or real(new, old)  # type: ignore[assignment]
+        assert current.successor(page, _fact(3, "- Lunch is at noon", ["Journal"])) is None
+    finally:
+        current.supersede.outdates = real  # type: ignore[assignment]
+    assert len(calls) == current.JUDGED

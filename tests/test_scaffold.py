@@ -93,3 +93,22 @@ def test_init_embeds_a_short_history_itself(blank: Mem) -> None:
         blank.commit(f"entry {i}")
     out = blank.json("init")
     assert out["index"]["embedded"] == 3 and not any("background" in n for n in out["notes"])
+
+
+def test_a_history_whose_vectors_came_through_git_is_not_left_to_the_worker(
+        mem: Mem, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Vectors shared through refs/gitmem/embeddings are no wait: a fresh clone's init reuses them
+    for its history itself, however long, and says nothing of a background worker."""
+    from gitmem.notes import scaffold
+
+    for i in range(4):
+        mem.write("knowledge/log.md", f"# Log\n\n- entry number {i}\n")
+        mem.commit(f"entry {i}")
+    mem("index")  # embeds and shares every version's vectors
+    assert mem.git("for-each-ref", "refs/gitmem/embeddings").strip()
+    clone = tmp_path_factory.mktemp("clone") / "c"
+    git(clone.parent, "clone", "-q", str(mem.path), str(clone))
+    monkeypatch.setattr(scaffold, "HISTORY_AT_INIT", 1)
+    out = Mem(clone, monkeypatch).json("init")
+    assert not any("background" in n for n in out["notes"]), out["notes"]
+    assert out["index"]["embedded"] == 0 and out["index"]["reused"] >= 4

@@ -1,5 +1,5 @@
-"""Supersession on write: `remember` replaces the line a new fact updates (gitmem/notes/supersede.py,
-gitmem/notes/switches.py), keeps what the update did not touch, and names what it replaced."""
+"""Supersession on write: `remember` replaces the line a new fact updates (gitmem/supersede.py,
+gitmem/switches.py), keeps what the update did not touch, and names what it replaced."""
 
 from __future__ import annotations
 

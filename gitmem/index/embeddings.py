@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import apsw
 
@@ -101,10 +101,11 @@ def view_waits(index: Index, view: str, chunks_only: bool = False) -> bool | Non
                               blobs).fetchone() is not None
 
 
-def waiting(index: Index) -> int:
-    """How many texts, of every version the index holds, wait for a vector."""
-    row: Any = index.conn.execute("SELECT count(*) FROM texts WHERE embedded = 0").fetchone()
-    return int(row[0])
+def waiting(index: Index, embedder: Embedder) -> int:
+    """How many texts, of every version the index holds, wait for a vector the model must compute:
+    one the embedding cache holds (shared through git, or kept by a rebuild) is no wait."""
+    hashes = [r[0] for r in index.conn.execute("SELECT hash FROM texts WHERE embedded = 0")]
+    return len(hashes) - len(sharing.held(index, embedder.key, hashes))
 
 
 def _pending_ids(index: Index, live_only: bool, embedder: Embedder, limit: int = -1,

@@ -77,7 +77,7 @@ def _embed_all(index: Index, embedder: embed.Embedder, wait: float | None, progr
     if history_later is None:
         return embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
     now = embeddings.embed(index, embedder, live_only=True, wait=wait, progress=progress)
-    waiting = embeddings.waiting(index)
+    waiting = embeddings.waiting(index, embedder)
     if waiting <= history_later:
         rest = embeddings.embed(index, embedder, live_only=False, wait=wait, progress=progress)
         now.embedded, now.reused, now.notes = now.embedded + rest.embedded, now.reused + rest.reused, \

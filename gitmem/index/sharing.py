@@ -194,6 +194,17 @@ def _write(index: Index, embedder: Embedder, model: str, vectors: dict[str, byte
                                 [(oid, model, "exported here") for oid in stored])
 
 
+def held(index: Index, key: str, hashes: list[str]) -> set[str]:
+    """Those of these text hashes the embedding cache holds a vector of for the model `key`."""
+    found: set[str] = set()
+    for i in range(0, len(hashes), 500):
+        part = hashes[i:i + 500]
+        marks = ",".join("?" * len(part))
+        found.update(r[0] for r in index.cache.execute(
+            f"SELECT hash FROM embeddings WHERE model = ? AND hash IN ({marks})", [key, *part]))
+    return found
+
+
 def cached(index: Index, key: str, hashes: list[str]) -> dict[str, bytes]:
     """hash -> vector of those of these texts the embedding cache holds for the model `key`."""
     found: dict[str, bytes] = {}

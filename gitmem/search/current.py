@@ -10,8 +10,9 @@ line is shown just above it, at its score if that was higher, and the older
 fact names it (`successor`), so a superseded fact never ranks above the fact
 that took its place.
 
-Saved sessions are left alone (a chat's turns are dialogue, several
-sentences a line, not a page of facts). Only lines below the fact in its section count (remember, daily and a
+Saved sessions and documents are left alone (a chat's turns are dialogue,
+several sentences a line, not a page of facts). Only lines below the fact in
+its section, at its depth and under the same list item, count (remember, daily and a
 person's log add lines at the end of a section; another section may be
 about another subject), and only those that say they are an update (a word
 of switches.py's rules: "no longer", "now", "switched", "instead of",
@@ -43,48 +44,73 @@ MARKED = re.compile(r"\b(?:no longer|not anymore|stopped|quit|gave up|now|switch
 
 @dataclass(frozen=True)
 class Update:
-    """A block of a page that reads as an update: its lines, text and heading path."""
+    """A block of a page that may update a line: its lines, text, heading path, how deep it is
+    indented (a nested item belongs to the item above it) and whether it says it is an update."""
 
     start: int
     end: int
     text: str
     headings: tuple[str, ...]
+    indent: int
+    marked: bool
 
 
 @lru_cache(maxsize=4096)  # as blocks.kept: a page is parsed once, query after query
 def statements(text: str) -> tuple[Update, ...]:
-    """The blocks of a page that may update a line: statements short enough to judge."""
+    """The page's blocks that say something, in order (headings left out)."""
     lines = text.split("\n")
     out = []
     for b in blocks.kept(text):
         body = "\n".join(lines[b.start - 1:b.end])
-        if not b.title and body.strip() and len(body) <= supersede.MAX_CHARS:
-            out.append(Update(b.start, b.end, body, tuple(b.headings)))
+        if not b.title and body.strip():
+            indent = len(body) - len(body.lstrip())
+            out.append(Update(b.start, b.end, body, tuple(b.headings), indent,
+                              len(body) <= supersede.MAX_CHARS and MARKED.search(body) is not None))
     return tuple(out)
 
 
 @lru_cache(maxsize=65536)
 def _attribute(line: str) -> str | None:
     """The attribute a line gives one value of (supersede.claim: "phone", "likes jazz"), if any."""
+    if len(line) > supersede.MAX_CHARS:
+        return None
     found = supersede.claim(_bare(line))
     return found.attribute if found is not None else None
 
 
+@lru_cache(maxsize=65536)
+def _outdates(new: str, old: str) -> str | None:
+    return supersede.outdates(_bare(new), old)
+
+
+SCANNED = 200  # lines below a fact looked at, at most (an 800-line journal section took 10 s a query)
+JUDGED = 12  # of them, lines judged by supersede's rules, at most (about 0.3 ms each)
+
+
 def successor(text: str, fact: Fact) -> tuple[Update, str] | None:
-    """The first line below `fact` in its section of the page `text` that updates it, and whether
-    it updates the whole line or a part of it (supersede.outdates); None: none does. A line is
-    judged when it says it is an update (MARKED) or gives the same attribute another value."""
+    """The first line below `fact` in its section of the page `text`, at its depth and under the
+    same item, that updates it, and whether it updates the whole line or a part of it
+    (supersede.outdates); None: none does. A line is judged when it says it is an update
+    (MARKED) or gives the same attribute another value; the nearest SCANNED lines, JUDGED of them."""
     old = fact.text
     if "\n" in old.strip() or len(old) > supersede.MAX_CHARS:
         return None  # a fact of several lines is no one value to update
     attribute = _attribute(old)
-    for later in statements(text):
-        if later.start <= fact.lines["end"] or list(later.headings) != fact.headings:
-            continue  # another section may be another subject ("## Apollo", "## Zeus": "Status: done")
-        if MARKED.search(later.text) or (attribute is not None and _attribute(later.text) == attribute):
-            how = supersede.outdates(_bare(later.text), old)
-            if how is not None:
-                return later, how
+    indent = len(old) - len(old.lstrip())
+    below = [u for u in statements(text) if u.start > fact.lines["end"]][:SCANNED]
+    judged = 0
+    for later in below:
+        if list(later.headings) != fact.headings or later.indent < indent:
+            return None  # another section, or another item's ("- Sarah", "  - Phone: ...", "- Bob", ...)
+        same = attribute is not None and _attribute(later.text) == attribute
+        if later.indent > indent or not (later.marked or same):
+            continue
+        how = _outdates(later.text, old)
+        if how is not None:
+            return later, how
+        judged += 1
+        if judged >= JUDGED:
+            return None
     return None
 
 
@@ -93,32 +119,56 @@ def _bare(text: str) -> str:
     return supersede.BULLET.sub("", text, count=1).strip()
 
 
-def link(found: list[Found], reader: Reader) -> list[Found]:
+LINKED = ("notebook", "daily")  # a transcript's turns are dialogue, a document's lines are not ours to judge
+
+
+def link(found: list[Found], reader: Reader, full: bool = False) -> list[Found]:
     """`found` with each fact that a later line of its page updates placed just under that line
-    (the line added as a result of its own when no result named it), naming it as `successor`."""
+    (the line added as a result of its own when no result named it), naming it as `successor`.
+    A successor that ranks above already stays where it is. With `full` (a result is its chunk)
+    a successor inside the old fact's chunk is named, not added: the chunk shows it."""
     out, pending = list(found), list(found)
     while pending:
         old = pending.pop(0)
         fact, hit = old.hit.fact, old.hit
-        if fact is None or hit.page is not None or hit.group == "sessions":
-            continue  # a transcript's later turn is no update of an earlier one by its place
+        if fact is None or hit.page is not None or hit.group not in LINKED:
+            continue
         text = reader.text(old.blob, hit.path)
         update = successor(text, fact) if text is not None else None
         if update is None:
             continue
         later, how = update
-        hit.successor = {"path": hit.path, "text": later.text, "lines": {"start": later.start, "end": later.end},
-                         "part": how == "part"}
+        lines = {"start": later.start, "end": later.end}
+        hit.successor = {"path": hit.path, "text": later.text, "lines": lines, "part": how == "part"}
         new = next((f for f in out if f.hit.path == hit.path and f.hit.page is None and f.hit.fact is not None
-                    and f.hit.fact.lines == hit.successor["lines"]), None)
+                    and f.hit.fact.lines == lines), None)
         if new is None:
+            if full and hit.lines["start"] <= later.start <= later.end <= hit.lines["end"]:
+                continue
             new = _result(old, later)
             pending.append(new)  # a line updated in turn (A -> B -> C) names its own successor
+        elif out.index(new) < out.index(old):
+            continue
         else:
             out.remove(new)
         new.hit.score = max(new.hit.score, hit.score)
         out.insert(out.index(old), new)
     return out
+
+
+def ordered(hits: list[Hit]) -> None:
+    """Each successor just above the fact it replaced, when a later re-sort (a score halved for
+    being about someone else, confidence) put it below: in place."""
+    for old in list(hits):
+        later = old.successor if old.current else None
+        if later is None:
+            continue
+        new = next((h for h in hits if h.path == later["path"] and h.fact is not None
+                    and h.fact.lines == later["lines"]), None)
+        if new is not None and hits.index(new) > hits.index(old):
+            hits.remove(new)
+            new.score = max(new.score, old.score)
+            hits.insert(hits.index(old), new)
 
 
 def _result(old: Found, later: Update) -> Found:

@@ -107,6 +107,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         found = ranking(index, query, embedder, view)
         hits = found.hits
         _confidence(nb, hits, query.served)
+        current.ordered(hits)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
@@ -216,6 +217,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         found = _found(index, cand, ranked, scores, query, pool, view, embedder)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
+    current.ordered(hits)  # its re-sort may have put a fact above the line that replaced it
     shown = _shown(hits, evidence, min_score, others)[:limit]
     if found and query.detail:  # blamed once they are shown: what git says of a line costs a blame per page
         kept = {id(h) for h in shown}
@@ -239,7 +241,7 @@ def _found(index: Index, cand: candidates.Candidates, ranked: list[int], scores:
         return _distinct(_spread(found, query.full), pool)
     reader = Reader(index)
     facts.choose(index, found, query.text, embedder, reader)
-    return current.link(_distinct(_spread(found, query.full), pool), reader)
+    return current.link(_distinct(_spread(found, query.full), pool), reader, query.full)
 
 
 SOMEONE_ELSE = 0.5  # the score of a fact about another person than the one the question means
