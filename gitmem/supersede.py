@@ -211,6 +211,10 @@ LOG_KEYS = frozenset("note notes nb ps fyi idea ideas todo to do task action act
 # ... and keys that say who said it: "Sarah said: ..." then "Sarah said: ..." are two things she said
 SAID = frozenset("said says asked asks mentioned noted wrote suggested suggests thinks wants agreed discussed "
                  "reported replied".split())
+# a `Key: value` line gives one value when its value is a few words (a code, a number, a name, "in
+# review"); the labelled sets' longest is 4 ("4 Calle Mayor, Madrid"). A label before a sentence is
+# an entry of a list of many: goals, rules, principles, what someone said ("Sarah: I'll send ...")
+KEYED_WORDS = 4
 KEY_VALUE = re.compile(r"^(?P<key>.{2,60}?)(?:(?<!\d):|:(?!\d))\s*(?P<value>.+)$")  # not 9:30
 
 
@@ -224,7 +228,10 @@ def keyed(line: str) -> Claim | None:
     if not key or len(key) > 6 or any(w in MULTI or w in SAID for w in key) \
             or key[0] in LOG_KEYS:
         return None
-    return Claim(tuple(key), ":", _clean(_words(m["value"])))
+    value = _clean(_words(m["value"]))
+    if len(value) > KEYED_WORDS:
+        return None  # a sentence after a label ("Goal: ship the beta to ten customers"): an entry, not a value
+    return Claim(tuple(key), ":", value)
 
 
 def claim(line: str) -> Claim | None:

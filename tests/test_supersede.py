@@ -98,6 +98,8 @@ def test_updates(new: str, old: str) -> None:
     ("Standup: payments webhook retries fixed by Priya", "- Standup: Dana is out on Thursday"),  # a log's entries
     ("Idea: paint the fence green", "- Idea: a shed for the bikes"),
     ("Sarah said: the new hire starts in May", "- Sarah said: the budget review is on Monday"),
+    ("Goal: cut cloud spend by a fifth", "- Goal: ship the beta to ten customers"),  # a label before a sentence
+    ("Sarah: the pricing page needs a rewrite", "- Sarah: I'll send the design deck by Friday"),
     ("The budget for Kestrel is 5260 EUR", "- The budget for Apollo is 7070 EUR"),  # whose budget: another's
     ("The deadline for the grant report is May 1", "- The deadline for the tax return is April 15"),
 ])
