@@ -106,7 +106,8 @@ def test_the_context_budget_leaves_out_a_replaced_line(mem: Mem) -> None:
     out = mem("context", "--query", "beta launch March", "--budget", "2000", "--mode", "keyword").stdout
     facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
     assert "knowledge/facts.md:4 (" in facts and "moved to March 17" in facts
-    assert "knowledge/facts.md:3 " not in facts and "launch is on March 3" not in facts
+    assert "- knowledge/facts.md:3 " not in facts and "launch is on March 3" not in facts
+    assert "(left out: 1: knowledge/facts.md:3 (replaced by line 4); read them with:" in facts
 
 
 def test_the_web_search_names_the_later_line(mem: Mem) -> None:

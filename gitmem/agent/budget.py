@@ -132,7 +132,7 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
-                    _facts(nb, query, mode, personal), []))
+                    *_facts(nb, query, mode, personal)))
     out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN])))
     if personal is not None:
         out.append(("personal", f"[PERSONAL] pages of your personal notebook ({personal.root})",
@@ -156,7 +156,9 @@ def _pages(nb: Notebook, paths: list[str]) -> tuple[list[Candidate], list[dict[s
     return pages, skipped
 
 
-def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None) -> list[Candidate]:
+def _facts(nb: Notebook, query: str, mode: str,
+           personal: Notebook | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The recalled facts as candidates, and those left out already: replaced by a later line."""
     from ..search import engine as search
     from ..search import scopes
 
@@ -164,20 +166,22 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None
     found = search.run(nb, asked)
     if personal is not None:  # ranked with the project's; a personal notebook that cannot be read was said
         found = scopes.widen(nb, asked, found)
-    out = []
+    out, replaced = [], []
     for hit in found.results:
         if hit.scope == "project" and (hit.path == "PLAN.md" or hit.path.startswith("goals/")):
             continue  # their blocks come first and say it already
-        if hit.replaced:
-            continue  # a later line of its page replaced it, and stands above it (search/current.py)
         fact = hit.fact
         lines = fact.lines if fact else hit.lines
         span = f"{lines['start']}" + (f"-{lines['end']}" if lines["end"] != lines["start"] else "")
         name = f"{'[personal] ' if hit.scope == 'personal' else ''}{hit.path}:{span}"
+        if hit.replaced and hit.successor is not None:
+            # a later line of its page replaced it and stands above it (search/current.py): said, not given
+            replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
+            continue
         text = " ".join((fact.text if fact else hit.text).split())
         later = f"; partly updated by line {hit.successor['lines']['start']}" if hit.successor and hit.current else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
-    return out
+    return out, replaced
 
 
 def _fill(kind: str, title: str, candidates: list[Candidate], excluded: list[dict[str, str]], room: int,

@@ -52,5 +52,14 @@ def _page(nb: Notebook, repo_path: str, rel: str, before: str, after: str) -> li
     lines = text.split("\n")
     added = {n for n, line in enumerate(lines, start=1) if line not in had}
     name = shown(rel)  # a pulled name: a newline in it would print a line of its own
-    return [f"pulled text the write guard refuses: {f.describe(name)}; read it: git mem get "
-            f"{shlex.quote(f'{name}:{f.line}')}" for f in guard.scan(text) if f.line in added]
+    rules: dict[int, list[guard.Finding]] = {}
+    for f in guard.scan(text):
+        if f.line in added:
+            rules.setdefault(f.line, []).append(f)
+    out = []
+    for line, found in rules.items():  # one note a line, however many rules it meets
+        kinds = ", ".join(dict.fromkeys(f"{f.kind} ({f.rule})" for f in found))
+        # `git mem get` takes the name as it is: one shown escaped cannot be pasted back
+        read = f"; read it: git mem get {shlex.quote(f'{rel}:{line}')}" if name == rel else ""
+        out.append(f"pulled text the write guard refuses: {kinds} at {name}:{line}: \"{found[0].excerpt}\"{read}")
+    return out
