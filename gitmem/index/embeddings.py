@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
@@ -35,6 +36,7 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
     busy = "embeddings are being computed by another process; semantic results may be behind"
     if not index.lock_or_stale(wait, report, busy):
         return report
+    held = True
     try:
         # pages are read with the forgotten lines blanked: a forget may have landed since this
         # Index was opened, and a stale record would put the forgotten line's vector back
@@ -56,12 +58,36 @@ def embed(index: Index, embedder: Embedder, live_only: bool = True, wait: float 
                          {w[1]: w[2] for w in batch if isinstance(w[1], str)}, report)
             if progress:
                 progress(i + len(batch), len(work))
+            if not live_only and i + EMBED_BATCH < len(work):
+                held, go_on = _let_readers_in(index, wait)
+                if not go_on:
+                    return report  # the rest waits for the next catch-up
         if every:
             with db.transaction(index.conn):
                 db.set_meta(index.conn, "weighed", weighed.VERSION)
     finally:
-        index.lock.release()
+        if held:
+            index.lock.release()
     return report
+
+
+YIELD_SECONDS = 0.1  # between two batches of a bulk run: five times the lock's poll (gitops/lock.py)
+_pause = time.sleep  # the pause itself (tests look into it)
+
+
+def _let_readers_in(index: Index, wait: float | None) -> tuple[bool, bool]:
+    """Between two batches of a long run (a history embedded in the background: minutes), the
+    write lock is let go for a moment, so that a read catches up with a new commit instead of
+    answering from the index as it was (a newcomer's recall answered the old value for minutes).
+    (whether the lock is held again, whether to go on): not when the lock was not had back
+    within `wait`, nor when a forget landed meanwhile (pages read for facts may hold its line)."""
+    before = index.forgotten.key
+    index.lock.release()
+    _pause(YIELD_SECONDS)
+    if not index.lock.acquire(timeout=wait):
+        return False, False
+    index.reload_forgotten()
+    return True, index.forgotten.key == before
 
 
 def _uncached(index: Index, embedder: Embedder, texts: dict[str, str]) -> list[tuple[str, str]]:
