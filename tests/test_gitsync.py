@@ -333,3 +333,26 @@ def test_a_pulled_line_the_guard_refuses_is_named(pair: list[Mem]) -> None:
     assert out[1].endswith(f"; read it: git mem get {FACTS}:{line}")
     b("remember", "The piano tuner comes in March")
     assert len(b("sync").stdout.splitlines()) == 1  # the same line, pulled before: nothing new to name
+
+
+def test_two_clones_of_an_empty_remote_that_each_ran_init_are_joined_on_request(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, daemon: GitDaemon) -> None:
+    """Each clone began its own history with `git mem init`: sync says so in one line (not a
+    hint about uncommitted changes) and joins them with --allow-rewritten, every fact kept."""
+    made = []
+    for name in ("a", "b"):
+        git(tmp_path, "clone", "-q", daemon.url(), name)
+        m = Mem(tmp_path / name, monkeypatch)
+        m("init", "--no-index")
+        m("remember", f"The boiler is serviced by {name.upper()}-Hendricks")
+        made.append(m)
+    a, b = made
+    a("sync")
+    refused = b("sync", code=1)
+    assert "share no commit" in refused.output and "git mem sync --allow-rewritten" in refused.output
+    assert "stash" not in refused.output
+    assert b.json("sync", "--allow-rewritten")["integrated"] == "merged"
+    a("sync")
+    for m in (a, b):
+        text = (m.path / FACTS).read_text()
+        assert "A-Hendricks" in text and "B-Hendricks" in text and "<<<<<<<" not in text

@@ -10,7 +10,8 @@ from .common import json_option, notebook, page_path, show
 @click.command()
 @click.option("--remote", metavar="NAME", help="The remote to sync with [the branch's upstream, else origin].")
 @click.option("--allow-rewritten", is_flag=True,
-              help="Merge a remote branch that was force-pushed to another history (every fact here is kept).")
+              help="Merge a remote branch that was force-pushed to another history, or one begun on its own "
+                   "(every fact here is kept).")
 @json_option
 def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
     """Fetch, merge and push the notebook, retrying while others push.

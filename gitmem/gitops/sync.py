@@ -93,7 +93,7 @@ def sync(git: Git, remote: str | None = None, allow_rewritten: bool = False, att
             _check_rewritten(git, remote, upstream, tip, allow_rewritten)
             if tip:
                 update_ref_forced(git, _tracking(remote, upstream), tip)
-            result.integrated = _integrate(git, remote, upstream, tip, mode)
+            result.integrated = _integrate(git, remote, upstream, tip, mode, allow_rewritten)
             specs = _branch_push(git, branch, upstream, tip) + _side_refs(git, remote, theirs)
             result.head = git.head()
             if not specs:
@@ -213,7 +213,8 @@ def _check_rewritten(git: Git, remote: str, upstream: str, tip: str | None, allo
 
 
 # -- integrating the branch ----------------------------------------------------
-def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str) -> str:
+def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str, unrelated: bool = False) -> str:
+    """Bring the remote's tip in; `unrelated`: histories with no commit in common may be joined."""
     head = git.head()
     if tip is None or tip == head:
         return "up to date" if tip else "nothing on the remote yet"
@@ -223,11 +224,29 @@ def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str)
     if head is None or git.is_ancestor(head, tip):
         _integrating(git, ["merge", "--ff-only", "--autostash", "--quiet", tip], "fast-forward")
         return "fast-forward"
+    if not _related(git, head, tip) and not unrelated:
+        # two clones of an empty remote that each ran `git mem init`, or a remote of another notebook
+        raise SyncRefused(f"this branch and {name} share no commit: each was begun on its own (two clones of an "
+                          "empty remote that each ran 'git mem init', say), or the remote holds another "
+                          "notebook; nothing was changed",
+                          "if it is this notebook's remote, join the two (every fact of both is kept): "
+                          "git mem sync --allow-rewritten")
     if mode == "rebase":
         _integrating(git, ["rebase", "--quiet", "--autostash", "--no-fork-point", tip], "rebase")
         return "rebased"
-    _integrating(git, ["merge", "--quiet", "--autostash", "--no-edit", "-m", f"mem: sync with {name}", tip], "merge")
+    join = ["--allow-unrelated-histories"] if unrelated else []
+    _integrating(git, ["merge", "--quiet", "--autostash", "--no-edit", *join, "-m", f"mem: sync with {name}", tip],
+                 "merge")
     return "merged"
+
+
+def _related(git: Git, head: str, tip: str) -> bool:
+    """Whether two commits have a commit in common (git merge-base finds one)."""
+    try:
+        git.run("merge-base", head, tip)
+        return True
+    except GitFailed:
+        return False
 
 
 def _integrating(git: Git, args: list[str], what: str) -> None:
