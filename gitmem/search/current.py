@@ -5,7 +5,7 @@ line says more than the update touches ("I prefer dark roast coffee, no
 sugar" + "I no longer drink coffee; I switched to green tea": replacing the
 line would drop what the update did not say), and people write both lines by
 hand. Recall links such a pair instead: when a later line of a result's page
-updates the result's fact (supersede.updates, the rules remember uses), that
+updates the result's fact (supersede.outdates, the rules remember uses), that
 line is shown just above it, at its score if that was higher, and the older
 fact names it (`successor`), so a superseded fact never ranks above the fact
 that took its place.
@@ -18,8 +18,8 @@ about another subject), and only those that say they are an update (a word
 of switches.py's rules: "no longer", "now", "switched", "instead of",
 "moved", ...) or give the same attribute another value ("Sarah's phone is
 555-1234", then "Sarah's phone is 555-9999", as a person or Anthropic's
-memory tool writes them): a query judges a few lines per result, and a
-line's attribute is read once.
+memory tool writes them): at most JUDGED of the nearest SCANNED lines per
+result, and a line's attribute is read once.
 """
 
 from __future__ import annotations
