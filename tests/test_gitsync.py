@@ -343,6 +343,9 @@ def test_two_clones_of_an_empty_remote_that_each_ran_init_are_joined_on_request(
     for name in ("a", "b"):
         git(tmp_path, "clone", "-q", daemon.url(), name)
         m = Mem(tmp_path / name, monkeypatch)
+        # two inits by one person in the same second make the same commit: histories begun apart
+        # are two people's, or two different seconds
+        m.git("config", "user.name", f"Person {name.upper()}")
         m("init", "--no-index")
         m("remember", f"The boiler is serviced by {name.upper()}-Hendricks")
         made.append(m)
