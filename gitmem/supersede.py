@@ -266,14 +266,25 @@ def update(new: str, old: str) -> Update | None:
 MAX_CHARS = 400  # longer than a fact of one value: never judged (and the patterns stay cheap)
 
 
+def _judged(new: str, old: str) -> bool:
+    """Whether the pair is judged at all: neither too long, nor the same fact (a duplicate)."""
+    return len(new) <= MAX_CHARS and len(old) <= MAX_CHARS and normalize_fact(new) != normalize_fact(old)
+
+
+def _with_head(parts: list[str]) -> list[str]:
+    """Each clause of a line as it is judged: the first as it is, the others after it (its head)."""
+    return [part if i == 0 else f"{parts[0]} {part}" for i, part in enumerate(parts)]
+
+
 def locate(new: str, old: str) -> tuple[int, Update] | None:
     """(the clause of `old` that `new` updates, -1 for the whole line; how) or None."""
-    if len(new) > MAX_CHARS or len(old) > MAX_CHARS or normalize_fact(new) == normalize_fact(old):
-        return None  # the same fact: a duplicate, not an update
+    if not _judged(new, old):
+        return None
     parts = parts_of(old)
     if len(parts) > 1:
-        for i, part in enumerate(parts):
-            found = _update(new, part if i == 0 else f"{parts[0]} {part}")
+        for i, clause in enumerate(_with_head(parts)):
+            part = parts[i]
+            found = _update(new, clause)
             if found is not None:
                 # an update without a value to put in ("no longer", a taste that flips), or whose values
                 # cannot be found as written, would take the whole line's place: a line that says more
@@ -290,10 +301,10 @@ def outdates(new: str, old: str) -> str | None:
     """Whether the fact `new` updates the line `old` where both stay on a page: "whole", "part"
     (a clause of a line that says more, which `remember` keeps: "I prefer dark roast coffee, no
     sugar" + "I no longer drink coffee"), or None."""
-    if len(new) > MAX_CHARS or len(old) > MAX_CHARS or normalize_fact(new) == normalize_fact(old):
+    if not _judged(new, old):
         return None
     parts = parts_of(old)
-    if len(parts) > 1 and any(_update(new, part if i == 0 else f"{parts[0]} {part}") for i, part in enumerate(parts)):
+    if len(parts) > 1 and any(_update(new, clause) for clause in _with_head(parts)):
         return "part"
     return "whole" if _update(new, old) is not None else None
 

@@ -179,7 +179,7 @@ def _facts(nb: Notebook, query: str, mode: str,
             replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
             continue
         text = " ".join((fact.text if fact else hit.text).split())
-        later = f"; partly updated by line {hit.successor['lines']['start']}" if hit.successor and hit.current else ""
+        later = f"; {hit.updated_by}" if hit.updated_by else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out, replaced
 

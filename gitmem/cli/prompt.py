@@ -179,8 +179,7 @@ def render(hits: list[Any]) -> str:
         where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
         where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where
         date = (fact.date if fact and fact.date else hit.date) or ""
-        later = getattr(hit, "successor", None) if getattr(hit, "current", True) else None
-        how = "partly updated" if later and later.get("part") else "updated"
-        updated = f"; {how} by line {later['lines']['start']}" if later else ""
+        said = getattr(hit, "updated_by", None)
+        updated = f"; {said}" if said else ""
         lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''}{updated})"))
     return "\n".join([HEADER, *lines]) if lines else ""

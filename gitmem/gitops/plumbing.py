@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import GitFailed
 from .git import Git, words
 from .identity import commit_env
-from .log import ZERO
+from .log import REGULAR_MODES, ZERO
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -75,6 +75,20 @@ def changed_paths(git: Git, old: str, new: str) -> list[str]:
     """Repo-relative paths that differ between two commits."""
     raw = git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
     return [os.fsdecode(p) for p in raw.split(b"\0") if p]
+
+
+def changed_blobs(git: Git, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
+    """(repo-relative path, its blob before, its blob after) of each regular file that differs
+    between two commits, in one `git diff-tree` (None: absent, or not a regular file there)."""
+    tokens = git.run("diff-tree", "-r", "-z", "--no-renames", old, new).split(b"\0")
+    out = []
+    for meta, path in zip(tokens[0::2], tokens[1::2]):
+        if not meta.startswith(b":"):
+            continue
+        old_mode, new_mode, old_oid, new_oid, _status = meta[1:].decode().split()
+        out.append((os.fsdecode(path), old_oid if old_mode in REGULAR_MODES and old_oid != ZERO else None,
+                    new_oid if new_mode in REGULAR_MODES and new_oid != ZERO else None))
+    return out
 
 
 def mode(git: Git, rev: str, path: str) -> str | None:

@@ -29,12 +29,15 @@ def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
     """One line per pulled line the guard would refuse, between commits `before` and `after`."""
     if not before or not after or before == after:
         return []
+    pages = [(rel, old, new) for path, old, new in plumbing.changed_blobs(nb.git, before, after)
+             if new is not None and (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
+    # every page's two versions in one batch (a pull of thousands of pages: no call per page)
+    texts = nb.git.read_blobs([oid for _, old, new in pages for oid in (old, new) if oid], largest=MAX_PAGE_BYTES)
     out: list[str] = []
-    for repo_path in plumbing.changed_paths(nb.git, before, after):
-        rel = nb.rel(repo_path)
-        if rel is None or not nb.settings.is_note(rel):
-            continue
-        out.extend(_page(nb, repo_path, rel, before, after))
+    for rel, old, new in pages:
+        if new not in texts:
+            continue  # larger than MAX_PAGE_BYTES: `git mem guard PATH` checks it
+        out.extend(_page(rel, texts.get(old, b"") if old else b"", texts[new]))
         if len(out) >= MAX_FINDINGS:
             break
     if len(out) > MAX_FINDINGS:
@@ -42,11 +45,7 @@ def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
     return out
 
 
-def _page(nb: Notebook, repo_path: str, rel: str, before: str, after: str) -> list[str]:
-    new = nb.git.show(after, repo_path)
-    if new is None or len(new) > MAX_PAGE_BYTES:
-        return []
-    old = nb.git.show(before, repo_path) or b""
+def _page(rel: str, old: bytes, new: bytes) -> list[str]:
     had = set(old.decode("utf-8", "replace").split("\n"))
     text = new.decode("utf-8", "replace")
     lines = text.split("\n")

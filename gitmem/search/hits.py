@@ -91,6 +91,15 @@ class Hit:
         return self.current and self.successor is not None and not self.successor.get("part")
 
     @property
+    def updated_by(self) -> str | None:
+        """"updated by line N" ("partly updated ..." for one clause) when a later line of its page
+        updates it (search/current.py): how an agent's context marks it."""
+        later = self.successor if self.current else None
+        if later is None:
+            return None
+        return f"{'partly ' if later.get('part') else ''}updated by line {later['lines']['start']}"
+
+    @property
     def where(self) -> str:
         """PATH:LINES, or PATH#pPAGE:LINES for a PDF: what `git mem get` takes."""
         span = str(self.lines["start"]) if self.lines["start"] == self.lines["end"] else \
