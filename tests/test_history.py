@@ -65,7 +65,10 @@ def test_a_changed_fact_shows_current_and_superseded(wk) -> None:
 def test_without_history_only_the_current_text(wk) -> None:
     m, _ = wk
     assert m.json("recall", "--mode", "keyword", "1234")["results"] == []
-    assert len(m.json("recall", "--history", "--mode", "keyword", "1234")["results"]) == 1
+    # the old number, with the fact that stands in its place now above it (no hit of its own)
+    now, old = m.json("recall", "--history", "--mode", "keyword", "1234")["results"]
+    assert now["current"] and "555-4321" in now["fact"]["text"] and now["changed_by"] is None
+    assert not old["current"] and "555-1234" in old["text"]
     assert all(r["current"] for r in m.json("recall", "Sarah's phone")["results"])
 
 
@@ -187,7 +190,13 @@ def check_history(repo: Path, index: Index, token: str, at_head: bool, titled: b
     it is found only through the facts under it, while it has some."""
     hits = query(index, token, views.history())
     assert hits or titled, f"{token} not found in history"
+    # what stands now in a superseded hit's place is a result too, though it may not hold the token
+    standing = {(later.get("now") or later)["text"] for h in hits if not h.current and (later := h.successor)}
+    found = [h for h in hits if not (h.current and token not in h.text and h.text in standing)]
     for hit in hits:
+        if hit not in found:
+            assert_at_lines((repo / hit.path).read_text(), hit.text, hit.lines["start"], hit.lines["end"])
+            continue
         assert token in hit.text or (titled and hit.fact is not None and token in " ".join(hit.fact.headings))
         # the commit a result comes from is in HEAD's history and held its words
         git(repo, "merge-base", "--is-ancestor", hit.commit, "HEAD")
@@ -205,7 +214,7 @@ def check_history(repo: Path, index: Index, token: str, at_head: bool, titled: b
                                                                                        change["path"])
         assert (change["how"] == "deleted") == (after == "")
         assert any(line not in after for line in change["lines"])
-    assert any(h.current for h in hits) == at_head or titled
+    assert any(h.current for h in found) == at_head or titled
 
 
 def chain_tokens(repo: Path) -> set[str]:
@@ -264,10 +273,14 @@ def check_facts(repo: Path, index: Index, token: str) -> int:
     there) and at its revision, and CHANGED_BY's page no longer holds it; a current fact cites
     the commit git blame names. Returns how many past facts were checked."""
     past = 0
-    for hit in query(index, token, views.history()):
+    hits = query(index, token, views.history())
+    standing = {(later.get("now") or later)["text"] for h in hits if not h.current and (later := h.successor)}
+    for hit in hits:
         fact = hit.fact
-        # the fact holds the token, or its heading path does (a heading alone is never the fact)
-        assert fact is not None and (token in fact.text or token in " ".join(fact.headings))
+        # the fact holds the token, or its heading path does (a heading alone is never the fact), or
+        # it stands now in the place of a past fact that held it
+        assert fact is not None and (token in fact.text or token in " ".join(fact.headings)
+                                     or (hit.current and fact.text in standing))
         lines = fact.lines["start"], fact.lines["end"]
         assert hit.lines["start"] <= lines[0] <= lines[1] <= hit.lines["end"]
         if hit.current:
@@ -348,7 +361,8 @@ def test_history_embeds_nothing_but_the_query(mem: Mem, monkeypatch: pytest.Monk
     [old] = [h for h in found.results if not h.current]
     assert old.fact is not None and old.fact.text == "- Sarah Chen's phone is 555-1234"
     assert old.successor is not None and old.successor["text"] == "- Sarah Chen's phone is 555-9999"
-    assert old.record()["successor"] == {"text": "- Sarah Chen's phone is 555-9999", "where": "reference/contacts.md:4"}
+    assert old.record()["successor"] == {"text": "- Sarah Chen's phone is 555-9999", "where": "reference/contacts.md:4",
+                                         "current": True}
 
 
 def test_a_superseded_fact_never_ranks_above_its_successor(mem: Mem) -> None:
@@ -373,3 +387,53 @@ def test_a_chain_of_successors_ranks_newest_first(mem: Mem) -> None:
     order = [r["fact"]["text"] for r in found]
     assert order.index("- The beta launch moved to April 2") < order.index("- The beta launch moved to March 17") \
         < order.index("- The beta launch is on March 3")
+
+
+def test_what_stands_now_heads_a_history_cut_short(mem: Mem) -> None:
+    """A fact replaced four times: with `-n 2` the two best versions are old ones, and the fact that
+    stands now, which the query's words do not match, is still the first result; each old version
+    names the line that replaced it and the one standing now (a newcomer's run, 2026-11-26: the
+    current value was last, or missing, and `now:` named the next value)."""
+    for number in ("555-0101", "555-0202", "555-0303"):
+        mem("remember", f"Sarah's phone number is {number}")
+    mem("remember", "Sarah's mobile changed to 555-0505")
+    results = mem.json("recall", "--history", "-n", "2", "--mode", "keyword", "phone number is")["results"]
+    assert [r["current"] for r in results] == [True, False]
+    assert results[0]["fact"]["text"] == "- Sarah's mobile changed to 555-0505"
+    head = mem.git("rev-parse", "HEAD").strip()
+    assert results[0]["fact"]["commit"] == head and results[0]["lines"] == {"start": 3, "end": 3}
+    compact = mem.compact("recall", "--history", "-n", "3", "--mode", "keyword", "phone number is")["results"]
+    assert [r["text"] for r in compact] == ["- Sarah's mobile changed to 555-0505",
+                                            "- Sarah's phone number is 555-0303",
+                                            "- Sarah's phone number is 555-0202"]
+    assert compact[2]["successor"] == {"text": "- Sarah's phone number is 555-0303",
+                                       "where": "reference/contacts.md:3", "current": False}
+    assert compact[2]["now"] == {"text": "- Sarah's mobile changed to 555-0505", "where": "reference/contacts.md:3"}
+    assert compact[1]["successor"]["current"] is True and "now" not in compact[1]
+    text = mem("recall", "--history", "-n", "3", "--mode", "keyword", "phone number is").stdout
+    assert ("    replaced by: reference/contacts.md:3  - Sarah's phone number is 0303\n".replace("0303", "555-0303")
+            + "    now: reference/contacts.md:3  - Sarah's mobile changed to 555-0505\n") in text
+    from starlette.testclient import TestClient
+
+    from gitmem.web.app import create_app
+
+    page = TestClient(create_app(mem.path, {"testserver"})).get(
+        "/search?q=phone+number+is&mode=keyword&history=1&n=3").text
+    assert "; replaced by: - Sarah&#39;s phone number is 555-0303; now: - Sarah&#39;s mobile changed to 555-0505</p>" \
+        in page
+
+
+def test_a_fact_removed_since_its_replacement_names_no_current_fact(mem: Mem) -> None:
+    """A -> B, then B deleted: A names B as what replaced it, and nothing as standing now."""
+    mem("remember", "The staging server is at 10.0.0.7")
+    rel = mem.json("remember", "The staging server moved to 10.0.0.9")["path"]
+    page = mem.path / "notes" / rel if (mem.path / "notes" / rel).exists() else mem.path / rel
+    page.write_text(page.read_text().replace("- The staging server moved to 10.0.0.9\n", ""))
+    mem.commit("staging is gone")
+    results = mem.compact("recall", "--history", "--mode", "keyword", "staging server")["results"]
+    [old] = [r for r in results if "10.0.0.7" in r["text"]]
+    assert old["successor"] == {"text": "- The staging server moved to 10.0.0.9", "where": f"{rel}:3",
+                                "current": False}
+    assert "now" not in old and all("superseded" in r for r in results)
+    text = mem("recall", "--history", "--mode", "keyword", "staging server").stdout
+    assert f"    replaced by: {rel}:3  - The staging server moved to 10.0.0.9\n" in text and "now:" not in text

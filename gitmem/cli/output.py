@@ -113,10 +113,17 @@ def _hit(hit: Hit, group: bool = False) -> list[str]:
         said = "partly updated" if later.get("part") else "no longer true: updated"
         out.append(f"    {said} by a later line{when}")
     successor = hit.successor
-    if successor and (hit.changed_by or hit.current):
-        out.append(f"    now: {shown(successor['path'])}:{_span(successor['lines'])}  "
-                   f"{unlearned(successor['text']).splitlines()[0] if successor['text'] else ''}")
+    if successor and hit.changed_by and not successor.get("current"):
+        out.append(_named("replaced by", successor))  # itself replaced since, or removed
+    if successor and (successor.get("now") or hit.current or successor.get("current")):
+        out.append(_named("now", successor.get("now") or successor))
     return out
+
+
+def _named(label: str, fact: dict[str, Any]) -> str:
+    """A fact named under a result: `label: PATH:LINES  its first line`."""
+    return (f"    {label}: {shown(fact['path'])}:{_span(fact['lines'])}  "
+            f"{unlearned(fact['text']).splitlines()[0] if fact['text'] else ''}")
 
 
 def _weak_and_notes(res: Results) -> list[str]:

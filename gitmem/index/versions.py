@@ -80,6 +80,14 @@ def worktree_blob(conn: apsw.Connection, path: str) -> tuple[int | None] | None:
     return (row[0],) if row is not None else None
 
 
+def head_blob(conn: apsw.Connection, path: str) -> int | None:
+    """The blob of `path` at HEAD, None if HEAD has no such page (on versions_current, as the
+    indexer finds a current version: never by walking the page's past ones)."""
+    row: Any = conn.execute("SELECT blob FROM versions INDEXED BY versions_current WHERE path = ? "
+                            "AND end_commit IS NULL", (path,)).fetchone()
+    return row[0] if row is not None else None
+
+
 def worktree_mtime(conn: apsw.Connection, path: str) -> Any:
     """The modification time recorded for a work-tree page (None if there is none)."""
     row: Any = conn.execute("SELECT mtime FROM worktree WHERE path = ?", (path,)).fetchone()

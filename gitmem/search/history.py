@@ -23,7 +23,7 @@ Several old texts of one page made false by the same commit are one result
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,9 @@ from .hits import Hit, snippet
 if TYPE_CHECKING:
     from ..index.embed import Embedder
     from ..index.indexer import Index
+
+
+HOPS = 64  # edits followed from a superseded fact to the one standing now, at most
 
 
 @dataclass(frozen=True)
@@ -77,29 +80,48 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
                 if hit is not None:
                     found.append(hit)
                     if len(found) >= limit:
-                        return successors_first(found)
-    return successors_first(found)
+                        return successors_first(found, walker)[:limit]
+    return successors_first(found, walker)[:limit]
 
 
-def successors_first(found: list[Hit]) -> list[Hit]:
-    """The hits with each superseded fact's successor, when it is among them, just above it (at
-    its score if that was higher): a superseded fact never ranks above the fact that replaced it
-    (a newcomer's `--history "when does the beta launch"`, 2026-11-26: the old date at 1.00, the
-    current one second)."""
+def successors_first(found: list[Hit], walker: Walker | None = None) -> list[Hit]:
+    """The hits with the fact that now stands in each superseded fact's place (the end of its chain
+    of replacements, A -> B -> C: C) just above it, at its score if that was higher: a superseded
+    fact never ranks above the current one (a newcomer's `--history "when does the beta launch"`,
+    2026-11-26: the old date at 1.00, the current one second; with `--limit 2` and four versions,
+    the current fact was not shown at all). A current fact no hit holds is added, by `walker`."""
     out = list(found)
-    for old in found:
-        successor = old.successor
-        if not successor:
-            continue
-        at = out.index(old)
-        # the successor may itself have been replaced since (A -> B -> C): it still stands above A
-        later = next((h for h in out[at + 1:] if h.path == successor["path"]
-                      and h.fact is not None and h.fact.text == successor["text"]), None)
+    for old in found:  # each replacement above the fact it replaced, B above A and C above B
+        later = next((h for h in out[out.index(old) + 1:] if old.successor and _holds(h, old.successor)), None)
         if later is not None:
             out.remove(later)
             later.score = max(later.score, old.score)
-            out.insert(at, later)
+            out.insert(out.index(old), later)
+    for old in found:  # and what stands now above them all, added if no hit holds it
+        successor = old.successor
+        if not successor:
+            continue
+        target = successor.get("now") or (successor if successor.get("current") else None)
+        if target is None:
+            continue
+        at = out.index(old)
+        if any(h.current and _holds(h, target) for h in out[:at]):
+            continue
+        later = next((h for h in out[at + 1:] if h.current and _holds(h, target)), None)
+        if later is not None:
+            out.remove(later)
+        elif walker is not None:
+            later = walker.now(old, target)
+        else:
+            continue
+        later.score = max(later.score, old.score)
+        out.insert(at, later)
     return out
+
+
+def _holds(hit: Hit, fact: dict[str, Any]) -> bool:
+    """Whether the hit's fact is `fact` ({path, text, ...})."""
+    return hit.path == fact["path"] and hit.fact is not None and hit.fact.text == fact["text"]
 
 
 def runs(index: Index, path: str, rows: list[tuple[Any, ...]]) -> list[Run]:
@@ -139,6 +161,7 @@ class Walker:
         self.embedder = embedder
         self.detail = detail
         self.reader = Reader(index)
+        self._latest: dict[tuple[str, int, str], dict[str, Any] | None] = {}
 
     def page(self, blob: int) -> str:
         if blob not in self._pages:
@@ -264,6 +287,21 @@ class Walker:
         return hit
 
     def successor(self, fate: Fate, claim: list[str]) -> dict[str, Any] | None:
+        """The fact that took the place of an edited one (`replaced`), with the fact that stands in
+        its place now when later edits replaced that one in turn (`now`; `current`: the successor
+        itself still stands)."""
+        found = self.replaced(fate, claim)
+        if found is None:
+            return None
+        latest = self.latest(found)
+        del found["since"]  # the index's own id of a commit: `commit` names it
+        if latest is not None and latest["text"] == found["text"] and latest["path"] == found["path"]:
+            found["current"] = True
+        elif latest is not None:
+            found["now"] = latest
+        return found
+
+    def replaced(self, fate: Fate, claim: list[str]) -> dict[str, Any] | None:
         """The fact that took the place of an edited one: among the facts of the page the change
         made, those holding a line it added, the one sharing most words with the old fact (its
         lines as the page stood right after the change, and its text). None for a deletion."""
@@ -282,7 +320,54 @@ class Walker:
             return None
         wanted = set(facts.words("\n".join(claim)))
         top = max(added, key=lambda f: len(wanted & set(facts.words(f.text))))
-        return {"text": top.text, "path": fate.path, "lines": top.lines, "commit": self.change(fate)["commit"]}
+        return {"text": top.text, "path": fate.path, "lines": top.lines, "commit": self.change(fate)["commit"],
+                "since": fate.commit}
+
+    def latest(self, successor: dict[str, Any]) -> dict[str, Any] | None:
+        """The end of a chain of replacements that starts at `successor`: the fact standing in its
+        place now ({text, path, lines} as the page is now), or None when the chain ends in a
+        deletion. At most HOPS edits are followed, each chain once per search."""
+        key = (successor["path"], successor["since"], successor["text"])
+        if key not in self._latest:
+            self._latest[key] = None  # a chain that comes back to itself ends here
+            self._latest[key] = self._follow(successor)
+        return self._latest[key]
+
+    def _follow(self, successor: dict[str, Any]) -> dict[str, Any] | None:
+        path, since, text = successor["path"], successor["since"], successor["text"]
+        for _ in range(HOPS):
+            claim = [line for line in text.split("\n") if line.strip()]
+            fate = self.fate(path, since, claim)
+            if fate.how == "current":
+                return self.standing(fate.path, claim)
+            following = self.replaced(fate, claim)
+            if following is None:
+                return None
+            path, since, text = following["path"], following["since"], following["text"]
+        return None
+
+    def standing(self, path: str, claim: list[str]) -> dict[str, Any] | None:
+        """Where the page as it is now holds the fact whose lines are `claim`."""
+        wt = versions.worktree_blob(self.conn, path)
+        head = versions.head_blob(self.conn, path) if wt is None else None
+        text = self.work_text(path, wt[0]) if wt else self.page(head) if head is not None else None
+        if text is None or not claim:
+            return None
+        lines = text.split("\n")
+        at = next((i for i, line in enumerate(lines, 1) if line == claim[0]), None)
+        fact = facts.at_line(text, at) if at is not None else None
+        return None if fact is None else {"text": fact.text, "path": path, "lines": fact.lines,
+                                          "headings": fact.headings}
+
+    def now(self, old: Hit, target: dict[str, Any]) -> Hit:
+        """The fact standing now in the place of the superseded `old`, as a current result."""
+        fact = facts.Fact(target["text"], target["lines"], list(target.get("headings", [])))
+        self.cite(fact, target["path"], "HEAD")
+        heading = old.heading if target["path"] == old.path else " > ".join(fact.headings)
+        return replace(old, path=target["path"], heading=heading, snippet=fact.text,
+                       text=fact.text, lines=dict(fact.lines), commit=fact.commit, date=fact.date,
+                       author=fact.author, subject=fact.subject, current=True, since=None, until=None,
+                       changed_by=None, revision=None, fact=fact, successor=None)
 
     def fact(self, hit: Hit, blob: int, query: str, span: tuple[int, int] | None = None) -> facts.Fact | None:
         """The hit's best fact, within its chunk's lines (a fact row's: within its own)."""

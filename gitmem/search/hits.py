@@ -71,8 +71,12 @@ class Hit:
             out["superseded"] = {"until": (self.until or "")[:10] or None, "how": change["how"],
                                  "commit": change["commit"][:7] if change["commit"] else None}
             if self.successor is not None:
-                out["successor"] = {"text": self.successor["text"],
-                                    "where": f"{self.successor['path']}:{_span(self.successor['lines'])}"}
+                later = self.successor
+                out["successor"] = {"text": later["text"], "where": f"{later['path']}:{_span(later['lines'])}",
+                                    "current": bool(later.get("current"))}
+                if later.get("now"):  # replaced in turn since: what stands in its place now
+                    now = later["now"]
+                    out["now"] = {"text": now["text"], "where": f"{now['path']}:{_span(now['lines'])}"}
         else:
             if self.successor is not None:  # a later line of its page updates it (current.py)
                 later = self.successor
