@@ -194,8 +194,9 @@ def check_history(repo: Path, index: Index, token: str, at_head: bool, titled: b
     standing = {(later.get("now") or later)["text"] for h in hits if not h.current and (later := h.successor)}
     found = [h for h in hits if not (h.current and token not in h.text and h.text in standing)]
     for hit in hits:
-        if hit not in found:
-            assert_at_lines((repo / hit.path).read_text(), hit.text, hit.lines["start"], hit.lines["end"])
+        if hit not in found:  # in the page as it is now, or in the words of the version it names
+            page = show(repo, hit.revision, hit.path) if hit.revision else (repo / hit.path).read_text()
+            assert_at_lines(page, hit.text, hit.lines["start"], hit.lines["end"])
             continue
         assert token in hit.text or (titled and hit.fact is not None and token in " ".join(hit.fact.headings))
         # the commit a result comes from is in HEAD's history and held its words

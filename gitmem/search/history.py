@@ -104,6 +104,9 @@ def successors_first(found: list[Hit], walker: Walker | None = None) -> list[Hit
         target = successor.get("now") or (successor if successor.get("current") else None)
         if target is None:
             continue
+        if target is successor and walker is not None:  # its lines now, not as the change left them
+            target = walker.standing(successor["path"], [ln for ln in successor["text"].split("\n") if ln.strip()]) \
+                or successor
         at = out.index(old)
         if any(h.current and _holds(h, target) for h in out[:at]):
             continue
