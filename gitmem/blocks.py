@@ -26,7 +26,8 @@ class Block:
     headings: tuple[str, ...]
     heading: bool = False  # a heading with text under it: a fact only when the query is about it
     title: bool = False  # a heading line (with or without text under it)
-    context: str = ""  # words that belong to it without being its text (a table row's header row)
+    context: str = ""  # words that belong to it without being its text (a table row's header row,
+    # a nested list item's parent items: "Tom Park" for "  - Phone: 555-0134" under "- Tom Park")
 
 
 def blocks(text: str) -> list[Block]:
@@ -60,6 +61,8 @@ class _Walk:
     current: list[int] = field(default_factory=list)  # [start, end] of the block being built
     item_indent: int = -1
     table_head: str = ""
+    parents: list[tuple[int, str, int]] = field(default_factory=list)  # (indent, text, line) of the items above
+    item_context: str = ""  # the parents of the block being built
 
     def line(self, number: int) -> None:
         """Read one line outside a code fence."""
@@ -80,7 +83,7 @@ class _Walk:
         if self.current:
             row = self.lines[self.current[0] - 1].lstrip().startswith("|")
             self.out.append(Block(self.current[0], self.current[1], tuple(t for _, t in self.path),
-                                  context=self.table_head if row else ""))
+                                  context=self.table_head if row else self.item_context))
             self.current.clear()
 
     def fence(self, first: int, last: int) -> int:
@@ -95,6 +98,7 @@ class _Walk:
         level, title = self.heads[number]
         self.out.append(Block(number, number, tuple(t for lv, t in self.path if lv < level),
                               heading=_has_body(self.lines, number, self.heads), title=True))
+        self.parents.clear()
         self.path = [p for p in self.path if p[0] < level] + [(level, title)]
 
     def table_rule(self, number: int) -> None:
@@ -113,11 +117,41 @@ class _Walk:
         if item or table or (self.current and self.item_indent >= 0 and indent <= self.item_indent):
             self.close()
             self.item_indent = len(item.group(1)) if item else -1
-            self.current[:] = [number, number]
+            self.start(number, indent, item is not None)
         elif self.current:
             self.current[1] = number
         else:
-            self.current[:] = [number, number]
+            self.start(number, indent, False)
+
+    def start(self, number: int, indent: int, item: bool) -> None:
+        """Begin a block at this line: its context is the list items it is nested under."""
+        while self.parents and self.parents[-1][0] >= indent:
+            self.parents.pop()
+        self.item_context = " / ".join(text for _, text, _ in self.parents)
+        if self.parents and self.out and self.out[-1].start == self.parents[-1][2]:
+            self.titles(self.parents[-1][1])
+        if item:
+            self.parents.append((indent, _item_text(self.lines[number - 1]), number))
+        self.current[:] = [number, number]
+
+    def titles(self, text: str) -> None:
+        """The block just closed is a list item with items nested under it: a name of a word or
+        three ("- Tom Park", "- Apollo:") titles them as a heading does (a fact only when asked
+        about); a value ("- Email: tom@park.example") stays a fact."""
+        parent = self.out[-1]
+        short = len(text.split()) < STATEMENT_WORDS and (":" not in text or text.endswith(":"))
+        if parent.start == parent.end and short:
+            self.out[-1] = Block(parent.start, parent.end, parent.headings, heading=True, context=parent.context)
+
+
+PARENT_CHARS = 80  # of a parent item's line kept as a nested item's context: its subject, not its whole text
+CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
+
+
+def _item_text(line: str) -> str:
+    """A list item's line as a nested item's context: without its bullet or checkbox, cut short."""
+    text = CHECKBOX.sub("", LIST_ITEM.sub("", line, count=1)).strip()
+    return text if len(text) <= PARENT_CHARS else text[:PARENT_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 def _has_body(lines: list[str], number: int, heads: dict[int, tuple[int, str]]) -> bool:

@@ -104,7 +104,8 @@ class Settings:
         """Changes whenever chunking would produce different chunks."""
         # v2: forgotten lines blanked before a page is cut; private read from bad frontmatter
         # v3: private read in any key case and from any yes-like value (privacy.py)
-        return f"v3:{self.max_chars}:{self.overlap_chars}"
+        # v4: a nested list item is keyed and embedded with the items it is nested under (blocks.py)
+        return f"v4:{self.max_chars}:{self.overlap_chars}"
 
     def layout_signature(self) -> str:
         """Changes whenever the set of notes or their groups would differ."""

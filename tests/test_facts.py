@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gitmem.blocks import STATEMENT_WORDS
+from gitmem.blocks import LIST_ITEM, STATEMENT_WORDS
+from gitmem import blocks
 from gitmem.index import chunker
 from gitmem.markdown import body_offset
 from gitmem.search import facts
@@ -54,6 +55,78 @@ def test_blocks_of_a_page_with_their_heading_paths() -> None:
         (20, 20, ("Contacts", "Table"), True),  # a table's header row: every row's context
         (22, 22, ("Contacts", "Table"), False),
     ]
+
+
+NESTED = """# Contacts
+
+- Tom Park
+  - Phone: 555-0134
+  - [ ] Email: tom@park.example
+    - work address only
+- Sarah Chen moved to Lisbon in May and runs the office there
+  - Phone: 555-9999
+
+Text under the list.
+
+## Vendors
+  - Acme Plumbing: 555-7777
+"""
+
+
+def test_a_nested_item_carries_the_items_it_is_nested_under() -> None:
+    """A nested item is keyed and embedded with its parent items ("whose phone?"); a parent that
+    is a short name titles its items as a heading does, a parent that says something stays a fact;
+    a heading or text after the list ends the nesting."""
+    found = [(b.start, b.context, b.heading) for b in facts.blocks(NESTED) if not b.title]
+    assert found == [
+        (3, "", True),  # "Tom Park": a title over its items
+        (4, "Tom Park", False),
+        (5, "Tom Park", False),
+        (6, "Tom Park / Email: tom@park.example", False),  # bullet and checkbox left out
+        (7, "", False),  # a parent that says something stays a fact of its own
+        (8, "Sarah Chen moved to Lisbon in May and runs the office there", False),
+        (10, "", False),
+        (13, "", False),  # under another heading: no parent
+    ]
+    [phone] = [f for f in facts.within(NESTED, 1, 14) if f.lines["start"] == 4]
+    assert blocks.described(phone.headings, phone.context, phone.text) == "Contacts / Tom Park\n  - Phone: 555-0134"
+
+
+def test_recall_says_whose_number_a_nested_item_is(mem: Mem) -> None:
+    mem.write("reference/contacts.md", NESTED)
+    mem.commit("contacts")
+    top = mem.compact("recall", "--mode", "keyword", "Tom Park phone")["results"][0]
+    assert (top["text"], top["where"], top["context"]) == ("  - Phone: 555-0134", "reference/contacts.md:4", "Tom Park")
+    text = mem("recall", "--mode", "keyword", "Tom Park phone").stdout
+    assert "    Contacts › Tom Park\n        - Phone: 555-0134\n" in text
+    vendors = mem("recall", "--mode", "keyword", "Acme plumbing").stdout
+    assert "    Contacts › Vendors\n        - Acme Plumbing: 555-7777\n" in vendors
+    mem.write("reference/cities.md", "# Cities\n\n| who | city |\n|---|---|\n| Bob | Paris |\n")
+    mem.commit("cities")
+    row = mem("recall", "--mode", "keyword", "Bob Paris").stdout  # a row under its table's header row
+    assert "    Cities\n      | who | city |\n      | Bob | Paris |\n" in row
+    assert mem.compact("recall", "--mode", "keyword", "Bob Paris")["results"][0]["context"] == "| who | city |"
+
+
+ITEMS = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["alpha", "beta gamma", "one two three four"])),
+                 min_size=1, max_size=12)
+
+
+@given(ITEMS)
+def test_a_nested_items_context_is_the_chain_of_items_above_it(items: list[tuple[int, str]]) -> None:
+    """Over generated lists: each item's context is the text of each nearest item above it at a
+    smaller indent, outermost first."""
+    lines, expected, stack = [], [], []  # stack: (indent, text) of the items above
+    for depth, words in items:
+        indent = min(depth, (stack[-1][0] // 2 + 1) if stack else 0) * 2  # never deeper than one past its parent
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        expected.append(" / ".join(t for _, t in stack))
+        text = f"{words} {len(lines)}"
+        stack.append((indent, text))
+        lines.append(" " * indent + f"- {text}")
+    page = "# List\n\n" + "\n".join(lines) + "\n"
+    assert [b.context for b in facts.blocks(page) if not b.title] == expected
 
 
 @pytest.mark.parametrize("query, lines", [
@@ -114,7 +187,7 @@ def test_a_fact_lies_within_its_chunk_and_is_whole_lines(lines: list[str], query
             titles = {n for f in found for n in range(f.lines["start"], f.lines["end"] + 1)}
             assert all(not ln.strip() or ln.lstrip().startswith(("#", "|")) or not re.search(r"\w", ln)
                        or (n < len(page_lines) and facts.TABLE_RULE.match(page_lines[n]))  # a header row
-                       or (n in titles and len(ln.split()) < STATEMENT_WORDS)
+                       or (n in titles and len(LIST_ITEM.sub("", ln).split()) < STATEMENT_WORDS)
                        for n, ln in enumerate(page_lines[piece.start_line - 1:piece.end_line], start=piece.start_line))
             continue
         assert fact.statement

@@ -176,10 +176,14 @@ class Quoted(Protocol):
 
 
 def fact_lines(fact: Quoted) -> list[str]:
-    """The fact as it reads in markdown, under its heading path."""
-    out = [f"    {' › '.join(fact.headings)}"] if fact.headings else []
-    body = unlearned(fact.text).split("\n")
-    indent = "      " if fact.headings else "    "
+    """The fact as it reads in markdown, under its heading path, and the list items it is nested
+    under (a table row: under its table's header row)."""
+    context = unlearned(getattr(fact, "context", ""))
+    row = context.lstrip().startswith("|")
+    path = [*fact.headings, *([context] if context and not row else [])]
+    out = [f"    {' › '.join(path)}"] if path else []
+    indent = "      " if path else "    "
+    body = ([context] if row else []) + unlearned(fact.text).split("\n")
     out.extend(f"{indent}{line}" for line in body[:FACT_LINES])
     if len(body) > FACT_LINES:
         out.append(f"{indent}… {len(body) - FACT_LINES} more lines")

@@ -49,7 +49,7 @@ class Fact:
     wrote: dict[str, str] = field(default_factory=dict)  # gitmem's commit trailers (Gitmem-Verb, ...)
     blamed: dict[str, Any] | None = None  # {path, lines}: where those lines were in `commit`'s tree
     heading: bool = field(default=False, repr=False)  # a heading with text under it
-    context: str = field(default="", repr=False)  # a table row's header row
+    context: str = field(default="", repr=False)  # a table row's header row; a nested item's parent items
     statement: bool = field(default=True, repr=False)  # says something (not a heading alone): may answer
 
 
@@ -65,7 +65,8 @@ def at_line(text: str, line: int) -> Fact | None:
     lines = text.split("\n")
     for b in blocks(text):
         if b.start <= line <= b.end:
-            return Fact("\n".join(lines[b.start - 1:b.end]), {"start": b.start, "end": b.end}, list(b.headings))
+            return Fact("\n".join(lines[b.start - 1:b.end]), {"start": b.start, "end": b.end}, list(b.headings),
+                        context=b.context)
     return None
 
 

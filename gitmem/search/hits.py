@@ -62,6 +62,8 @@ class Hit:
                                "commit": cited.commit[:7] if cited.commit else None}
         if self.fact is not None and self.fact.headings:
             out["headings"] = self.fact.headings
+        if self.fact is not None and self.fact.context:  # whose phone: the item it is nested under
+            out["context"] = self.fact.context
         if self.confidence is not None:
             out["confidence"] = self.confidence
         if scoped or self.scope != "project":  # no label for people without a personal notebook
