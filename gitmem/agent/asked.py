@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from .. import verbs
+from .. import credentials, verbs
 from ..notebook import Notebook
 from ..notes import trailers
 from . import context, tracker
@@ -21,8 +21,29 @@ def assemble(nb: Notebook, request: verbs.Context) -> context.Context | context.
     if r.budgeted():
         from . import budget
 
-        return budget.assemble(nb, r.query, r.budget or BUDGET, r.mode, r.bytes_per_token)
-    return context.run(nb, r.day, r.flush)
+        return _redacted(budget.assemble(nb, r.query, r.budget or BUDGET, r.mode, r.bytes_per_token))
+    return _redacted(context.run(nb, r.day, r.flush))
+
+
+class _Text(Protocol):
+    text: str
+
+
+Assembled = TypeVar("Assembled", bound=_Text)
+
+
+def _redacted(found: Assembled) -> Assembled:
+    """The context with every secret value its pages hold redacted (credentials.py), never longer
+    than it was: a page a pull or an editor wrote was never checked by the write guard."""
+    found.text, count = credentials.redact(found.text, fit=True)
+    where = []
+    for part in getattr(found, "parts", None) or getattr(found, "blocks", None) or ():
+        part.text, held = credentials.redact(part.text, fit=True)
+        if held and getattr(part, "path", None):
+            where.append(part.path)
+    if count and hasattr(found, "notes"):
+        found.notes.append(credentials.note(count, where))
+    return found
 
 
 def changes(nb: Notebook, request: verbs.SessionChanges) -> tracker.Changes:

@@ -45,6 +45,7 @@ except ImportError as exc:  # the optional extra is missing: say how to add it
     raise ImportError("gitmem's NotebookMemoryTool needs the optional 'anthropic' package (2.14 or later): "
                       "pip install 'gitmem-notebook[anthropic]' (in a clone: pip install '.[anthropic]')") from exc
 
+from .. import credentials
 from ..errors import GitmemError
 from ..gitops import commits
 from ..gitops.repo import open_notebook
@@ -98,7 +99,8 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
             first, last = command.view_range
             start = max(1, first)
             lines = lines[start - 1:len(lines) if last == -1 else last]
-        numbered = [f"{str(i + start).rjust(WIDTH)}\t{line}" for i, line in enumerate(lines)]
+        # a line a pull or an editor wrote never passed the write guard: its secrets stay out
+        numbered = [f"{str(i + start).rjust(WIDTH)}\t{credentials.redact(line)[0]}" for i, line in enumerate(lines)]
         return f"Here's the content of {command.path} with line numbers:\n" + "\n".join(numbered)
 
     def _read(self, path: str, rel: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .. import params, records
+from .. import credentials, params, records
 from ..errors import GitmemError, UsageError, from_machine, log_bug, new_bug_id
 from ..notebook import Notebook
 from ..notes import asked as asked_notes
@@ -277,6 +277,16 @@ def wire(data: Any) -> str:
     return records.json_safe(json.dumps(compact(data), ensure_ascii=False, separators=(",", ":")))
 
 
+def reply(ok: bool, data: Any) -> tuple[str, dict[str, Any] | None]:
+    """A tool call's reply: its text and its structured content (an error: its line alone). Every
+    secret value is redacted (credentials.py): a page a pull or an editor wrote never passed the
+    write guard, and `get` or `context` would hand it to the agent whole."""
+    if not ok:
+        return str(data), None
+    data, _ = credentials.redact_all(data)
+    return wire(data), compact(data) if isinstance(data, dict) else None
+
+
 def check(tool: Tool, args: dict[str, Any]) -> None:
     """UsageError naming the parameter and what it needs, if args do not fit the tool's schema."""
     from jsonschema import Draft202012Validator
@@ -340,9 +350,9 @@ async def _serve(nb: Notebook) -> None:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         handler.client = handler.client or client_name(ctx)
         ok, data = await anyio.to_thread.run_sync(handler.call, params.name, params.arguments)
-        text = wire(data) if ok else data
+        text, structured = reply(ok, data)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=not ok,
-                                    structured_content=compact(data) if ok and isinstance(data, dict) else None)
+                                    structured_content=structured)
 
     server = Server("gitmem", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)

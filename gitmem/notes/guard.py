@@ -29,59 +29,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from .. import credentials
+from ..credentials import GENERIC, REDACTED, SECRET_PATTERNS, TRAILING
 from ..errors import Refused
 from .requests import REQUEST_PATTERNS
 
 # detect-secrets plugins that name a token format. The entropy plugins flag
 # ordinary words in prose, and a public IP is not a secret in a notebook.
 _SKIP_PLUGINS = {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
-
-# A value that looks like a credential: no spaces, and a digit or a symbol in it
-# ("hunter2", "Tr0ub4dor&3"), so "the password is required" stays ordinary. Group v
-# is the value itself: redaction replaces it and keeps the words around it.
-_VALUE = r"['\"]?(?P<v>(?!(?:none|null|true|false|required|optional|expired|changed)\b)" \
-         r"(?=[^\s'\"]*[\d!@#$%^&*+?~])[^\s'\"<>]{6,})"
-# "password" in other languages, and how they say "is".
-_PASSWORD_WORDS = (r"passwort|kennwort|mot de passe|contrase(ñ|n)a|clave de acceso|senha|wachtwoord|has(ł|l)o|"
-                   r"heslo|l(ö|o)senord|salasana|passord|adgangskode|jelszó|parolă|şifre|sifre|пароль|"
-                   r"密码|密碼|口令|パスワード|비밀번호")
-_ENV_NAME = r"[A-Za-z0-9_]*(PASS|PASSWD|PASSWORD|PWD|PW|SECRET|TOKEN|KEY|APIKEY|CREDENTIALS?|AUTH|PASSPHRASE)"
-SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("password assignment", re.compile(
-        r"\b(pass(word|wd|phrase|code)?|pwd|pin|secret|api[_ -]?key|access[_ -]?key|auth[_ -]?token|token)"
-        r"\s*(:|=|\bis\b|\bwas\b)\s*" + _VALUE, re.I)),
-    ("password in another language", re.compile(
-        r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])\s*"
-        r"(:|：|=|\b(ist|lautet|war|est|était|es|era|é|is|jest|je|är|on|er)\b|是|为|為|は)\s*" + _VALUE, re.I)),
-    ("secret in an environment variable", re.compile(
-        r"\b[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\s*=\s*['\"]?(?P<v>[^\s'\"]{8,})")),
-    # A .env line: NAME=value at the start of a line, any case, the name ending in a
-    # secret's word (DB_PASS, db_password, STRIPE_KEY; not KEY_FILE or PRIMARY_KEY_NAME).
-    (".env line with a secret", re.compile(
-        r"^\s*(export\s+)?(?=[A-Za-z0-9_]*[A-Za-z])" + _ENV_NAME + r"\s*=\s*['\"]?"
-        r"(?P<v>(?!\$\{|<|\[redacted\])[^\s'\"]{4,})", re.I | re.M)),
-    ("credentials in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:(?P<v>[^\s/@]{3,})@[^\s/]+", re.I)),
-    ("OpenAI key", re.compile(r"\bsk-(proj-)?[A-Za-z0-9_-]{20,}")),
-    ("Anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
-    ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
-    ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-    ("AWS secret key", re.compile(r"\baws_secret_access_key\s*[:=]\s*['\"]?(?P<v>[A-Za-z0-9/+]{40})", re.I)),
-    ("private key block", re.compile(r"-----(BEGIN|END) ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----")),
-    ("PuTTY private key", re.compile(r"^\s*(PuTTY-User-Key-File-\d+|Private-Lines|Private-MAC|Private-Hash)\s*:",
-                                     re.I | re.M)),
-    # A key body without its BEGIN line: a line that is all base64 at the width PEM and
-    # OpenSSH wrap at, mixing cases and digits (a hex digest is one case), or the DER
-    # and OpenSSH openings every key body starts with.
-    ("private key body", re.compile(
-        r"^\s*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{60,76}={0,2}\s*$"
-        r"|^\s*(MII[CEGJ][A-Za-z0-9+/]{2}IBA|MHcCAQEE|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{8,}", re.M)),
-]
-
-# Rules that name no token type; reported after those that do.
-GENERIC = {"password assignment", "password in another language", "secret in an environment variable",
-           ".env line with a secret", "Secret Keyword"}
 
 INJECTION_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ignore previous instructions", re.compile(
@@ -294,7 +249,7 @@ def redact(text: str) -> tuple[str, list[Finding]]:
             line = normalise(line)
             spans = _secret_spans(line)
         found.extend(Finding("secret", rule, number, _redact(line)) for _, _, rule in spans)
-        clean = "".join(_cut(line, spans))
+        clean = credentials.cut(line, spans)
         if not spans or _secret_rules(clean):
             found += [] if spans else [Finding("secret", "secret", number, _redact(line))]
             clean = f"{REDACTED} (a line holding a secret)"
@@ -302,47 +257,22 @@ def redact(text: str) -> tuple[str, list[Finding]]:
     return "\n".join(lines), found
 
 
-REDACTED = "[redacted]"
-_TRAILING = ".,;:)"  # sentence punctuation after a value is not part of it
 
 
 def _secret_spans(line: str) -> list[tuple[int, int, str]]:
     """(start, end, rule) of each distinct secret value in the line: a value that two rules
     find (an OpenAI key that is also "api key is ...") is one secret, named by the rule
     that names a token type."""
-    spans: list[tuple[int, int, str]] = []
-    for rule, pattern in SECRET_PATTERNS:
-        for match in pattern.finditer(line):
-            group = "v" if "v" in pattern.groupindex and match.group("v") else 0
-            start, end = match.span(group)
-            while end > start + 1 and line[end - 1] in _TRAILING:
-                end -= 1
-            spans.append((start, end, rule))
+    spans = credentials.spans(line)
     for rule, value in _detect_secrets({1: line}, values=True).get(1, []):
         # detect-secrets may report only part of a token (a prefix), so the whole word goes.
         for word in re.finditer(r"\S+", line) if value else ():
             if value in word.group(0):
                 end = word.end()
-                while end > word.start() + 1 and line[end - 1] in _TRAILING:
+                while end > word.start() + 1 and line[end - 1] in TRAILING:
                     end -= 1
                 spans.append((word.start(), end, rule))
-    kept: list[tuple[int, int, str]] = []
-    for span in sorted(spans, key=lambda s: (s[2] in GENERIC, s[0])):
-        if not any(span[0] < k[1] and k[0] < span[1] for k in kept):
-            kept.append(span)
-    return sorted(kept)
-
-
-def _cut(line: str, spans: list[tuple[int, int, str]]) -> list[str]:
-    """The line's pieces with every span (and anything overlapping it) replaced by [redacted]."""
-    out, at = [], 0
-    for start, end, _ in spans:
-        if start >= at:
-            out += [line[at:start], REDACTED]
-            at = end
-        else:
-            at = max(at, end)
-    return out + [line[at:]]
+    return credentials.distinct(spans)
 
 
 def _secret_rules(line: str) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .. import dates
+from .. import credentials, dates
 from ..config import DATE_BASES, MODES, Settings
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
@@ -25,6 +25,7 @@ from ..index.pagetext import Reader
 from ..notebook import Notebook
 from . import aliases, candidates, current, facts, scale, vectors, views
 from .hits import STOPWORDS, WORD, Hit, Results, snippet
+from .hits import redact as redact_secrets
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -115,6 +116,9 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             notes.append(scale.no_match_note(query.text, found.evidence))
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
+        secrets, where = redact_secrets(found.hits, query.full)
+        if secrets:
+            notes.append(credentials.note(secrets, where))
         return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
                        evidence=found.evidence, full=query.full, asked_as=found.asked_as)
     finally:

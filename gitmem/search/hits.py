@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import credentials
+
 if TYPE_CHECKING:
     from .facts import Fact
     from .scale import Evidence
@@ -166,3 +168,29 @@ def snippet(body: str, query: str, width: int = SNIPPET) -> str:
         start = space + 1 if 0 <= space < start + 20 else start
     piece = flat[start:start + width].rstrip()
     return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def redact(hits: list[Hit], full: bool = False) -> tuple[int, list[str]]:
+    """Every secret value in what the hits show replaced by [redacted] (credentials.py), in place:
+    text that reached the notebook without the write guard (a pull, an editor) never reaches an
+    agent through an answer. How many, and where. The whole chunk only with `full` (it is shown
+    then): scanning 1.6 KB costs 0.8 ms, a fact's line 15 us."""
+    count, where = 0, []
+    for hit in hits:
+        # counted where a result shows it (its fact, else its snippet), once: a secret in a line
+        # beside the fact, in its chunk, is no secret of the fact's
+        if full:
+            hit.text, _ = credentials.redact(hit.text)
+        hit.snippet, k = credentials.redact(hit.snippet)
+        found = [k] if hit.fact is None else []
+        if hit.fact is not None:
+            hit.fact.text, k = credentials.redact(hit.fact.text)
+            found.append(k)
+        for later in (hit.successor, (hit.successor or {}).get("now")):
+            if later:
+                later["text"], k = credentials.redact(later["text"])
+                found.append(k)
+        if any(found):
+            count += max(found)
+            where.append(f"{hit.path}:{_span(hit.fact.lines)}" if hit.fact is not None else hit.where)
+    return count, where

@@ -1,0 +1,113 @@
+"""Secrets that reached the notebook without the write guard (a pull, an editor) never reach an
+agent: recall, search, the prompt hook, context, MCP and the memory tool redact them, and say so;
+`git mem get` shows a person the page as it is (gitmem/credentials.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitmem import credentials
+from gitmem.gitops.repo import open_notebook
+from gitmem.notes import guard
+from tests.conftest import Mem
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+LINE = f"- Staging AWS key: {AWS} (from Dana)"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"key {AWS} here", "key [redacted] here"),
+    ("password: hunter22!", "password: [redacted]"),
+    ("DB_PASSWORD=s3cr3t-value", "DB_PASSWORD=[redacted]"),
+    ("postgres://app:Zx9-secret@db.internal/app", "postgres://app:[redacted]@db.internal/app"),
+    ("token ghp_" + "a1" * 18, "token [redacted]"),
+    ("- Sarah prefers tea; the password is required", "- Sarah prefers tea; the password is required"),
+])
+def test_a_secret_value_is_redacted_and_the_words_around_it_stay(text: str, expected: str) -> None:
+    assert credentials.redact(text)[0] == expected
+    if expected != text:  # the guard, with detect-secrets beside these patterns, finds each too
+        assert guard.redact(text)[0] != text and "[redacted]" in guard.redact(text)[0]
+
+
+@given(st.text(st.characters(codec="utf-8"), max_size=60), st.sampled_from([AWS, "hunter2!", "ab12!?", "sk-" + "x" * 24]),
+       st.text(st.characters(codec="utf-8"), max_size=60))
+def test_a_fitted_redaction_never_grows_and_holds_no_secret(before: str, secret: str, after: str) -> None:
+    """`fit` (a budgeted context): never longer than the text; and no pattern finds anything in
+    what is left."""
+    text = f"{before} password: {secret} {after}"
+    out, count = credentials.redact(text, fit=True)
+    assert len(out) <= len(text) and count >= 1 and secret not in out
+    assert credentials.redact(out)[1] == 0 and credentials.redact(credentials.redact(text)[0])[1] == 0
+
+
+def hand_written(mem: Mem) -> None:
+    """A line the guard would refuse, committed by hand as a pull would bring it."""
+    mem.write("reference/infra.md", f"# Infra\n\n{LINE}\n- The staging database listens on port 5433\n")
+    mem.commit("infra, by hand")
+
+
+def test_recall_redacts_and_says_where_get_shows_the_page(mem: Mem) -> None:
+    hand_written(mem)
+    out = mem.json("recall", "--mode", "keyword", "staging AWS key")
+    top = out["results"][0]
+    assert top["fact"]["text"] == "- Staging AWS key: [redacted] (from Dana)" and AWS not in json.dumps(out)
+    assert ("1 secret value(s) redacted (reference/infra.md:3): text the write guard would refuse, pulled or "
+            "written by hand; 'git mem get reference/infra.md:3' shows it, 'git mem forget reference/infra.md:3' "
+            "removes it") in out["notes"]
+    text = mem("recall", "--mode", "keyword", "staging AWS key").stdout
+    assert "      - Staging AWS key: [redacted] (from Dana)\n" in text and AWS not in text
+    assert mem("get", "reference/infra.md:3").stdout == LINE + "\n"  # a person reads the page as it is
+    full = mem.json("recall", "--full", "--mode", "keyword", "staging AWS key")
+    assert AWS not in json.dumps(full) and "[redacted]" in full["results"][0]["text"]  # the chunk too
+    assert mem.json("recall", "--mode", "keyword", "staging database port")["notes"] == []
+
+
+def test_context_redacts_without_growing(mem: Mem) -> None:
+    hand_written(mem)
+    mem.write("reference/always.md", "---\nalways_on: true\n---\n# Always\n\n- password: ab12!?\n")
+    mem.commit("always on")
+    out = mem.json("context")
+    assert "ab12!?" not in json.dumps(out) and "- password: ______\n" in out["text"]  # no longer than it was
+    assert out["notes"] == ["2 secret value(s) redacted (reference/always.md, reference/infra.md): text the write "
+                            "guard would refuse, pulled or written by hand; 'git mem guard reference/always.md' "
+                            "names the line"]
+    budgeted = mem.json("context", "--query", "staging AWS key", "--budget", "600")
+    assert AWS not in json.dumps(budgeted) and budgeted["tokens"] <= 600
+    assert any("secret value(s) redacted" in n for n in budgeted["notes"])
+
+
+def test_mcp_replies_hold_no_secret(mem: Mem) -> None:
+    from gitmem.agent import server
+
+    hand_written(mem)
+    handler = server.Handler(open_notebook(mem.path))
+    for name, args in (("get", {"path": "reference/infra.md"}), ("recall", {"query": "staging AWS key"}),
+                       ("search", {"query": "AWS", "mode": "keyword"})):
+        ok, data = handler.call(name, args)
+        text, structured = server.reply(ok, data)
+        assert ok and AWS not in text and "[redacted]" in text and AWS not in json.dumps(structured), name
+
+
+def test_the_memory_tool_views_a_secret_redacted(mem: Mem) -> None:
+    pytest.importorskip("anthropic")
+    from gitmem.agent.memory_tool import NotebookMemoryTool
+
+    mem.write("memories/infra.md", f"# Infra\n\n{LINE}\n")
+    mem.commit("a memory file, by hand")
+    view = NotebookMemoryTool(mem.path).call({"command": "view", "path": "/memories/infra.md"})
+    assert "     3\t- Staging AWS key: [redacted] (from Dana)" in view and AWS not in view
+
+
+def test_the_prompt_hook_injects_no_secret(mem: Mem) -> None:
+    from tests.test_daemon import gm
+
+    hand_written(mem)
+    mem("index")
+    out = gm(mem.path, "hooks", "prompt", input=json.dumps({"prompt": "what is the staging AWS key"}),
+             env={"GITMEM_PROMPT_BUDGET": "600"})
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "- Staging AWS key: [redacted] (from Dana) (reference/infra.md:3" in context and AWS not in out.stdout
