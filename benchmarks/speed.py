@@ -33,7 +33,7 @@ TARGETS = {"10k": {"keyword_cold_s": 0.3, "hybrid_cold_s": 1.0, "hybrid_warm_p50
 
 
 def grep_words(query: str) -> list[str]:
-    """The words recall's keyword side searches for (see search.fts_query)."""
+    """The words recall's keyword side searches for (see search/rankers.py fts_query)."""
     from gitmem.search.hits import STOPWORDS, WORD
 
     words = [w.lower() for w in WORD.findall(query)]

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gitmem.gitops.repo import open_notebook
 from gitmem.notes import memory, reading
 from gitmem.search import engine as search
+from gitmem.search import rankers
 from gitmem.text import clean_text
 from tests.conftest import Mem, git
 
@@ -266,7 +267,7 @@ def test_fuzz_query_path(query_notebook: Path, query: str) -> None:
         with pytest.raises(search.EmptyText):
             search.run(nb, search.Query(query, mode="keyword"))
         return
-    match = search.fts_query(query)
+    match = rankers.fts_query(query)
     assert match is None or match.count('"') % 2 == 0
     results = search.run(nb, search.Query(query, mode="keyword", min_score=0.0))
     assert all(0.0 <= h.score <= 1.0 for h in results.results)

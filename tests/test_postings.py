@@ -14,6 +14,7 @@ from gitmem.gitops.repo import open_notebook
 from gitmem.index import fts, memo, postings
 from gitmem.index.indexer import Index
 from gitmem.search import engine as search
+from gitmem.search import rankers
 from tests.conftest import Mem
 from tests.histories import WORDS
 
@@ -47,7 +48,7 @@ def _ranker(index: Index, kept: dict[Any, Any], match: str) -> postings.Ranker:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(VOCABULARY + EXTRA + ["absent"]), min_size=1, max_size=6), st.integers(1, 300))
 def test_the_ranking_is_fts5_s_to_the_bit(notebook: Index, words: list[str], n: int) -> None:
-    match = search.fts_query(" ".join(words))
+    match = rankers.fts_query(" ".join(words))
     assert match is not None
     kept: dict[Any, Any] = {}
     ranker = _ranker(notebook, kept, match)

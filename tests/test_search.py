@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gitmem.search.engine import fts_query
+from gitmem.search.rankers import fts_query, fuse
 from gitmem.search.hits import snippet
 from tests.conftest import Mem
 
@@ -167,10 +167,10 @@ def test_hybrid_scores_are_the_mean_of_each_rankers_relative_scores() -> None:
 
     keyword = {1: 8.0, 2: 2.0}  # a clear keyword match, and a weak one
     semantic = {2: 0.6, 3: 0.55, 1: 0.3}  # nothing clear by meaning
-    fused = search.fuse([{t: s / 8.0 for t, s in keyword.items()}, semantic], config.Settings())
+    fused = fuse([{t: s / 8.0 for t, s in keyword.items()}, semantic], config.Settings())
     assert fused == {1: (1.0 + 0.5) / 2, 2: (0.25 + 1.0) / 2, 3: (0.55 / 0.6) / 2}
     assert max(fused, key=fused.__getitem__) == 1  # rank fusion would put 2 first (ranks 2+1 beat 1+3)
-    rrf = search.fuse([keyword, semantic], config.Settings(fusion="rrf"))
+    rrf = fuse([keyword, semantic], config.Settings(fusion="rrf"))
     assert max(rrf, key=rrf.__getitem__) == 2 and abs(rrf[2] - (1 / 62 + 1 / 61) / (2 / 61)) < 1e-12
 
 

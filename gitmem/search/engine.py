@@ -1,4 +1,4 @@
-"""Hybrid search: FTS5 BM25 and sqlite-vec cosine, fused by reciprocal rank.
+"""Hybrid search: FTS5 BM25 and sqlite-vec cosine (search/rankers.py), fused.
 
 Filters (view, group, tags, type, dates) build the candidate set first; both
 rankers only ever see candidates, so a filter never cuts a top-k afterwards.
@@ -8,32 +8,29 @@ so FTS5 operators in the input are just words.
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import credentials, dates
-from ..config import DATE_BASES, MODES, Settings
+from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
 from ..index import confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
-from . import aliases, candidates, current, facts, scale, vectors, views
-from .hits import STOPWORDS, WORD, Hit, Results, snippet
+from . import aliases, candidates, current, facts, rankers, scale, views
+from .hits import WORD, Hit, Results, snippet
 from .hits import redact as redact_secrets
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, Future
+    from concurrent.futures import Future
 
     import apsw
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
-MAX_QUERY_TERMS = 64
 CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
 
 
@@ -306,8 +303,8 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     lists = []
     evidence = scale.Evidence()
     semantic = embedder is not None and query.mode in ("hybrid", "semantic")
-    match = fts_query(query.text)
-    said = fts_query(asked)
+    match = rankers.fts_query(query.text)
+    said = rankers.fts_query(asked)
     terms = said.split(" OR ") if said else []
     keyword: dict[int, float] | None = None
     held: float | None = None
@@ -315,32 +312,32 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
     if semantic and embedder is not None:
         # the meaning evidence is the question's own: a name it gained brings its facts near, not an answer
         meant = unnamed[0] if unnamed else asked
-        vectors_ = _embedding(embedder, [query.text] + ([meant] if meant != query.text else []))
+        vectors_ = rankers.embedding(embedder, [query.text] + ([meant] if meant != query.text else []))
     ranker: postings.Ranker | None = None
     if query.mode in ("hybrid", "keyword") or embedder is None:
         ranker = postings.Ranker(conn, index.kept("postings"), match)
-        keyword = _keyword(conn, match, cand, ranker)
+        keyword = rankers.keyword_scores(conn, match, cand, ranker)
         lists.append(keyword)
         held, evidence.keyword = _held(index, terms, sorted(keyword, key=lambda t: -keyword[t]), unnamed)
-        if not _says_something(asked):
+        if not rankers.says_something(asked):
             evidence.keyword = held = 0.0  # "my", "the the the": every text holds the words, none answers them
     if semantic:
         assert embedder is not None and vectors_ is not None
         vector, *plain = vectors_.result()
-        cosines = _semantic(index, embedder, vector, cand, evidence, keyword, plain[0] if plain else None,
+        cosines = rankers.semantic(index, embedder, vector, cand, evidence, keyword, plain[0] if plain else None,
                             _naming(conn, unnamed) if unnamed else None)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
                                               index.kept("coverage"), _name_terms(terms, unnamed))
         lists.append(cosines)
         if keyword is not None and match is not None and ranker is not None:
-            _complete(conn, match, keyword, cosines, ranker)
+            rankers.complete(conn, match, keyword, cosines, ranker)
     evidence.confidence = scale.confidence(evidence.keyword, evidence.semantic)
     # the keyword ranking counts as much as its best match holds the query's words
     weights = [scale.keyword_weight(held), 1.0] if len(lists) > 1 else None
     if keyword is not None:
-        lists[0] = relative(list(keyword.items()))
-    fused = fuse(lists, index.nb.settings, weights) if len(lists) > 1 else \
+        lists[0] = rankers.relative(list(keyword.items()))
+    fused = rankers.fuse(lists, index.nb.settings, weights) if len(lists) > 1 else \
         _relative_to_best(lists[0] if lists else {})
     return evidence, fused
 
@@ -403,141 +400,6 @@ def _confidence(nb: Notebook, hits: list[Hit], served: bool) -> None:
     hits.sort(key=lambda h: -h.score)
     if served and current:
         confidence.reinforce(nb, [(h.path, line) for h in current for line in h.text.split("\n")])
-
-
-def _says_something(text: str) -> bool:
-    """Whether a query has a word that is not a stopword."""
-    return any(w.lower() not in STOPWORDS for w in WORD.findall(text))
-
-
-def fts_query(text: str) -> str | None:
-    """Any text as a safe FTS5 query: its words, quoted, OR-ed (None if it has none)."""
-    words = [w.lower() for w in WORD.findall(text)]
-    kept = [w for w in words if w not in STOPWORDS] or words
-    unique = list(dict.fromkeys(kept))[:MAX_QUERY_TERMS]
-    return " OR ".join(f'"{w}"' for w in unique) if unique else None
-
-
-def _keyword(conn: apsw.Connection, match: str | None, cand: candidates.Candidates,
-             ranker: postings.Ranker) -> dict[int, float]:
-    """text id -> -BM25 of the best candidates (see relative); from postings a warm process
-    keeps when it has them for every word (`ranker`, index/postings.py: the same scores)."""
-    if match is None:
-        return {}
-
-    def fetch(n: int, among: bool) -> list[tuple[int, float]]:
-        if ranker.ready:
-            return ranker.top(n, cand.texts() if among else None)
-        return fts.ranked(conn, match, n, among)
-
-    return {int(t): float(v) for t, v in cand.top(fetch)}
-
-
-def _complete(conn: apsw.Connection, match: str, keyword: dict[int, float], cosines: dict[int, float],
-              ranker: postings.Ranker) -> None:
-    """Give the texts only the meaning ranking found their BM25 too. Each ranker contributes
-    its best DEPTH; when facts made the candidates many times more numerous, a text one ranker
-    placed just past its DEPTH counted 0 for it in the fusion, and a text both rank fairly well
-    lost to one only the other ranks high (LoCoMo conv-26 and conv-30, evidence recall@10 of
-    hybrid: 88.5 -> 89.7 with both sides completed; the paraphrase set's answer@3 unchanged)."""
-    missing = [t for t in cosines if t not in keyword]
-    keyword.update(ranker.of(missing) if ranker.ready else fts.scores(conn, match, missing))
-
-
-def relative(rows: list[tuple[int, float]]) -> dict[int, float]:
-    """(id, -bm25) rows as id -> score in [0, 1], relative to the best."""
-    if not rows:
-        return {}
-    best = max(r[1] for r in rows) or 1.0
-    return {int(r[0]): max(0.0, r[1] / best) for r in rows}
-
-
-def _embedding(embedder: embed.Embedder, texts: list[str]) -> Future[list[bytes]]:
-    """The query's vectors (as ranked, and as judged when it differs: one batch), computed beside the
-    keyword ranking: onnxruntime and SQLite both let go of the GIL, so on two cores the 7 ms of the
-    model and the 8 ms of FTS5 overlap."""
-    global _beside
-    with _beside_lock:
-        if _beside is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            _beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-query")
-        return _beside.submit(embedder.embed_queries, texts)
-
-
-_beside: Executor | None = None
-_beside_lock = threading.Lock()
-
-
-def _after_fork() -> None:
-    global _beside, _beside_lock
-    _beside, _beside_lock = None, threading.Lock()  # the executor's thread is not in a forked child
-
-
-os.register_at_fork(after_in_child=_after_fork)
-
-
-def _semantic(index: Index, embedder: embed.Embedder, vector: bytes, cand: candidates.Candidates,
-              evidence: scale.Evidence | None = None, also: dict[int, float] | None = None,
-              judged: bytes | None = None, about: Callable[[list[int]], set[int]] | None = None) -> dict[int, float]:
-    """text id -> cosine similarity to the query's `vector`, clipped to [0, 1]; `evidence` hears the
-    best similarity and how far it stands above the notebook's background (scale.above), of
-    `judged` (the question as asked) when given, else of `vector`."""
-    stored = vectors.matrix(index.conn, index.path)
-    if not len(stored.ids) or stored.unit.shape[1] * 4 != len(vector) or index.meta("model") != embedder.key:
-        if evidence is not None:
-            evidence.semantic = 0.0
-        return {}  # nothing embedded yet, or by another model (re-embedded on a later sync)
-
-    def fetch(n: int, among: bool) -> list[tuple[int, float]]:
-        return stored.nearest(vector, n, cand.texts() if among else None)
-
-    found = {int(r[0]): min(1.0, max(0.0, 1.0 - r[1])) for r in cand.top(fetch)}
-    if also:  # the keyword ranking's texts the meaning ranking placed past DEPTH (see _complete)
-        missing = [t for t in also if t not in found]
-        found.update({t: min(1.0, max(0.0, c)) for t, c in stored.of(vector, missing).items()})
-    if evidence is not None:
-        judge = judged or vector
-        among = list(found) if about is None else sorted(about(list(found)))
-        best = min(1.0, max(0.0, max(stored.of(judged, among).values() if judged else
-                                     (found[t] for t in among), default=0.0)))
-        evidence.semantic = round(best, 4)
-        if found:
-            evidence.above = scale.above(best, *stored.background(judge), len(stored.ids))
-    return found
-
-
-def fuse(lists: list[dict[int, float]], settings: Settings, weights: list[float] | None = None) -> dict[int, float]:
-    """One score per text from the rankers' scores (see FUSIONS); `weights`: how much each
-    ranker counts (default: alike)."""
-    if settings.fusion == "rrf":
-        return _reciprocal_rank(lists, settings.rrf_k)
-    return _mean_of_relative(lists, weights)
-
-
-def _mean_of_relative(lists: list[dict[int, float]], weights: list[float] | None = None) -> dict[int, float]:
-    """The mean over the rankers of each text's score relative to that ranker's best (0 where it
-    is absent): first in every list is 1.0, first in one only 0.5. Unlike rank fusion it keeps
-    how far apart the scores are: a clear keyword match is not pulled down by a ranker that has
-    nothing clear (against RRF: SciFact nDCG@10 0.714 -> 0.731, LoCoMo evidence recall@10 87.8% -> 91.9%)."""
-    weights = weights or [1.0] * len(lists)
-    total = sum(weights) or 1.0
-    fused: dict[int, float] = {}
-    for scores, weight in zip(lists, weights):
-        best = max(scores.values(), default=0.0) or 1.0
-        for tid, score in scores.items():
-            fused[tid] = fused.get(tid, 0.0) + weight * score / best / total
-    return fused
-
-
-def _reciprocal_rank(lists: list[dict[int, float]], k: int) -> dict[int, float]:
-    """Reciprocal rank fusion, scaled so that first place in every list is 1.0."""
-    fused: dict[int, float] = {}
-    for scores in lists:
-        for rank_, tid in enumerate(sorted(scores, key=lambda t: -scores[t]), start=1):
-            fused[tid] = fused.get(tid, 0.0) + 1.0 / (k + rank_)
-    best = len(lists) / (k + 1)
-    return {t: s / best for t, s in fused.items()}
 
 
 FANOUT = 4  # occurrences read per result wanted: a chunk and the facts in it are one result

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..index import embed, embeddings, fts
-from .engine import fts_query, fuse, relative
+from .rankers import fts_query, fuse, relative
 from .vectors import cosines
 
 if TYPE_CHECKING:
