@@ -13,7 +13,7 @@ from .options import options, request
 
 def _search(request: Recall, as_json: bool, flat: bool = False) -> None:
     from ..search import asked
-    from . import output
+    from . import output_found as output
 
     found = asked.find(notebook(), request, progress=progress("embedding new text"),
                        indexing=progress("indexing commits"))
@@ -105,7 +105,7 @@ def log_command(as_json: bool, **given: Any) -> None:
       git mem --no-pager log                       print it directly, not through git's pager
     """
     from ..search import asked
-    from . import output
+    from . import output_found as output
 
     nb = notebook()
     path = given["path"]
@@ -130,7 +130,7 @@ def why(as_json: bool, **given: Any) -> None:
       git mem why knowledge/facts.md:12 --json
     """
     from ..search import asked
-    from . import output
+    from . import output_found as output
 
     show(asked.why(notebook(), request(Why, given)), as_json, output.why)
 
