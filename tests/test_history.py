@@ -436,5 +436,25 @@ def test_a_fact_removed_since_its_replacement_names_no_current_fact(mem: Mem) ->
     assert old["successor"] == {"text": "- The staging server moved to 10.0.0.9", "where": f"{rel}:3",
                                 "current": False}
     assert "now" not in old and all("superseded" in r for r in results)
+    [gone] = [r for r in results if "10.0.0.9" in r["text"]]  # taken away by hand, nothing in its place
+    assert gone["superseded"]["how"] == "removed" and old["superseded"]["how"] == "edited" and "successor" not in gone
     text = mem("recall", "--history", "--mode", "keyword", "staging server").stdout
     assert f"    replaced by: {rel}:3  - The staging server moved to 10.0.0.9\n" in text and "now:" not in text
+
+
+def test_versions_of_a_fact_come_newest_first_across_a_rename(mem: Mem) -> None:
+    """Four numbers by remember, the page renamed, a fifth by hand: every version in order, newest
+    first, and `-n 2` gives the number now and the one just before it (a newcomer's run,
+    2026-11-26: `-n 2` gave 0004 and 0001, and after a rename the predecessor came last)."""
+    mem("remember", "Dana's phone is 555-0001")
+    for n in (2, 3, 4):
+        mem("remember", f"Dana's phone is now 555-000{n}")
+    mem.git("mv", "reference/contacts.md", "reference/dana.md")
+    mem.commit("rename")
+    page = mem.path / "reference/dana.md"
+    page.write_text(page.read_text().replace("555-0004", "555-0005"))
+    mem.commit("Dana's new phone, by hand")
+    texts = [r["text"] for r in mem.compact("recall", "--history", "--mode", "keyword", "Dana's phone")["results"]]
+    assert [t[-4:] for t in texts] == ["0005", "0004", "0003", "0002", "0001"]
+    two = mem.compact("recall", "--history", "-n", "2", "--mode", "keyword", "Dana's phone")["results"]
+    assert [r["text"][-4:] for r in two] == ["0005", "0004"] and "superseded" not in two[0]

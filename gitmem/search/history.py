@@ -59,7 +59,7 @@ class Fate:
     """When and how a text's lines stopped being true on its page."""
 
     commit: int | None  # commits.id; None: an uncommitted change, or still true
-    how: str  # edited | deleted | uncommitted | current (still true now)
+    how: str  # edited | deleted | uncommitted | current (still true now); a hit's: also removed
     path: str  # the page it was on when it changed (differs after a rename)
     lost: tuple[str, ...]  # the lines of the text the change took away
 
@@ -71,6 +71,9 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
     walker = Walker(index, embedder, detail)
     found: list[Hit] = []
     seen: set[tuple[str, int | None, str, str]] = set()
+    walked = limit * WALKED  # the versions of a fact score alike: with its neighbours among them, each is
+    # placed below the one that replaced it, so `-n 2` gives the fact now and the one just before
+    # it, not the oldest (a newcomer's four phone numbers, 2026-11-26: 0004 then 0001)
     for tid in ranked:
         rows = cand.occurrences(index.conn, tid)
         for path, group in groupby(rows, key=lambda r: r[0]):
@@ -79,46 +82,93 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
                 hit = walker.hit(path, occurrences[0][1], tid, run, scores[tid], query, seen)
                 if hit is not None:
                     found.append(hit)
-                    if len(found) >= limit:
+                    if len(found) >= walked:
                         return successors_first(found, walker)[:limit]
     return successors_first(found, walker)[:limit]
 
 
+WALKED = 2  # results walked for each one shown
+
+
 def successors_first(found: list[Hit], walker: Walker | None = None) -> list[Hit]:
-    """The hits with the fact that now stands in each superseded fact's place (the end of its chain
-    of replacements, A -> B -> C: C) just above it, at its score if that was higher: a superseded
-    fact never ranks above the current one (a newcomer's `--history "when does the beta launch"`,
-    2026-11-26: the old date at 1.00, the current one second; with `--limit 2` and four versions,
-    the current fact was not shown at all). A current fact no hit holds is added, by `walker`."""
+    """The hits with each fact's versions together, newest first: the fact standing now, then the
+    one it replaced, and so on (a newcomer's `--history "when does the beta launch"`, 2026-11-26:
+    the old date at 1.00, the current one second; with `--limit 2` and four versions, the current
+    fact was not shown at all). A fact standing now that no hit holds is added, by `walker`; each
+    version scores at least what those below it score, so a re-sort by score keeps the order."""
     out = list(found)
-    for old in found:  # each replacement above the fact it replaced, B above A and C above B
-        later = next((h for h in out[out.index(old) + 1:] if old.successor and _holds(h, old.successor)), None)
+    for old in found:
+        target = _standing(old, walker)
+        if target is not None and walker is not None and not any(h.current and _holds(h, target) for h in out):
+            out.insert(out.index(old), walker.now(old, target))
+    return _versions_together(out)
+
+
+def _standing(old: Hit, walker: Walker | None) -> dict[str, Any] | None:
+    """What stands now in the place of a superseded hit ({text, path, lines}), if anything does."""
+    successor = old.successor
+    if old.current or not successor:
+        return None
+    if successor.get("now"):
+        return dict(successor["now"])
+    if not successor.get("current"):
+        return None
+    lines = [ln for ln in successor["text"].split("\n") if ln.strip()]
+    here = walker.standing(successor["path"], lines) if walker is not None else None
+    return here or successor  # its lines now, not as the change left them
+
+
+def _versions_together(hits: list[Hit]) -> list[Hit]:
+    """Each group of versions of one fact (linked by what replaced what) at the place of its best
+    ranked member, newest first: what stands now, then by when each stopped being true and, for
+    versions replaced in the same second, by how many replacements separate each from it."""
+    group = {id(h): id(h) for h in hits}
+
+    def root(key: int) -> int:
+        while group[key] != key:
+            group[key] = group[group[key]]
+            key = group[key]
+        return key
+
+    replaced_by: dict[int, Hit] = {}
+    for old in hits:
+        if old.current or not old.successor:
+            continue
+        later = next((h for h in hits if h is not old and h.fact is not None
+                      and h.fact.text == old.successor["text"]), None)  # by text: its page may be renamed
+        now = old.successor.get("now")
+        standing = next((h for h in hits if h.current and _holds(h, now)), None) if now else None
+        for other in (later, standing):
+            if other is not None:
+                group[root(id(old))] = root(id(other))
         if later is not None:
-            out.remove(later)
-            later.score = max(later.score, old.score)
-            out.insert(out.index(old), later)
-    for old in found:  # and what stands now above them all, added if no hit holds it
-        successor = old.successor
-        if not successor:
+            replaced_by[id(old)] = later
+    place = {id(h): n for n, h in enumerate(hits)}
+    steps: dict[int, int] = {}
+
+    def hops(hit: Hit, seen: frozenset[int] = frozenset()) -> int:
+        """Replacements between a hit and what stands now (0: it stands now)."""
+        if hit.current:
+            return 0
+        if id(hit) not in steps:
+            later = replaced_by.get(id(hit))
+            steps[id(hit)] = 1 + (hops(later, seen | {id(hit)}) if later is not None and id(later) not in seen else 0)
+        return steps[id(hit)]
+
+    out: list[Hit] = []
+    done: set[int] = set()
+    for hit in hits:
+        key = root(id(hit))
+        if key in done:
             continue
-        target = successor.get("now") or (successor if successor.get("current") else None)
-        if target is None:
-            continue
-        if target is successor and walker is not None:  # its lines now, not as the change left them
-            target = walker.standing(successor["path"], [ln for ln in successor["text"].split("\n") if ln.strip()]) \
-                or successor
-        at = out.index(old)
-        if any(h.current and _holds(h, target) for h in out[:at]):
-            continue
-        later = next((h for h in out[at + 1:] if h.current and _holds(h, target)), None)
-        if later is not None:
-            out.remove(later)
-        elif walker is not None:
-            later = walker.now(old, target)
-        else:
-            continue
-        later.score = max(later.score, old.score)
-        out.insert(at, later)
+        done.add(key)
+        members = sorted((h for h in hits if root(id(h)) == key), key=lambda h: (hops(h), place[id(h)]))
+        # the later a version stopped being true, the newer it is, whatever links are missing
+        members.sort(key=lambda h: "~" if h.current else h.until or "", reverse=True)
+        best = 0.0
+        for member in reversed(members):  # each scores at least what those below it score
+            best = member.score = max(member.score, best)
+        out.extend(members)
     return out
 
 
@@ -287,6 +337,8 @@ class Walker:
         hit.changed_by = self.change(fate)
         hit.until = hit.changed_by["date"]
         hit.successor = self.successor(fate, claim)
+        if fate.how == "edited" and hit.successor is None:  # the edit took the line away, put none in its place
+            hit.changed_by["how"] = "removed"
         return hit
 
     def successor(self, fate: Fate, claim: list[str]) -> dict[str, Any] | None:
