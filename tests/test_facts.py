@@ -3,6 +3,7 @@ and that `git mem get PATH:START-END` prints exactly it (gitmem/search/facts.py)
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -99,6 +100,14 @@ def test_recall_says_whose_number_a_nested_item_is(mem: Mem) -> None:
     assert (top["text"], top["where"], top["context"]) == ("  - Phone: 555-0134", "reference/contacts.md:4", "Tom Park")
     text = mem("recall", "--mode", "keyword", "Tom Park phone").stdout
     assert "    Contacts › Tom Park\n        - Phone: 555-0134\n" in text
+    # an agent is told whose it is too: the budgeted context and the prompt hook
+    budgeted = mem.json("context", "--query", "Tom Park phone", "--budget", "600", "--mode", "keyword")["text"]
+    assert ": Tom Park › Phone: 555-0134\n" in budgeted
+    from tests.test_daemon import gm
+
+    hook = gm(mem.path, "hooks", "prompt", input='{"prompt": "Tom Park phone"}', env={"GITMEM_PROMPT_BUDGET": "600"})
+    assert "\n- Tom Park › Phone: 555-0134 (reference/contacts.md:4" in json.loads(hook.stdout)[
+        "hookSpecificOutput"]["additionalContext"]
     vendors = mem("recall", "--mode", "keyword", "Acme plumbing").stdout
     assert "    Contacts › Vendors\n        - Acme Plumbing: 555-7777\n" in vendors
     mem.write("reference/cities.md", "# Cities\n\n| who | city |\n|---|---|\n| Bob | Paris |\n")

@@ -160,7 +160,7 @@ def _facts(nb: Notebook, query: str, mode: str,
            personal: Notebook | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
     """The recalled facts as candidates, and those left out already: replaced by a later line."""
     from ..search import engine as search
-    from ..search import scopes
+    from ..search import facts, scopes
 
     asked = search.Query(query, mode=mode, limit=FACTS, served=True, instructions=False)
     found = search.run(nb, asked)
@@ -178,7 +178,7 @@ def _facts(nb: Notebook, query: str, mode: str,
             # a later line of its page replaced it and stands above it (search/current.py): said, not given
             replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
             continue
-        text = " ".join((fact.text if fact else hit.text).split())
+        text = facts.said(fact) if fact else " ".join(hit.text.split())  # a nested item with its owner
         later = f"; {hit.updated_by}" if hit.updated_by else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out, replaced

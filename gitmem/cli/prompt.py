@@ -167,12 +167,14 @@ def _strong(hits: list[Any]) -> str:
 
 def render(hits: list[Any]) -> str:
     """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
+    from ..search.facts import said as one_line
     from .output import terminal_safe
 
     lines = []
     for hit in hits:
         fact = getattr(hit, "fact", None)
-        text = LIST_MARK.sub("", " ".join((fact.text if fact else hit.snippet).split()))
+        # a nested item with the items it is under: "Marcus Obi › role: on-call lead" (whose role)
+        text = one_line(fact) if fact else LIST_MARK.sub("", " ".join(hit.snippet.split()))
         if len(text) > MAX_FACT:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines

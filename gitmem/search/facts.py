@@ -17,6 +17,7 @@ the heading path counts towards both, so "Sarah's phone" finds "- phone:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,6 +52,20 @@ class Fact:
     heading: bool = field(default=False, repr=False)  # a heading with text under it
     context: str = field(default="", repr=False)  # a table row's header row; a nested item's parent items
     statement: bool = field(default=True, repr=False)  # says something (not a heading alone): may answer
+
+
+MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a list item's bullet (and checkbox)
+
+
+def said(fact: Fact) -> str:
+    """The fact on one line as an agent is given it, without its bullet, after the list items it is
+    nested under ("Tom Park › Phone: 555-0134": whose number), or its table's header row."""
+    text = MARKER.sub("", " ".join(fact.text.split()))
+    if not fact.context:
+        return text
+    if fact.context.lstrip().startswith("|"):
+        return f"{' '.join(fact.context.split())} {text}"
+    return f"{fact.context.replace(' / ', ' › ')} › {text}"
 
 
 def within(text: str, start: int, end: int) -> list[Fact]:
