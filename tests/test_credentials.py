@@ -44,6 +44,36 @@ def test_a_fitted_redaction_never_grows_and_holds_no_secret(before: str, secret:
     assert credentials.redact(out)[1] == 0 and credentials.redact(credentials.redact(text)[0])[1] == 0
 
 
+def test_every_secret_the_guard_sets_hold_passes_the_word_check() -> None:
+    """NEEDLES stand for the patterns: a text none of them is in is passed over, so every secret
+    the patterns find in the guard's test sets (whole texts and line by line) must hold one."""
+    from tests.test_guard import REFUSED, expand
+
+    checked = 0
+    for kind, text in REFUSED:
+        for piece in [expand(text), *expand(text).split("\n")]:
+            if credentials.spans(piece):
+                checked += 1
+                assert credentials.maybe(piece), piece
+                assert credentials.redact(piece)[1] >= 1
+    assert checked >= 30
+
+
+@pytest.mark.parametrize("hostile", ["\n" * 40_000, "sk-" * 20_000, "eyJ-" * 15_000, "a." * 30_000, "a://" * 15_000,
+                                     "token:" * 10_000, " " * 60_000 + "x", "password: " * 6_000, "A" * 60_000])
+def test_hostile_pages_are_read_in_one_pass(hostile: str) -> None:
+    """Every pattern scans bounded runs, or starts only where a run starts: each of these took
+    seconds to minutes when a pattern rescanned the rest of a page from every position (a review,
+    2026-11-26: a context of three such pages took 31 s). Here they are read at once."""
+    out, count = credentials.redact(hostile)
+    assert len(out) <= len(hostile) + 10 * count
+
+
+def test_a_key_block_is_redacted_whole() -> None:
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx" + "Ab1" * 17 + "\nabc123==\n-----END RSA PRIVATE KEY-----\nafter"
+    assert credentials.redact(pem)[0] == "[redacted]\n[redacted]\n[redacted]\n[redacted]\nafter"
+
+
 def hand_written(mem: Mem) -> None:
     """A line the guard would refuse, committed by hand as a pull would bring it."""
     mem.write("reference/infra.md", f"# Infra\n\n{LINE}\n- The staging database listens on port 5433\n")
@@ -66,18 +96,52 @@ def test_recall_redacts_and_says_where_get_shows_the_page(mem: Mem) -> None:
     assert mem.json("recall", "--mode", "keyword", "staging database port")["notes"] == []
 
 
+def test_every_field_an_answer_shows_is_redacted(mem: Mem) -> None:
+    """The items a fact is nested under, a snippet cut from the chunk (a .env line joined into it),
+    what an edit took away and commit subjects: no secret in any of them (a review, 2026-11-26)."""
+    token = "ghp_" + "a1B2" * 9
+    mem.write("reference/infra.md", f"# Infra\n\n- GitHub token: {token}\n  - rotate it yearly\n\nDB_PASS=hunter22\n")
+    mem.commit(f"infra, by hand: token {token}")
+    nested = mem.compact("recall", "--mode", "keyword", "rotate yearly")
+    assert token not in json.dumps(nested) and nested["results"][0]["context"] == "GitHub token: [redacted]"
+    text = mem("recall", "--mode", "keyword", "rotate yearly").stdout
+    assert "Infra › GitHub token: [redacted]" in text and token not in text
+    page = mem.path / "reference/infra.md"
+    page.write_text(page.read_text().replace(f"- GitHub token: {token}\n  - rotate it yearly\n", "- rotated\n"))
+    mem.commit("token rotated")
+    for args in (("--history", "--full"), ("--full",), ("--history",)):
+        out = mem.json("recall", *args, "--mode", "keyword", "GitHub token DB_PASS")
+        assert token not in json.dumps(out) and "hunter22" not in json.dumps(out), args
+        shown = mem("recall", *args, "--mode", "keyword", "GitHub token DB_PASS").stdout
+        assert token not in shown and "hunter22" not in shown, args
+
+
 def test_context_redacts_without_growing(mem: Mem) -> None:
     hand_written(mem)
     mem.write("reference/always.md", "---\nalways_on: true\n---\n# Always\n\n- password: ab12!?\n")
     mem.commit("always on")
     out = mem.json("context")
-    assert "ab12!?" not in json.dumps(out) and "- password: ______\n" in out["text"]  # no longer than it was
+    assert "ab12!?" not in json.dumps(out) and "- password: [____]\n" in out["text"]  # no longer than it was
     assert out["notes"] == ["2 secret value(s) redacted (reference/always.md, reference/infra.md): text the write "
                             "guard would refuse, pulled or written by hand; 'git mem guard reference/always.md' "
                             "names the line"]
     budgeted = mem.json("context", "--query", "staging AWS key", "--budget", "600")
     assert AWS not in json.dumps(budgeted) and budgeted["tokens"] <= 600
     assert any("secret value(s) redacted" in n for n in budgeted["notes"])
+
+
+def test_a_page_cut_to_fit_is_redacted_before_it_is_cut(mem: Mem) -> None:
+    """A value cut in two at the border hides from the patterns: "AKIAIOSFOD…" survived a redaction
+    made after the cut (a review, 2026-11-26). Every line here holds a key, so some cut falls in one."""
+    mem.write("reference/keys.md", "# Keys\n\n" + "".join(f"- key {n}: {AWS}\n" for n in range(3000)))
+    mem.commit("keys, by hand")
+    def leaked(out: dict) -> bool:  # any six characters of the key in a row
+        return any(AWS[i:i + 6] in json.dumps(out) for i in range(len(AWS) - 5))
+
+    whole = mem.json("context")
+    assert any(p["truncated"] for p in whole["parts"]) and not leaked(whole)
+    budgeted = mem.json("context", "--query", "staging key", "--budget", "700", "--mode", "keyword")
+    assert not leaked(budgeted) and budgeted["tokens"] <= 700
 
 
 def test_mcp_replies_hold_no_secret(mem: Mem) -> None:

@@ -4,6 +4,7 @@ week of memory (fixed commit dates) and as a property over generated histories."
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 import time
@@ -424,6 +425,20 @@ def test_what_stands_now_heads_a_history_cut_short(mem: Mem) -> None:
         in page
 
 
+def test_a_filter_keeps_out_the_fact_standing_now(mem: Mem) -> None:
+    """--tag, --type and dates may leave the fact standing now out on purpose: it is named under
+    the old one (`now`), not added as a result (a review, 2026-11-26: `--to` in the past gave it)."""
+    mem.write("reference/phones.md", "---\ntags: [phones]\n---\n# Phones\n\n- Sarah's phone is 555-0101\n")
+    mem.commit("phones, tagged")
+    mem.write("reference/phones.md", "# Phones\n\n- Sarah's phone is 555-0202\n")
+    mem.commit("a new number, the tag dropped")
+    tagged = mem.compact("recall", "--history", "--tag", "phones", "--mode", "keyword", "Sarah's phone")["results"]
+    assert [r["text"] for r in tagged] == ["- Sarah's phone is 555-0101"]
+    assert tagged[0]["now"] if "now" in tagged[0] else tagged[0]["successor"]["current"]
+    plain = mem.compact("recall", "--history", "--mode", "keyword", "555-0101")["results"]
+    assert [r["text"] for r in plain] == ["- Sarah's phone is 555-0202", "- Sarah's phone is 555-0101"]
+
+
 def test_a_fact_removed_since_its_replacement_names_no_current_fact(mem: Mem) -> None:
     """A -> B, then B deleted: A names B as what replaced it, and nothing as standing now."""
     mem("remember", "The staging server is at 10.0.0.7")
@@ -458,3 +473,21 @@ def test_versions_of_a_fact_come_newest_first_across_a_rename(mem: Mem) -> None:
     assert [t[-4:] for t in texts] == ["0005", "0004", "0003", "0002", "0001"]
     two = mem.compact("recall", "--history", "-n", "2", "--mode", "keyword", "Dana's phone")["results"]
     assert [r["text"][-4:] for r in two] == ["0005", "0004"] and "superseded" not in two[0]
+
+
+def test_what_stands_now_on_a_private_page_or_forgotten_is_never_shown(mem: Mem) -> None:
+    """The fact standing now is read as search reads pages: a page made private shows nothing of
+    itself now, and a forgotten line is no successor (a review, 2026-11-26: both came back as
+    results through `now`)."""
+    mem("remember", "Sarah's phone is 555-0001")
+    mem("remember", "Sarah's phone is now 555-0002")
+    page = mem.path / "reference/contacts.md"
+    page.write_text("---\nprivate: true\n---\n" + page.read_text())
+    mem.commit("contacts are private now")
+    out = mem.compact("recall", "--history", "--mode", "keyword", "Sarah's phone")["results"]
+    assert out and all("superseded" in r and "now" not in r for r in out)
+    mem("remember", "Bob's phone is 555-0101")
+    mem("remember", "Bob's phone is now 555-0102")
+    mem("forget", "Bob's phone is now 555-0102")
+    bob = mem.compact("recall", "--history", "--mode", "keyword", "Bob's phone")["results"]
+    assert "555-0102" not in json.dumps(bob)

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
+from .. import credentials
 from ..errors import GitmemError, UsageError
 from ..notebook import Notebook
 from . import context
@@ -101,7 +102,8 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
         raise UsageError(f"a budget of {budget} tokens cannot hold even the context's header ({spent} tokens)",
                          f"give at least --budget {spent}")
     blocks, dropped = [], []
-    for kind, title, candidates, excluded in _blocks(nb, query, mode, personal):
+    held: list[tuple[str, int]] = []  # pages redacted before they were cut, and how many secrets
+    for kind, title, candidates, excluded in _blocks(nb, query, mode, personal, held):
         block = _fill(kind, title, candidates, excluded, budget - spent, count)
         if block is None:
             dropped.append(kind.replace("_", "-"))
@@ -111,13 +113,17 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
     tail = DROPPED.format(blocks=", ".join(dropped)) if dropped else ""
     spent += count(tail) - count(DROPPED.format(blocks=every))
     text = head + "".join(b.text for b in blocks) + tail
-    return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, [trouble] if trouble else [])
+    notes = [trouble] if trouble else []
+    if held:
+        notes.append(credentials.note(sum(n for _, n in held), [rel for rel, _ in held]))
+    return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, notes)
 
 
 Blocks = list[tuple[str, str, list[Candidate], list[dict[str, str]]]]
 
 
-def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | None = None) -> Blocks:
+def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | None,
+            held: list[tuple[str, int]]) -> Blocks:
     """(kind, title, candidates best first, left out already) of each block, in the order they are spent."""
     from ..notes import goals, plan
 
@@ -127,21 +133,27 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
         if context.is_private(first[plan.PLAN][1]):
             private.append({"name": plan.PLAN, "reason": "private: true"})
         else:
-            plan_text.append((plan.PLAN, first[plan.PLAN][1], True))
+            text, count = credentials.redact(first[plan.PLAN][1], fit=True)
+            if count:
+                held.append((plan.PLAN, count))
+            plan_text.append((plan.PLAN, text, True))
     active = [(g.id, context.goal_line(g) + "\n", False) for g in goals.listing(nb).goals]
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
                     *_facts(nb, query, mode, personal)))
-    out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN])))
+    out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN],
+                                                          held)))
     if personal is not None:
         out.append(("personal", f"[PERSONAL] pages of your personal notebook ({personal.root})",
-                    *_pages(personal, context.personal_pages(personal))))
+                    *_pages(personal, context.personal_pages(personal), held)))
     return out
 
 
-def _pages(nb: Notebook, paths: list[str]) -> tuple[list[Candidate], list[dict[str, str]]]:
-    """The pages as candidates (each may be cut), and those left out already: unreadable or private."""
+def _pages(nb: Notebook, paths: list[str],
+           held: list[tuple[str, int]]) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The pages as candidates (each may be cut), and those left out already: unreadable or private.
+    A page holding secrets is redacted, and named in `held` with how many."""
     pages, skipped = [], []
     for rel in paths:
         try:
@@ -152,6 +164,9 @@ def _pages(nb: Notebook, paths: list[str]) -> tuple[list[Candidate], list[dict[s
         if context.is_private(text):
             skipped.append({"name": rel, "reason": "private: true"})
         elif text.strip():
+            text, count = credentials.redact(text, fit=True)  # before it is cut: a cut value hides from the patterns
+            if count:
+                held.append((rel, count))
             pages.append((rel, f"### {rel}\n\n{text.strip()}\n", True))
     return pages, skipped
 

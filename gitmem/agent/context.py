@@ -25,7 +25,7 @@ from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from .. import config
+from .. import config, credentials
 from ..errors import GitmemError, NotText, PathOutside, UsageError
 from ..notebook import Notebook
 from ..paths import shown
@@ -143,6 +143,7 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
     mine = [(rel, "personal") for rel in personal_pages(personal)] if personal else []
     parts: list[Part] = []
     omitted: list[Omitted] = []
+    secrets: list[tuple[str, int]] = []
     left = s.total_budget
     for rel, kind in [(rel, kind) for rel, (kind, _) in first.items()] + wanted + mine:
         where = personal if kind == "personal" and personal else nb
@@ -151,6 +152,9 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
         except (NotText, PathOutside) as exc:  # one odd file must not take the whole context down
             omitted.append(Omitted(_named(rel, kind), 0, exc.message))
             continue
+        text, held = credentials.redact(text, fit=True)  # before it is cut: a cut value hides from the patterns
+        if held:
+            secrets.append((_named(rel, kind), held))
         reason = _leave_out(text, left, left < min(MIN_PART, s.file_budget))
         if reason:
             omitted.append(Omitted(_named(rel, kind), len(text), reason))
@@ -163,6 +167,8 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
     if personal:
         notes.append(f"quoted the personal notebook's always-on pages too ({personal.root}), as kind personal")
     notes += [trouble] if trouble else []
+    if secrets:
+        notes.append(credentials.note(sum(n for _, n in secrets), [name for name, _ in secrets]))
     budget = {"file": s.file_budget, "total": s.total_budget}
     return Context(day.isoformat(), str(nb.root), budget, s.total_budget - left, parts, omitted,
                    render(nb, day, parts, [o.path for o in omitted if o.reason == SPENT], personal), notes)

@@ -43,6 +43,12 @@ def blob_oid(conn: apsw.Connection, blob: int) -> str:
     return str(row[0])
 
 
+def private(conn: apsw.Connection, blob: int | None) -> bool:
+    """Whether an indexed blob is a private page (its text is never indexed nor shown)."""
+    row: Any = conn.execute("SELECT private FROM blobs WHERE id = ?", (blob,)).fetchone() if blob is not None else None
+    return bool(row and row[0])
+
+
 def document(conn: apsw.Connection, blob: int) -> tuple[str, str] | None:
     """(kind, oid) of a document blob (PDF, DOCX, ...), None if the blob is no document."""
     row: Any = conn.execute("""SELECT d.kind, b.oid FROM documents d JOIN blobs b ON b.id = d.blob

@@ -113,7 +113,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             notes.append(scale.no_match_note(query.text, found.evidence))
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
-        secrets, where = redact_secrets(found.hits, query.full)
+        secrets, where = redact_secrets(found.hits, query.text)
         if secrets:
             notes.append(credentials.note(secrets, where))
         return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
@@ -197,10 +197,13 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     nothing = min_score > 0 and scale.nothing(evidence)
     if nothing and not unnamed:
         return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
+    # over history, of texts that score alike the newer first (texts are stored as commits are read,
+    # oldest first): the versions of a fact score alike, and the walk takes the best few of them
+    newer = -1 if view.kind == "history" else 0
     if evidence.semantic is None:  # keyword mode filters as before, on the score relative to the best
-        ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: -relative[t])
+        ranked = sorted((t for t in scores if relative[t] >= min_score), key=lambda t: (-relative[t], newer * t))
     else:
-        ranked = sorted(scores, key=lambda t: -relative[t])
+        ranked = sorted(scores, key=lambda t: (-relative[t], newer * t))
     if nothing and unnamed:  # a question about someone the notebook knows: the closest of their facts, weak
         theirs = _naming(index.conn, unnamed)(ranked)
         ranked = [t for t in ranked if t in theirs]
@@ -212,8 +215,10 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         from . import history
 
         # its own limit: each result of history is walked (blamed, its successor found)
+        # the fact standing now is added only when no filter could have left it out on purpose
+        adding = not (query.since or query.until or query.tags or query.type)
         hits = history.hits(index, ranked, scores, query.text, limit, embedder if query.detail else None,
-                            query.detail)
+                            query.detail, adding)
     else:
         found = _found(index, cand, ranked, scores, query, pool, view, embedder)
         hits = [f.hit for f in found]
