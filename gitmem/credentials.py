@@ -189,6 +189,10 @@ def note(count: int, where: list[str]) -> str:
                "('git mem guard --notes-only FILES' names it)"
     places = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
     first = where[0]
-    then = f"'git mem get {first}' shows it, 'git mem forget {first}' removes it" if ":" in first \
-        else f"'git mem guard {first}' names the line"
+    if first.startswith("--at "):  # a past version: shown as it stood; forgetting takes a line of now
+        then = f"'git mem get {first}' shows it"
+    elif ":" in first:
+        then = f"'git mem get {first}' shows it, 'git mem forget {first}' removes it"
+    else:
+        then = f"'git mem guard {first}' names the line"
     return f"{said} ({places}): text the write guard would refuse, pulled or written by hand; {then}"

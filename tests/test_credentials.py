@@ -114,6 +114,10 @@ def test_every_field_an_answer_shows_is_redacted(mem: Mem) -> None:
         assert token not in json.dumps(out) and "hunter22" not in json.dumps(out), args
         shown = mem("recall", *args, "--mode", "keyword", "GitHub token DB_PASS").stdout
         assert token not in shown and "hunter22" not in shown, args
+    # the old token line is named once, in the version that held it (the page holds "- rotated" there now)
+    [note] = [n for n in mem.json("recall", "--history", "--mode", "keyword", "GitHub token")["notes"] if "secret" in n]
+    held = mem.git("log", "--format=%h", "-1", "--grep", "infra, by hand").strip()
+    assert f"'git mem get --at {held} reference/infra.md:3' shows it" in note and "forget" not in note
 
 
 def test_context_redacts_without_growing(mem: Mem) -> None:

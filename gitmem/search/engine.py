@@ -261,7 +261,9 @@ def _someone_else(index: Index, asked: aliases.Asked, hits: list[Hit]) -> set[in
     about the one who asks ("what am I allergic to"), whose own facts share that evidence and
     stay as they are (tuning part of the paraphrase set: answer@1 0.670 -> 0.679, the rest
     unchanged). `hits` is re-sorted."""
-    elsewhere = aliases.someone_else(index.conn, asked, [(h.fact or h).text for h in hits], index.kept("people"))
+    # a nested fact is about the item it is under ("Jake › allergic to peanuts"): facts.said
+    said = [facts.said(h.fact) if h.fact is not None else h.text for h in hits]
+    elsewhere = aliases.someone_else(index.conn, asked, said, index.kept("people"))
     if not any(elsewhere):
         return set()
     for hit, other in zip(hits, elsewhere):

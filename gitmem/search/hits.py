@@ -196,9 +196,13 @@ def redact(hits: list[Hit], query: str) -> tuple[int, list[str]]:
             if later:
                 later["text"], k = credentials.redact(later["text"])
                 shown.append(k)
+        place = f"{hit.path}:{_span(hit.fact.lines)}" if hit.fact is not None else hit.where
+        if hit.revision and not hit.current:  # a past version: the page holds something else there now
+            place = f"--at {hit.revision[:7]} {place}"
         if any(shown):
             count += max(shown)
-            where.append(f"{hit.path}:{_span(hit.fact.lines)}" if hit.fact is not None else hit.where)
+            if place not in where:
+                where.append(place)
     return count, where
 
 
