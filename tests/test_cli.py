@@ -147,6 +147,15 @@ def test_dash_hint_names_the_arguments_before_the_text(mem: Mem, args: list, exa
     assert f"text that starts with '-' goes after '--', e.g. {example};" in result.stderr
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("args", [["log", "--no-pager"], ["recall", "--color", "always", "x"]])
+def test_a_global_option_after_the_command_says_where_it_goes(mem: Mem, args: list) -> None:
+    """A newcomer's `git mem log --no-pager` was told that text starting with '-' goes after '--'."""
+    result = mem(*args, code=2)
+    assert result.stderr == (f"error: No such option '{args[1]}'. ({args[1]} goes before the command: "
+                             f"git mem {args[1]} {args[0]} ...)\n")
+
+
 @pytest.fixture
 def projects(mem: Mem, monkeypatch) -> Mem:
     """`git mem` run from the notebook's projects/ folder."""

@@ -23,6 +23,9 @@ COMPLETE_VAR = "_GIT_MEM_COMPLETE"
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+GLOBAL_OPTIONS = ("--no-pager", "--color")  # options of `git mem` itself, before the command
+
+
 class App(click.Group):
     """Maps errors to exit codes: 1 expected, 2 usage, 3 bug (traceback logged)."""
 
@@ -44,7 +47,10 @@ class App(click.Group):
         except click.UsageError as exc:
             where = f"git mem {exc.ctx.command.name}" if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
             hint = f"see '{where} --help'"
-            if isinstance(exc, click.NoSuchOption):
+            if isinstance(exc, click.NoSuchOption) and exc.option_name in GLOBAL_OPTIONS and where != "git mem":
+                # as git: `git --no-pager log`, not `git log --no-pager`
+                hint = f"{exc.option_name} goes before the command: git mem {exc.option_name} {where[8:]} ..."
+            elif isinstance(exc, click.NoSuchOption):
                 hint = f"text that starts with '-' goes after '--', e.g. {dash_example(exc.ctx, where)}; {hint}"
             click.echo(error_line(terminal_safe(f"error: {exc.format_message()} ({hint})")), err=True, color=True)
             code = 2
