@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .. import credentials
 from ..dates import parse as parse_date
 from ..errors import GitmemError, UsageError
 from ..gitops.lock import FileLock
@@ -225,8 +226,8 @@ def related(nb: Notebook, text: str) -> list[tuple[str, str]]:
         return []
     out: list[tuple[str, str]] = []
     size = 0
-    for hit in found.results:
-        for line in hit.text.split("\n"):
+    for hit in found.results:  # its chunk goes to the LLM: no secret a pull or an editor wrote
+        for line in credentials.redact(hit.text)[0].split("\n"):
             if is_fact(line) and size < RELATED_CHARS:
                 body = parse_line(line)[0].strip()
                 if (hit.path, body) not in out:

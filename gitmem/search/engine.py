@@ -113,7 +113,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             notes.append(scale.no_match_note(query.text, found.evidence))
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
-        secrets, where = redact_secrets(found.hits, query.text)
+        secrets, where = redact_secrets(found.hits, query.text, query.full)
         if secrets:
             notes.append(credentials.note(secrets, where))
         return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),

@@ -88,6 +88,7 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
 
 
 WALKED = 2  # results walked for each one shown
+UNKNOWN = 1_000  # replacements between a version and now when the chain between is not among the results
 
 
 def successors_first(found: list[Hit], walker: Walker | None = None) -> list[Hit]:
@@ -152,7 +153,10 @@ def _versions_together(hits: list[Hit]) -> list[Hit]:
             return 0
         if id(hit) not in steps:
             later = replaced_by.get(id(hit))
-            steps[id(hit)] = 1 + (hops(later, seen | {id(hit)}) if later is not None and id(later) not in seen else 0)
+            if later is not None and id(later) not in seen:
+                steps[id(hit)] = 1 + hops(later, seen | {id(hit)})
+            else:  # what replaced it stands now, or is no result: how many came between is not known
+                steps[id(hit)] = 1 if hit.successor and hit.successor.get("current") else UNKNOWN
         return steps[id(hit)]
 
     out: list[Hit] = []
