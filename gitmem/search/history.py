@@ -71,7 +71,7 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
     walker = Walker(index, embedder, detail)
     found: list[Hit] = []
     seen: set[tuple[str, int | None, str, str]] = set()
-    walked = limit * WALKED  # the versions of a fact score alike: with its neighbours among them, each is
+    walked = limit + min(limit, WALKED)  # the versions of a fact score alike: with its neighbours among them, each is
     # placed below the one that replaced it, so `-n 2` gives the fact now and the one just before
     # it, not the oldest (a newcomer's four phone numbers, 2026-11-26: 0004 then 0001)
     for tid in ranked:
@@ -87,7 +87,7 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
     return successors_first(found, walker if adding else None)[:limit]
 
 
-WALKED = 2  # results walked for each one shown
+WALKED = 5  # results walked beyond the limit, at most as many as it
 UNKNOWN = 1_000  # replacements between a version and now when the chain between is not among the results
 
 
