@@ -165,3 +165,15 @@ def test_mv_in_a_state_gitmem_cannot_commit_in_is_refused_untouched(mem: Mem, st
     assert "nothing was written" in result.stderr
     assert (mem.git("rev-parse", "HEAD"), mem.git("status", "--porcelain")) == (head, status)
     assert (mem.path / "knowledge/facts.md").exists() and not (mem.path / "knowledge/keys.md").exists()
+
+
+def test_mv_of_a_page_remember_writes_says_so(mem: Mem) -> None:
+    """A newcomer's `mv reference/contacts.md people/contacts.md`, then `remember`, put the new
+    phone number on a new reference/contacts.md, beside the old one, with no word of it."""
+    mem("remember", "Sarah Chen's phone is 555-1234")
+    out = mem("mv", "reference/contacts.md", "people/contacts.md").stdout.splitlines()
+    assert out[1:] == ["note: remember still puts contact facts on reference/contacts.md (it starts that page "
+                       "again); give --to people/contacts.md to put them here",
+                       "note: people/contacts.md is no longer one of the pages 'git mem context' gives an agent "
+                       "every time"]
+    assert mem.json("mv", "people/contacts.md", "people/phones.md")["notes"] == []

@@ -253,13 +253,17 @@ def mv(as_json: bool, **given: Any) -> None:
     Like git mv for a notebook page: NEW must not exist, and the page must be
     committed. Links to it follow it ([[old]], [[old|label]], [[old#heading]],
     ![[old]], [x](old.md)), each keeping its form; private pages are left
-    alone. Paths are relative to the current folder, as in git.
+    alone. Paths are relative to the current folder, as in git. A note says
+    when remember still routes facts to the old path (it would start that
+    page again; use remember --to NEW) or when the page leaves the always-on
+    pages that git mem context gives an agent.
 
     \b
     Examples:
       git mem mv projects/apollo.md projects/apollo-2026.md
       git mem mv ideas/draft.md archive/draft.md --no-links
       git mem mv reference/contacts.md reference/people.md --dry-run --json
+      git mem mv reference/contacts.md people/contacts.md    then: git mem remember --to people/contacts.md ...
     """
     from ..notes import asked
     from . import output

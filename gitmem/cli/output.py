@@ -348,6 +348,7 @@ def moved(m: Moved) -> str:
         out.extend(f"  {shown(p.path)} ({p.links})" for p in m.pages)
     if m.hint:
         out.append(f"hint: {m.hint}")
+    out.extend(f"note: {note}" for note in m.notes)
     return "\n".join(out)
 
 

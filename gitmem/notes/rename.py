@@ -44,6 +44,7 @@ class Moved:
     dry_run: bool = False
     identity: str | None = None
     hint: str | None = None
+    notes: list[str] = field(default_factory=list)  # what still names the old page (remember's routes)
 
 
 def names(nb: Notebook, old: str, new: str) -> tuple[str, str]:
@@ -93,7 +94,27 @@ def move(nb: Notebook, old: str, new: str, links: bool = True) -> Moved:
                   sum(counts.values()))
     if fallback:
         moved.identity, moved.hint = FALLBACK_IDENTITY, FALLBACK_HINT
+    moved.notes = routed_there(nb, rel_old, rel_new)
     return moved
+
+
+def routed_there(nb: Notebook, old: str, new: str) -> list[str]:
+    """What a newcomer's `mv reference/contacts.md people/contacts.md` left unsaid: remember still
+    routes that page's facts to the old path (and starts the page again there), and a page out of
+    the always-on ones is no longer in every context."""
+    from ..globs import compile_glob
+    from .memory import CATEGORIES
+
+    out = [f"remember still puts {category} facts on {old} (it starts that page again); give "
+           f"--to {new} to put them here" for category, (page, _, _) in CATEGORIES.items()
+           if nb.settings.layout == "folders" and page == old]
+
+    def always(rel: str) -> bool:
+        return any(compile_glob(pattern).fullmatch(rel) for pattern in nb.settings.always_on)
+
+    if always(old) and not always(new):
+        out.append(f"{new} is no longer one of the pages 'git mem context' gives an agent every time")
+    return out
 
 
 def _movable(nb: Notebook, rel: str) -> None:
