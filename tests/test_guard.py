@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gitmem import credentials
 from gitmem.notes import guard
 from gitmem.errors import Refused
 from tests.conftest import ROOT, Mem
@@ -83,7 +84,7 @@ def test_prefilter_finds_exactly_what_a_line_by_line_scan_finds() -> None:
     page = "\n".join(texts)
     normalised = [guard.normalise(t) for t in texts]
     slow = sorted({(n, rule) for n, t in enumerate(normalised, 1) for rule in
-                   one_generic([r for r, p in guard.SECRET_PATTERNS + guard.INJECTION_PATTERNS if p.search(t)] +
+                   one_generic([r for r, p in credentials.patterns() + guard.INJECTION_PATTERNS if p.search(t)] +
                                guard._detect_secrets({1: t}).get(1, []))})
     fast = sorted({(f.line, f.rule) for f in guard.scan(page)})
     assert fast == slow

@@ -491,3 +491,22 @@ def test_what_stands_now_on_a_private_page_or_forgotten_is_never_shown(mem: Mem)
     mem("forget", "Bob's phone is now 555-0102")
     bob = mem.compact("recall", "--history", "--mode", "keyword", "Bob's phone")["results"]
     assert "555-0102" not in json.dumps(bob)
+
+
+def test_a_revert_and_disagreeing_clocks_keep_the_versions_in_commit_order(
+        mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Monday -> Friday -> Monday again: the old Monday is the oldest, not above Friday (its text is
+    the current one's; a review, 2026-11-26). Versions whose commits' clocks disagree (January,
+    March, February, April) come in the order of the commits, not of their dates."""
+    for day in ("Monday", "Friday", "Monday"):
+        mem.write("reference/standup.md", f"# Standup\n\n- The standup is on {day}\n")
+        mem.commit(f"standup on {day}")
+    order = [r["text"][-6:] + ("*" if "superseded" not in r else "")
+             for r in mem.compact("recall", "--history", "--mode", "keyword", "standup")["results"]]
+    assert order == ["Monday*", "Friday", "Monday"]
+    for n, month in enumerate(("01", "03", "02", "04"), start=1):
+        monkeypatch.setenv("GIT_COMMITTER_DATE", f"2026-{month}-01T12:00:00+00:00")
+        mem.write("reference/phones.md", f"# Phones\n\n- Dana's phone is 555-000{n}\n")
+        mem.commit(f"phone {n}")
+    texts = [r["text"][-4:] for r in mem.compact("recall", "--history", "--mode", "keyword", "Dana's phone")["results"]]
+    assert texts == ["0004", "0003", "0002", "0001"]

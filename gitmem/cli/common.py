@@ -14,12 +14,13 @@ from ..errors import EmptyText, NotText
 from ..verbs import GUARD
 
 
-def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False) -> None:
+def show(data: Any, as_json: bool, text: Callable[[Any], str], err: bool = False, paged: bool = False,
+         redacted: bool = False) -> None:
     """Print a command's result: JSON, or text for people (coloured on a terminal, and
-    through git's pager when `paged` and the person is at one)."""
+    through git's pager when `paged` and the person is at one); `redacted`: see output.render."""
     from . import output, terminal
 
-    out = output.render(data, as_json, text)
+    out = output.render(data, as_json, text, redacted)
     coloured = not as_json and terminal.colour_on(sys.stderr if err else sys.stdout)
     if coloured:
         out = terminal.colour(out)

@@ -110,7 +110,7 @@ def log_command(as_json: bool, **given: Any) -> None:
     nb = notebook()
     path = given["path"]
     show(asked.log(nb, request(Log, given, path=page_path(nb, path) if path else None)), as_json, output.timeline,
-         paged=True)
+         paged=True, redacted=True)  # a log quotes lines a pull or an editor wrote: no secret in it
 
 
 @click.command()
@@ -132,7 +132,7 @@ def why(as_json: bool, **given: Any) -> None:
     from ..search import asked
     from . import output_found as output
 
-    show(asked.why(notebook(), request(Why, given)), as_json, output.why)
+    show(asked.why(notebook(), request(Why, given)), as_json, output.why, redacted=True)
 
 
 @click.command()

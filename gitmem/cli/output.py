@@ -8,11 +8,13 @@ the cursor or hide a line from the person reading it.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import credentials
 from ..paths import shown
 from ..records import json_safe, to_json
 
@@ -36,10 +38,17 @@ if TYPE_CHECKING:  # the result classes, for the checker only: printing must not
     from ..search.links import Links
     from ..search.tags import Tags
 
-def render(data: Any, as_json: bool, text: Callable[[Any], str]) -> str:
+def render(data: Any, as_json: bool, text: Callable[[Any], str], redacted: bool = False) -> str:
+    """JSON or text for people; `redacted`: every secret value in it replaced (credentials.py: a
+    log or a chain of commits quotes lines a pull or an editor wrote), in JSON field by field."""
     if as_json and callable(getattr(data, "record", None)):
         data = data.record()  # search results: compact unless --full (search/hits.py)
-    return json_safe(to_json(data)) if as_json else terminal_safe(text(data))
+    if as_json and redacted:
+        data = credentials.redact_all(json.loads(to_json(data)))[0]
+    if as_json:
+        return json_safe(to_json(data))
+    shown = text(data)
+    return terminal_safe(credentials.redact(shown)[0] if redacted else shown)
 
 
 # Every way text can drive a terminal (ECMA-48): string commands (OSC window titles and

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import credentials
-from ..credentials import GENERIC, REDACTED, SECRET_PATTERNS, TRAILING
+from ..credentials import GENERIC, REDACTED, TRAILING
 from ..errors import Refused
 from .requests import REQUEST_PATTERNS
 
@@ -134,7 +134,7 @@ def scan(text: str) -> list[Finding]:
     findings: list[Finding] = []
     for number in candidates:
         line = lines[number - 1]
-        rules = [rule for rule, pattern in SECRET_PATTERNS if pattern.search(line)]
+        rules = [rule for rule, pattern in credentials.patterns() if pattern.search(line)]
         rules.extend(flagged.get(number, []))
         rules = sorted(dict.fromkeys(rules), key=lambda r: r in GENERIC)  # a named token type says more
         generic = [r for r in rules if r in GENERIC]
@@ -276,7 +276,7 @@ def _secret_spans(line: str) -> list[tuple[int, int, str]]:
 
 
 def _secret_rules(line: str) -> list[str]:
-    rules = [rule for rule, pattern in SECRET_PATTERNS if pattern.search(line)]
+    rules = [rule for rule, pattern in credentials.patterns() if pattern.search(line)]
     return rules + _detect_secrets({1: line}).get(1, [])
 
 
@@ -291,7 +291,7 @@ def _prefilter() -> list[re.Pattern[str]]:
     """Patterns that every finding's line must match (multiline, over the whole text)."""
     global _PREFILTER
     if _PREFILTER is None:
-        pats = [p for _, p in SECRET_PATTERNS + INJECTION_PATTERNS]
+        pats = [p for _, p in credentials.patterns() + INJECTION_PATTERNS]
         pats.append(_KEYWORDS)
         pats.extend(regex for plugin in _plugin_classes() for regex in getattr(plugin, "denylist", ()))
         _PREFILTER = [re.compile(p.pattern, p.flags | re.M) for p in pats]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import config, supersede
+from .. import config, credentials, supersede
 from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
@@ -119,14 +119,15 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
         message = f"mem: remember {_subject(text)}"
         extra: list[tuple[str, str]] = []
-        if old is not None:
-            message += f" (replaces: {_subject(old[1].strip())})"
+        if old is not None:  # a line a pull or an editor wrote may hold a secret: no copy in the message
+            message += f" (replaces: {_subject(credentials.redact(old[1].strip())[0])})"
             extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
         written = commit_change(nb, rel, add, message, "remember", extra)
     written.category, written.section = cat, section
     written.watched = disagreeing or None
     if old is not None and written.commit:
-        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]}, "text": old[1].strip()}
+        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]},
+                            "text": credentials.redact(old[1].strip())[0]}
     return written
 
 

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from .. import credentials
+
 PREFIX = "Gitmem-"
 MAX_VALUE = 80
 SUPERSEDES_MAX = 200  # a path, a line, a hash and the old text
@@ -61,9 +63,11 @@ def fact_hash(text: str) -> str:
 
 def supersedes(path: str, line: int, text: str) -> tuple[str, str]:
     """The trailer naming the fact a write replaced: `Gitmem-Supersedes: PATH:LINE HASH TEXT`, so a
-    reader can match HASH against the line in the parent commit; TEXT the line, cut to MAX_VALUE."""
+    reader can match HASH against the line in the parent commit; TEXT the line, cut to MAX_VALUE,
+    its secret values redacted (a line a pull brought never passed the guard: git keeps no copy)."""
     head = " ".join(CONTROL.sub(" ", path).split()) + f":{line} {fact_hash(text)}"
-    return PREFIX + "Supersedes", f"{head} {clean(text)}".rstrip()[:max(len(head), SUPERSEDES_MAX)]
+    quoted = clean(credentials.redact(text)[0])
+    return PREFIX + "Supersedes", f"{head} {quoted}".rstrip()[:max(len(head), SUPERSEDES_MAX)]
 
 
 def superseded(value: str) -> Superseded | None:

@@ -116,7 +116,8 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         secrets, where = redact_secrets(found.hits, query.text, query.full)
         if secrets:
             notes.append(credentials.note(secrets, where))
-        return Results(query.text, mode, embedder is not None, found.hits, timing, notes, view.describe(),
+        return Results(query.text, mode, embedder is not None, found.hits, timing, notes,
+                       credentials.redact_all(view.describe())[0],  # `--at`'s commit subject
                        evidence=found.evidence, full=query.full, asked_as=found.asked_as)
     finally:
         index.close()

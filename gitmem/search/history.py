@@ -83,26 +83,27 @@ def hits(index: Index, ranked: list[int], scores: dict[int, float], query: str, 
                 if hit is not None:
                     found.append(hit)
                     if len(found) >= walked:
-                        return successors_first(found, walker if adding else None)[:limit]
-    return successors_first(found, walker if adding else None)[:limit]
+                        return successors_first(found, walker, adding)[:limit]
+    return successors_first(found, walker, adding)[:limit]
 
 
 WALKED = 5  # results walked beyond the limit, at most as many as it
 UNKNOWN = 1_000  # replacements between a version and now when the chain between is not among the results
 
 
-def successors_first(found: list[Hit], walker: Walker | None = None) -> list[Hit]:
+def successors_first(found: list[Hit], walker: Walker | None = None, adding: bool = True) -> list[Hit]:
     """The hits with each fact's versions together, newest first: the fact standing now, then the
     one it replaced, and so on (a newcomer's `--history "when does the beta launch"`, 2026-11-26:
     the old date at 1.00, the current one second; with `--limit 2` and four versions, the current
-    fact was not shown at all). A fact standing now that no hit holds is added, by `walker`; each
-    version scores at least what those below it score, so a re-sort by score keeps the order."""
+    fact was not shown at all). With `adding`, a fact standing now that no hit holds is added, by
+    `walker`; each version scores at least what those below it score, so a re-sort by score keeps
+    the order."""
     out = list(found)
-    for old in found:
+    for old in found if adding and walker is not None else ():
         target = _standing(old, walker)
         if target is not None and walker is not None and not any(h.current and _holds(h, target) for h in out):
             out.insert(out.index(old), walker.now(old, target))
-    return _versions_together(out)
+    return _versions_together(out, walker.changed_at if walker is not None else {})
 
 
 def _standing(old: Hit, walker: Walker | None) -> dict[str, Any] | None:
@@ -119,10 +120,11 @@ def _standing(old: Hit, walker: Walker | None) -> dict[str, Any] | None:
     return here or successor  # its lines now, not as the change left them
 
 
-def _versions_together(hits: list[Hit]) -> list[Hit]:
+def _versions_together(hits: list[Hit], changed_at: dict[int, int | None]) -> list[Hit]:
     """Each group of versions of one fact (linked by what replaced what) at the place of its best
-    ranked member, newest first: what stands now, then by when each stopped being true and, for
-    versions replaced in the same second, by how many replacements separate each from it."""
+    ranked member, newest first: what stands now, then by the order of the commits that changed
+    each (`changed_at`: id(hit) -> the index's commit id, in the order git's history is read; the
+    commit's date where it is not known), then by how many replacements separate each from now."""
     group = {id(h): id(h) for h in hits}
 
     def root(key: int) -> int:
@@ -135,8 +137,7 @@ def _versions_together(hits: list[Hit]) -> list[Hit]:
     for old in hits:
         if old.current or not old.successor:
             continue
-        later = next((h for h in hits if h is not old and h.fact is not None
-                      and h.fact.text == old.successor["text"]), None)  # by text: its page may be renamed
+        later = _replacement(old, hits)
         now = old.successor.get("now")
         standing = next((h for h in hits if h.current and _holds(h, now)), None) if now else None
         for other in (later, standing):
@@ -145,19 +146,26 @@ def _versions_together(hits: list[Hit]) -> list[Hit]:
         if later is not None:
             replaced_by[id(old)] = later
     place = {id(h): n for n, h in enumerate(hits)}
-    steps: dict[int, int] = {}
 
-    def hops(hit: Hit, seen: frozenset[int] = frozenset()) -> int:
-        """Replacements between a hit and what stands now (0: it stands now)."""
-        if hit.current:
-            return 0
-        if id(hit) not in steps:
+    def hops(hit: Hit) -> int:
+        """Replacements between a hit and what stands now (0: it stands now), along the links
+        among the hits, each version once (a revert, Monday -> Friday -> Monday, links back)."""
+        count, seen = 0, set()
+        while not hit.current and id(hit) not in seen:
+            seen.add(id(hit))
             later = replaced_by.get(id(hit))
-            if later is not None and id(later) not in seen:
-                steps[id(hit)] = 1 + hops(later, seen | {id(hit)})
-            else:  # what replaced it stands now, or is no result: how many came between is not known
-                steps[id(hit)] = 1 if hit.successor and hit.successor.get("current") else UNKNOWN
-        return steps[id(hit)]
+            if later is None:  # what replaced it stands now, or is no result: how many came between is not known
+                return count + (1 if hit.successor and hit.successor.get("current") else UNKNOWN)
+            count, hit = count + 1, later
+        return count
+
+    def newest_first(hit: Hit) -> tuple[int, int | str]:
+        if hit.current:
+            return (3, 0)
+        if id(hit) in changed_at and changed_at[id(hit)] is None:  # changed in the work tree: the latest change
+            return (2, 0)
+        seq = changed_at.get(id(hit))
+        return (1, seq) if seq is not None else (0, hit.until or "")
 
     out: list[Hit] = []
     done: set[int] = set()
@@ -167,13 +175,22 @@ def _versions_together(hits: list[Hit]) -> list[Hit]:
             continue
         done.add(key)
         members = sorted((h for h in hits if root(id(h)) == key), key=lambda h: (hops(h), place[id(h)]))
-        # the later a version stopped being true, the newer it is, whatever links are missing
-        members.sort(key=lambda h: "~" if h.current else h.until or "", reverse=True)
+        members.sort(key=newest_first, reverse=True)  # stable: hops and rank decide between equals
         best = 0.0
         for member in reversed(members):  # each scores at least what those below it score
             best = member.score = max(member.score, best)
         out.extend(members)
     return out
+
+
+def _replacement(old: Hit, hits: list[Hit]) -> Hit | None:
+    """The hit holding the fact that replaced `old`: by its text (its page may have been renamed
+    since), the one the replacing commit wrote and on the page it was written on first, so that a
+    revert or the same line on another page is not taken for it."""
+    successor = old.successor or {}
+    same = [h for h in hits if h is not old and h.fact is not None and h.fact.text == successor.get("text")]
+    return max(same, key=lambda h: (h.fact is not None and h.fact.commit == successor.get("commit"),
+                                    h.path == successor.get("path")), default=None)
 
 
 def _holds(hit: Hit, fact: dict[str, Any]) -> bool:
@@ -219,6 +236,7 @@ class Walker:
         self.detail = detail
         self.reader = Reader(index)
         self._latest: dict[tuple[str, int, str], dict[str, Any] | None] = {}
+        self.changed_at: dict[int, int | None] = {}  # id(hit) -> the commit (index id) that changed it
 
     def page(self, blob: int) -> str:
         """A version's text, as search reads it: forgotten lines blanked, a document's extracted
@@ -329,6 +347,7 @@ class Walker:
         hit.since = hit.commit
         hit.revision = revision
         hit.changed_by = self.change(fate)
+        self.changed_at[id(hit)] = fate.commit
         hit.until = hit.changed_by["date"]
         hit.successor = self.successor(fate, claim)
         if fate.how == "edited" and hit.successor is None:  # the edit took the line away, put none in its place

@@ -180,11 +180,13 @@ def redact(hits: list[Hit], query: str, full: bool = False) -> tuple[int, list[s
     and where."""
     count, where = 0, []
     for hit in hits:
+        shown: list[int] = []
         if full or hit.fact is None:
             hit.text, in_chunk = credentials.redact(hit.text)
-            hit.snippet = snippet(hit.text, query) if in_chunk else credentials.redact(hit.snippet)[0]
+            hit.snippet, in_snippet = (snippet(hit.text, query), in_chunk) if in_chunk else \
+                credentials.redact(hit.snippet)
+            shown += [in_snippet] if hit.fact is None else []
         hit.heading, hit.subject = credentials.redact(hit.heading)[0], _clean(hit.subject)
-        shown = [credentials.redact(hit.snippet)[1]] if hit.fact is None else []
         if hit.fact is not None:
             fact = hit.fact
             fact.text, k = credentials.redact(fact.text)
@@ -192,12 +194,13 @@ def redact(hits: list[Hit], query: str, full: bool = False) -> tuple[int, list[s
             shown.append(k + c)
             fact.headings = [_clean(h) or "" for h in fact.headings]
             fact.subject = _clean(fact.subject)
+            fact.wrote, _ = credentials.redact_all(fact.wrote)  # a trailer may quote the line it replaced
         if hit.changed_by is not None:
             hit.changed_by, _ = credentials.redact_all(hit.changed_by)
-        for later in (hit.successor, (hit.successor or {}).get("now")):
-            if later:
-                later["text"], k = credentials.redact(later["text"])
-                shown.append(k)
+        if hit.successor is not None:  # what replaced it, and what stands now: text, items it is under
+            before = hit.successor["text"]
+            hit.successor, _ = credentials.redact_all(hit.successor)
+            shown.append(int(hit.successor["text"] != before))
         place = f"{hit.path}:{_span(hit.fact.lines)}" if hit.fact is not None else hit.where
         if hit.revision and not hit.current:  # a past version: the page holds something else there now
             place = f"--at {hit.revision[:7]} {place}"
