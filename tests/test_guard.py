@@ -140,7 +140,14 @@ def test_guard_command_on_files(mem: Mem) -> None:
     assert mem("guard", "a.md", "c.bin.md").stdout == ""
     result = mem("guard", "a.md", "b.md", code=1)
     assert "b.md:3" in result.stderr and "GitHub Token" in result.stderr
-    assert result.stderr.splitlines()[-1].startswith("error: 2 finding(s) in 1 file(s)")
+    # by hand (a newcomer checked pages committed already): no word of a commit
+    assert result.stderr.splitlines()[-1] == ("error: 2 finding(s) in 1 file(s) (remove them: git mem forget b.md:3 "
+                                              "takes a line out of the notebook and its index)")
+    with pytest.MonkeyPatch.context() as patch:  # as the pre-commit framework runs it
+        patch.setenv("PRE_COMMIT", "1")
+        hooked = mem("guard", "a.md", "b.md", code=1).stderr.splitlines()[-1]
+    assert hooked == ("error: 2 finding(s) in 1 file(s); nothing was committed (remove them, or commit with "
+                      "--no-verify if you are sure)")
     data = json.loads(mem("guard", "--json", "b.md", code=1).stdout)
     assert {(f["path"], f["line"], f["kind"]) for f in data["findings"]} == {("b.md", 3, "secret")}
 

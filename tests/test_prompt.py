@@ -45,7 +45,9 @@ def test_keyword_in_process_when_no_daemon_runs(nb: Path) -> None:
 
 def test_nothing_once_the_budget_is_spent(nb: Path) -> None:
     """The prompt is never held: past the budget the hook prints nothing and exits 0."""
-    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (0, "", "")
+    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (
+        0, "", "gitmem: no answer within the prompt's 0 s; a warm daemon answers in milliseconds: "
+               "git mem daemon start, or git config mem.daemon true\n")
 
 
 @pytest.mark.tally("bad-input/fault matrix")

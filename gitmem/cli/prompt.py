@@ -4,8 +4,9 @@ context, within a time budget: the prompt is never held longer than BUDGET secon
 
 With the warm daemon up, the recall is hybrid (the daemon answers in milliseconds); without it, a
 keyword recall in this process, on a thread: if it has not answered when the budget is spent, the
-hook prints nothing and exits. It always exits 0 (exit 2 would block the prompt), and prints
-nothing for no match, an empty prompt or input that is not Claude Code's JSON.
+hook prints nothing on stdout, says why on stderr (and how to start the daemon) and exits. It
+always exits 0 (exit 2 would block the prompt), and prints nothing for no match, an empty prompt
+or input that is not Claude Code's JSON.
 
 With a personal notebook configured (search/scopes.py), its facts are recalled too, by keyword
 (also through the daemon: no model time is spent on it), after the project's, and ranked with
@@ -86,8 +87,12 @@ def main(argv: list[str]) -> int:
     if text:
         sys.stdout.write(hook_output(text))
         sys.stdout.flush()
-    if not done:  # the budget ran out: leave the search thread behind
+    if not done:  # the budget ran out: leave the search thread behind, and say why nothing came (stderr:
+        # Claude Code shows it in its transcript view, never in the prompt; a newcomer could not tell it from no match)
         sys.stdout.flush()
+        sys.stderr.write(f"gitmem: no answer within the prompt's {budget():g} s; a warm daemon answers in "
+                         "milliseconds: git mem daemon start, or git config mem.daemon true\n")
+        sys.stderr.flush()
         os._exit(0)
     return 0
 
