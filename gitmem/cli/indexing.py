@@ -3,6 +3,7 @@ hooks, merge-driver, model."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -87,6 +88,9 @@ def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
     from ..notes import guard as guardrails
     from . import output
 
+    # in a commit's hook (git sets GIT_INDEX_FILE for it, the pre-commit framework PRE_COMMIT), read
+    # before opening the notebook takes git's hook variables out of this process's environment
+    committing = bool(os.environ.get("PRE_COMMIT") or os.environ.get("GIT_INDEX_FILE"))
     if notes_only:
         from ..notebook import notes_among
 
@@ -94,7 +98,7 @@ def guard(files: tuple[str, ...], notes_only: bool, as_json: bool) -> None:
     report = guardrails.check_files(list(files))
     if report.findings or as_json:
         show(report, as_json, output.guard, err=not as_json)  # people see findings with the error
-    refusal = report.refusal()
+    refusal = report.refusal(committing)
     if refusal:
         raise refusal
 
