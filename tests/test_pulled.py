@@ -46,3 +46,21 @@ def test_a_line_that_meets_several_rules_is_named_once(mem: Mem) -> None:
     assert len(found) == 1 and found[0].count(" at knowledge/facts.md:3: ") == 1
     assert found[0].startswith("pulled text the write guard refuses: injection (ignore previous instructions), "
                                "injection (role override), ")
+
+
+def test_a_pulled_line_that_replaces_a_persons_line_is_named(mem: Mem) -> None:
+    """A pulled "Sarah's phone is now 555-9999" below a person's "Sarah's phone is 555-1234": recall
+    links them and an agent's context leaves the person's line out, so sync names the pair (the
+    trust limit of sessions 10 and 11). A pulled line that updates nothing, or a line of the page
+    updated by a line the person wrote, is not named."""
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah's phone is 555-1234\n- Tom's email is tom@x.org\n")
+    before = mem.commit("a person's contacts")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah's phone is 555-1234\n- Tom's email is tom@x.org\n"
+                                      "- Sarah's phone is now 555-9999\n- Dana's phone is 555-0000\n")
+    after = mem.commit("pulled")
+    found = pulled.findings(open_notebook(mem.path), before, after)
+    assert found == ["pulled line reference/contacts.md:5 replaces line 3 for an agent (its context leaves that "
+                     "line out): \"- Sarah's phone is now 555-9999\"; read it: git mem get reference/contacts.md:3-5"]
+    mem.write("reference/contacts.md", "# Contacts\n\n- Sarah's phone is 555-1234\n- Tom's email is tom@x.org\n"
+                                      "- Sarah's phone is now 555-9999\n- Dana's phone is 555-0000\n- Tom likes tea\n")
+    assert pulled.findings(open_notebook(mem.path), after, mem.commit("a line that updates nothing")) == []

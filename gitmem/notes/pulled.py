@@ -5,7 +5,8 @@ arrives with `git mem sync` was written elsewhere, by a teammate, another
 agent, or whoever can push to the remote. It is in git already, and sync never
 rewrites it, but a person should hear of it before an agent reads it back:
 `git mem sync` names each pulled line that holds a secret or reads like an
-instruction to the model, with the command that shows it.
+instruction to the model, with the command that shows it, and each pulled line that replaces a
+line the page held before as recall links them (an agent's context then leaves the older line out).
 
 Only the lines a pull added to note pages are judged (a line the page held
 before was there when the person last looked), and at most MAX_FINDINGS are
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import shlex
 
+from .. import credentials
 from ..gitops import plumbing
 from ..notebook import Notebook
 from ..paths import shown
@@ -58,7 +60,32 @@ def _page(rel: str, old: bytes, new: bytes) -> list[str]:
     out = []
     for line, found in rules.items():  # one note a line, however many rules it meets
         kinds = ", ".join(dict.fromkeys(f"{f.kind} ({f.rule})" for f in found))
-        # `git mem get` takes the name as it is: one shown escaped cannot be pasted back
-        read = f"; read it: git mem get {shlex.quote(f'{rel}:{line}')}" if name == rel else ""
-        out.append(f"pulled text the write guard refuses: {kinds} at {name}:{line}: \"{found[0].excerpt}\"{read}")
+        out.append(f"pulled text the write guard refuses: {kinds} at {name}:{line}: \"{found[0].excerpt}\""
+                   f"{_read(rel, name, line)}")
+    return out + _updates(rel, name, text, had, added)
+
+
+def _read(rel: str, name: str, line: int | str) -> str:
+    # `git mem get` takes the name as it is: one shown escaped cannot be pasted back
+    return f"; read it: git mem get {shlex.quote(f'{rel}:{line}')}" if name == rel else ""
+
+
+def _updates(rel: str, name: str, text: str, had: set[str], added: set[int]) -> list[str]:
+    """A pulled line that replaces a line the page held before, as recall links them (the later
+    line that updates a fact; search/current.py): an agent's context now leaves the older line
+    out, so a person hears which one, and from whom the change came is in `git log`."""
+    from ..search import current, facts
+
+    lines = text.split("\n")
+    out = []
+    for fact in facts.within(text, 1, len(lines)):
+        if fact.lines["start"] != fact.lines["end"] or fact.text not in had or not fact.statement:
+            continue  # a line of several, or one the pull brought itself
+        later = current.successor(text, fact)
+        if later is None or later[1] != "whole" or later[0].start not in added:
+            continue
+        quoted = credentials.redact(" ".join(later[0].text.split()))[0][:80]
+        old, new = fact.lines["start"], later[0].start
+        out.append(f"pulled line {name}:{new} replaces line {old} for an agent (its context leaves that line "
+                   f"out): \"{quoted}\"{_read(rel, name, f'{old}-{new}')}")
     return out
