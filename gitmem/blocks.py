@@ -12,6 +12,7 @@ from functools import lru_cache
 from .markdown import body_offset, fenced_ranges, headings_of, line_starts
 
 LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a list item's marker and checkbox
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
 ENTRY = re.compile(r"^#+\s+\d{1,2}:\d{2}\b")  # a daily log entry, `## 14:05 — ...`: a heading that is a statement
 EMPTY_HEADING = re.compile(r"^#{1,6}(?:[ \t]+#*)?[ \t]*$")  # `## ` or `### ###`: a heading with no title says nothing
@@ -145,12 +146,11 @@ class _Walk:
 
 
 PARENT_CHARS = 80  # of a parent item's line kept as a nested item's context: its subject, not its whole text
-CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
 
 
 def _item_text(line: str) -> str:
     """A list item's line as a nested item's context: without its bullet or checkbox, cut short."""
-    text = CHECKBOX.sub("", LIST_ITEM.sub("", line, count=1)).strip()
+    text = BULLET.sub("", line, count=1).strip()
     return text if len(text) <= PARENT_CHARS else text[:PARENT_CHARS].rsplit(" ", 1)[0] + "…"
 
 

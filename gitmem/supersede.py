@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from . import switches
+from .blocks import BULLET
 from .markdown import long_form, normalize_fact
 from .switches import AFTER_WHEN, DAYS, Update
 
@@ -309,7 +310,6 @@ def outdates(new: str, old: str) -> str | None:
     return "whole" if _update(new, old) is not None else None
 
 
-BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 CLAUSE = re.compile(r"[,;]\s+(?!\d{4}\b)|\s+[—–|]\s+|\s+-\s+")  # not before a year: "June 3, 2026"
 
 

@@ -14,7 +14,6 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import credentials
 from ..paths import shown
 from ..records import json_safe, to_json
 
@@ -41,6 +40,8 @@ if TYPE_CHECKING:  # the result classes, for the checker only: printing must not
 def render(data: Any, as_json: bool, text: Callable[[Any], str], redacted: bool = False) -> str:
     """JSON or text for people; `redacted`: every secret value in it replaced (credentials.py: a
     log or a chain of commits quotes lines a pull or an editor wrote), in JSON field by field."""
+    if redacted:  # only then: its patterns need not load for every `git mem` start
+        from .. import credentials
     if as_json and callable(getattr(data, "record", None)):
         data = data.record()  # search results: compact unless --full (search/hits.py)
     if as_json and redacted:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -34,7 +33,6 @@ MAX_INPUT = 1024 * 1024  # bytes of stdin read
 MAX_QUERY = 2000  # characters of the prompt used as the query
 MAX_FACT = 400  # characters of a fact shown
 BUDGET_ENV = "GITMEM_PROMPT_BUDGET"  # seconds, for a slower machine (and the tests)
-LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a list item's marker (and checkbox)
 HEADER = "Memories from the notebook (git mem) that may bear on this prompt; check before relying on them:"
 
 
@@ -172,6 +170,7 @@ def _strong(hits: list[Any]) -> str:
 
 def render(hits: list[Any]) -> str:
     """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
+    from ..blocks import BULLET
     from ..search.facts import said as one_line
     from .output import terminal_safe
 
@@ -179,7 +178,7 @@ def render(hits: list[Any]) -> str:
     for hit in hits:
         fact = getattr(hit, "fact", None)
         # a nested item with the items it is under: "Marcus Obi › role: on-call lead" (whose role)
-        text = one_line(fact) if fact else LIST_MARK.sub("", " ".join(hit.snippet.split()))
+        text = one_line(fact) if fact else BULLET.sub("", " ".join(hit.snippet.split()))
         if len(text) > MAX_FACT:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines

@@ -116,7 +116,7 @@ def successor(text: str, fact: Fact) -> tuple[Update, str] | None:
 
 def _bare(text: str) -> str:
     """A list item's text without its bullet or checkbox: the fact as remember was given it."""
-    return supersede.BULLET.sub("", text, count=1).strip()
+    return blocks.BULLET.sub("", text, count=1).strip()
 
 
 LINKED = ("notebook", "daily")  # a transcript's turns are dialogue, a document's lines are not ours to judge

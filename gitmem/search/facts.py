@@ -17,13 +17,12 @@ the heading path counts towards both, so "Sarah's phone" finds "- phone:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..blocks import TABLE_RULE, blocks, cut, described  # noqa: F401 (TABLE_RULE: re-exported)
+from ..blocks import BULLET, TABLE_RULE, blocks, cut, described  # noqa: F401 (TABLE_RULE: re-exported)
 from ..index import chunks, memo
 from ..index.pagetext import Reader
 from ..index.weighed import MAX_EMBEDDED
@@ -54,13 +53,10 @@ class Fact:
     statement: bool = field(default=True, repr=False)  # says something (not a heading alone): may answer
 
 
-MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a list item's bullet (and checkbox)
-
-
 def said(fact: Fact) -> str:
     """The fact on one line as an agent is given it, without its bullet, after the list items it is
     nested under ("Tom Park › Phone: 555-0134": whose number), or its table's header row."""
-    text = MARKER.sub("", " ".join(fact.text.split()))
+    text = BULLET.sub("", " ".join(fact.text.split()))
     if not fact.context:
         return text
     if fact.context.lstrip().startswith("|"):

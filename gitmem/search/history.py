@@ -98,12 +98,14 @@ def successors_first(found: list[Hit], walker: Walker | None = None, adding: boo
     fact was not shown at all). With `adding`, a fact standing now that no hit holds is added, by
     `walker`; each version scores at least what those below it score, so a re-sort by score keeps
     the order."""
+    if walker is None:
+        return _versions_together(list(found), {})
     out = list(found)
-    for old in found if adding and walker is not None else ():
+    for old in found if adding else ():
         target = _standing(old, walker)
-        if target is not None and walker is not None and not any(h.current and _holds(h, target) for h in out):
+        if target is not None and not any(h.current and _holds(h, target) for h in out):
             out.insert(out.index(old), walker.now(old, target))
-    return _versions_together(out, walker.changed_at if walker is not None else {})
+    return _versions_together(out, walker.changed_at)
 
 
 def _standing(old: Hit, walker: Walker | None) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
+from ..blocks import BULLET
 from ..links import WIKILINK, new_page_for, parse, resolve, slug
 from ..markdown import body_offset
 
@@ -157,11 +158,10 @@ def _link(href: str, folder: str) -> str | None:
 
 
 
-LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 
 
 def inline(text: str, rel: str = "", pages: list[str] | None = None) -> str:
     """One fact as inline HTML: its list marker dropped, its emphasis, code and links rendered,
     sanitised like a page (a fact is a line of a note, so just as untrusted)."""
-    body = LIST_MARK.sub("", text.strip(), count=1)[:RENDER_LIMIT]
+    body = BULLET.sub("", text.strip(), count=1)[:RENDER_LIMIT]
     return sanitise(_parser().renderInline(body, {"pages": pages, "here": rel}), rel)
