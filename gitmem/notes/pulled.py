@@ -25,6 +25,7 @@ from . import guard
 
 MAX_FINDINGS = 10
 MAX_PAGE_BYTES = 1 << 20  # a page larger than this is not scanned here (`git mem guard PATH` does)
+JUDGED = 2_000  # lines of a page judged for a pulled line that replaces them, at most
 
 
 def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
@@ -77,10 +78,16 @@ def _updates(rel: str, name: str, text: str, had: set[str], added: set[int]) -> 
     from ..search import current, facts
 
     lines = text.split("\n")
+    near = {n for line in added for n in range(max(1, line - current.SCANNED), line)}  # what an added line may update
     out = []
+    judged = 0
     for fact in facts.within(text, 1, len(lines)):
-        if fact.lines["start"] != fact.lines["end"] or fact.text not in had or not fact.statement:
-            continue  # a line of several, or one the pull brought itself
+        if fact.lines["start"] not in near or fact.lines["start"] != fact.lines["end"] or fact.text not in had \
+                or not fact.statement:
+            continue  # far from every added line, a line of several, or one the pull brought itself
+        judged += 1
+        if judged > JUDGED:
+            break
         later = current.successor(text, fact)
         if later is None or later[1] != "whole" or later[0].start not in added:
             continue

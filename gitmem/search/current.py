@@ -24,6 +24,7 @@ result, and a line's attribute is read once.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass
@@ -69,6 +70,13 @@ def statements(text: str) -> tuple[Update, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
+def _starts(text: str) -> tuple[int, ...]:
+    """Where each of the page's statements starts, in order: the ones below a fact are found by
+    bisection (a sync judging the lines of a 20,000-line page took 18 s walking it from each)."""
+    return tuple(u.start for u in statements(text))
+
+
 @lru_cache(maxsize=65536)
 def _attribute(line: str) -> str | None:
     """The attribute a line gives one value of (supersede.claim: "phone", "likes jazz"), if any."""
@@ -97,7 +105,8 @@ def successor(text: str, fact: Fact) -> tuple[Update, str] | None:
         return None  # a fact of several lines is no one value to update
     attribute = _attribute(old)
     indent = len(old) - len(old.lstrip())
-    below = [u for u in statements(text) if u.start > fact.lines["end"]][:SCANNED]
+    found = statements(text)
+    below = found[bisect.bisect_right(_starts(text), fact.lines["end"]):][:SCANNED]  # not a walk of the page
     judged = 0
     for later in below:
         if list(later.headings) != fact.headings or later.indent < indent:
