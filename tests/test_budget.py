@@ -92,3 +92,25 @@ def test_a_block_with_nothing_to_hold_says_none(mem: Mem) -> None:
     assert "## [PLAN] PLAN.md\n\n(none)\n" in out and "## [GOALS] active goals\n\n(none)\n" in out
     facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
     assert facts.endswith("port 5433\n(left out: nothing)\n\n")
+
+
+def test_a_fact_its_always_on_page_quotes_whole_is_said_once(mem: Mem) -> None:
+    """A newcomer (2026-11-26) read Tom's phone under [FACTS] and again in reference/contacts.md."""
+    mem("remember", "Tom Park's phone is 555-0100")
+    mem("remember", "The staging database runs on port 5433")
+    out = mem("context", "--query", "Tom Park phone", "--budget", "2000", "--mode", "keyword").stdout
+    assert out.count("555-0100") == 1
+    facts = out.split("## [FACTS]")[1].split("## [ALWAYS-ON]")[0]
+    assert "(left out: 1: reference/contacts.md:3 (quoted whole in [ALWAYS-ON] below); " in facts
+    assert "### reference/contacts.md\n\n# Contacts\n\n- Tom Park's phone is 555-0100\n" in out
+
+
+def test_a_fact_stays_when_its_page_does_not_fit_whole(mem: Mem) -> None:
+    mem("remember", "Tom Park's phone is 555-0100")
+    mem.write("reference/long.md", "# Long\n\n" + "Filler text about nothing at all. " * 200)
+    mem.commit("long")
+    data = mem.json("context", "--query", "Tom Park phone", "--budget", "150", "--mode", "keyword")
+    facts = next(b for b in data["blocks"] if b["kind"] == "facts")
+    assert [i["name"] for i in facts["items"]] == ["reference/contacts.md:3"]
+    pages = next(b for b in data["blocks"] if b["kind"] == "always_on")
+    assert not pages["items"] and data["text"].count("555-0100") == 1

@@ -169,8 +169,9 @@ def test_budgeted_context_ranks_personal_facts_and_adds_the_personal_pages(mem: 
     out = mem.json("context", "--query", "dentist", "--budget", "2000", "--mode", "keyword")
     blocks = {b["kind"]: b for b in out["blocks"]}
     assert list(blocks) == ["plan", "goals", "facts", "always_on", "personal"]
-    assert sorted(i["name"] for i in blocks["facts"]["items"]) == ["[personal] knowledge/facts.md:3",
-                                                                   "reference/contacts.md:3"]
+    assert [i["name"] for i in blocks["facts"]["items"]] == ["[personal] knowledge/facts.md:3"]
+    assert blocks["facts"]["left_out"] == [{"name": "reference/contacts.md:3",  # its always-on page says it
+                                            "reason": "quoted whole in [ALWAYS-ON] below"}]
     assert [i["name"] for i in blocks["personal"]["items"]] == ["reference/preferences.md"]
     assert out["tokens"] <= 2000 and out["notes"] == []
     assert "- [personal] knowledge/facts.md:3 (" in out["text"] and "Dr. Okafor" in out["text"]

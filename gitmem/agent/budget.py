@@ -19,7 +19,9 @@ adding a personal notebook never pushes out any of the project's context. Within
 while they fit (a later, smaller one may still fit after a larger one did not);
 the plan and an always-on page may be cut (70% head, 20% tail, with a marker,
 as `git mem context` cuts) rather than left out. Every block ends with a line
-saying what it left out ("left out: nothing" when it kept everything).
+saying what it left out ("left out: nothing" when it kept everything). A fact
+whose page a later block quotes whole is left out of [FACTS] with that reason,
+once the blocks are filled again without it and the page still fits whole.
 """
 
 from __future__ import annotations
@@ -101,15 +103,14 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
     if spent > budget:
         raise UsageError(f"a budget of {budget} tokens cannot hold even the context's header ({spent} tokens)",
                          f"give at least --budget {spent}")
-    blocks, dropped = [], []
     held: list[tuple[str, int]] = []  # pages redacted before they were cut, and how many secrets
-    for kind, title, candidates, excluded in _blocks(nb, query, mode, personal, held):
-        block = _fill(kind, title, candidates, excluded, budget - spent, count)
-        if block is None:
-            dropped.append(kind.replace("_", "-"))
-            continue
-        blocks.append(block)
-        spent += block.tokens
+    wanted = _blocks(nb, query, mode, personal, held)
+    blocks, dropped, spent = _spend(wanted, budget, spent, count)
+    quoted = _quoted_whole(blocks, wanted)
+    if quoted:  # a fact its page quotes whole below is said once, there; kept only if that page stays whole
+        again = _spend(quoted, budget, spent - sum(b.tokens for b in blocks), count)
+        if {name for _, name in _whole_pages(again[0])} >= {name for _, name in _whole_pages(blocks)}:
+            blocks, dropped, spent = again
     tail = DROPPED.format(blocks=", ".join(dropped)) if dropped else ""
     spent += count(tail) - count(DROPPED.format(blocks=every))
     text = head + "".join(b.text for b in blocks) + tail
@@ -120,6 +121,45 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
 
 
 Blocks = list[tuple[str, str, list[Candidate], list[dict[str, str]]]]
+PAGE_BLOCKS = {"always_on": "", "personal": "[personal] "}  # blocks quoting pages, and their facts' mark
+QUOTED = "quoted whole in [{block}] below"
+
+
+def _spend(wanted: Blocks, budget: int, spent: int,
+           count: Callable[[str], int]) -> tuple[list[Block], list[str], int]:
+    """The blocks filled in order within what is left of the budget, the blocks dropped, and the tokens spent."""
+    blocks, dropped = [], []
+    for kind, title, candidates, excluded in wanted:
+        block = _fill(kind, title, candidates, excluded, budget - spent, count)
+        if block is None:
+            dropped.append(kind.replace("_", "-"))
+            continue
+        blocks.append(block)
+        spent += block.tokens
+    return blocks, dropped, spent
+
+
+def _whole_pages(blocks: list[Block]) -> list[tuple[str, str]]:
+    """(block kind, page) of each page a block quotes whole (not cut)."""
+    return [(b.kind, item.name) for b in blocks if b.kind in PAGE_BLOCKS for item in b.items if not item.truncated]
+
+
+def _quoted_whole(blocks: list[Block], wanted: Blocks) -> Blocks | None:
+    """`wanted` again with the facts whose page a later block quotes whole moved to the left-out list
+    (an agent read them twice, a newcomer found, 2026-11-26), or None when there is none."""
+    whole = {PAGE_BLOCKS[kind] + page: kind for kind, page in _whole_pages(blocks)}
+    out: Blocks = []
+    moved = False
+    for kind, title, candidates, excluded in wanted:
+        if kind == "facts":
+            page = {name: name.rsplit(":", 1)[0] for name, _, _ in candidates}
+            kept = [c for c in candidates if page[c[0]] not in whole]
+            said = [{"name": name, "reason": QUOTED.format(block=whole[page[name]].upper().replace("_", "-"))}
+                    for name, _, _ in candidates if page[name] in whole]
+            moved = moved or bool(said)
+            candidates, excluded = kept, excluded + said
+        out.append((kind, title, candidates, excluded))
+    return out if moved else None
 
 
 def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | None,
