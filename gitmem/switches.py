@@ -10,9 +10,11 @@ about the same subject, found here by plain word rules, each bounded so that
 a near neighbour stays (another subject, another thing, another verb):
 
 - `S is now V`, `S now VERB V`, `S changed to V`, `S moved to V` (and
-  pushed, postponed, rescheduled, delayed): the old line starts with the same
+  pushed, postponed, rescheduled, delayed, slipped; "slipped again, now V"):
+  the old line starts with the same
   subject S (the same words, in order, past "the", "our" ...), then a link
-  ("is", ":", "is on", the same verb) and another value. A subject that is
+  ("is", ":", "is on", the same verb; a move it said itself, "slipped to")
+  and another value. A subject that is
   only a name ("Sam is now a manager") is left to supersede.py's attributes:
   a person has many properties at once.
 - after "as of X" / "from now on" / "starting X" / "going forward", the same
@@ -48,8 +50,13 @@ STOP = frozenset("a an the to of in on at for by with from and or my our your hi
                  "be it this that any anywhere now also".split())
 LIKES = frozenset("like likes love loves prefer prefers enjoy enjoys adore adores".split())
 MOVES = r"(?:moved|pushed back|pushed|postponed|rescheduled|delayed|brought forward|slipped)"
+# "slipped to May 5", "slipped again, now May 5", "pushed back once more to June"
 NOW = re.compile(rf"^(?P<s>.+?) (?:(?:is|are|was) now|(?:has |have )?(?:changed|switched) to|"
-                 rf"(?:was |has been |is being |got |is )?{MOVES} (?:to|until|for)) (?P<v>.+)$")
+                 rf"(?:was |has been |is being |got |is )?{MOVES}(?: again| once more| further)?"
+                 rf" (?:to|until|for|now(?: to| until| for)?)) (?P<v>.+)$")
+# an old line that says a move itself: "Apollo launch slipped to April 28" (its value follows these)
+MOVED = frozenset("moved pushed back postponed rescheduled delayed brought forward slipped again once more "
+                  "further to until now".split())
 NOW_VERB = re.compile(r"^(?P<s>.+?) now (?P<verb>[a-z]+) (?P<v>.+)$")
 MARKER = re.compile(r"^(?:from now on|going forward|as of|starting|effective)\b ?(?P<rest>.*)$")
 NO_LONGER = re.compile(r"^(?P<s>.*?)\s*\b(?:no longer|not anymore|stopped|quit|gave up)\b (?P<rest>.+)$")
@@ -160,7 +167,8 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
         if not after or _stem(after[0]) != _stem(verb):
             return None
         after = after[1:]
-    while after and after[0] in JOINS:
+    moved = verb is None and bool(after) and after[0] in MOVED
+    while after and (after[0] in JOINS or moved and after[0] in MOVED):
         after = after[1:]
     if not after:
         return None

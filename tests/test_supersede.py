@@ -43,7 +43,8 @@ def test_the_labelled_sets_are_big_enough_mixed_and_a_third_held_out() -> None:
 
 def test_precision_and_recall_on_both_parts() -> None:
     """Measured 2026-11-25: tuned P 1.000 R 0.983 (113/115); held out P 0.980 (49/50) R 0.960 (48/50),
-    held out before the rules for updates said in time were written. Floors: P 0.97 on both."""
+    held out before the rules for updates said in time were written; the same on 2026-11-26 after a
+    move said again ("slipped again, now May 5", a newcomer's). Floors: P 0.97 on both."""
     precision, recall = judged(TUNED)
     assert precision >= 0.97 and recall >= 0.95
     precision, recall = judged(HELD_OUT)
@@ -69,6 +70,10 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Tom's number is now 07700 900123", "- Tom's phone is 07700 900456"),  # a phone, as people say it
     ("Tom's number is now 07700 900123", "- Tom Baker — mobile 07700 900456, plumber"),
     ("The budget for Apollo is 9000 EUR", "- The budget for Apollo is 7070 EUR"),  # the same owner's
+    # a newcomer's slipping launch, 2026-11-26: a move said again, over a line that said a move
+    ("Apollo launch slipped again, now May 5", "- Apollo launch slipped to April 28"),
+    ("Apollo launch slipped again, now May 5", "- Apollo launch is planned for April 20"),
+    ("The offsite was pushed back once more to June", "- The offsite moved to May"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -84,6 +89,7 @@ def test_updates(new: str, old: str) -> None:
     ("The meeting moved to Friday", "- Bob lives in Paris"),
     ("Apollo release 2.1 moved to April 2", "- Apollo release 2.0 ships on March 15"),  # another release
     ("Hermes launch moved to March 29", "- Apollo launch is on March 15"),  # another project
+    ("Apollo launch slipped again, now May 5", "- Apollo docs slipped to April 28"),  # another thing slipped
     ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person
     ("I no longer drink soda", "- I prefer dark roast coffee"),  # another thing
     ("I no longer drink coffee", "- Sarah prefers dark roast coffee"),  # another person's taste
