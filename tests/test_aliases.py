@@ -84,6 +84,51 @@ def test_a_short_text_names_a_role_in_three_ways() -> None:
     assert stored.found("- My daughter Emma likes maps. " + "x" * stored.SHORT) == []  # a chunk, not a fact
 
 
+def test_the_people_a_text_s_facts_are_written_under() -> None:
+    """A contact page that names no role: its entries' names are written over their facts."""
+    assert stored.owners("Team / Priya Natarajan\n  - phone: +1 415 555 0134") == ["Priya Natarajan"]
+    assert stored.owners("Dr Okafor\n  - clinic on Tuesdays") == ["Dr Okafor"]
+    assert stored.owners("Team / Vendors / | Name | Phone |\n| Aiko Sato | 555-0142 |") == ["Aiko Sato"]
+    chunk = ("## Vendors\n\n| Name | Phone |\n| --- | --- |\n| Aiko Sato | 555-0142 |\n| Tom Reyes | 1 |\n\n"
+             "| Service | Port |\n|---|---|\n| Redis | 6379 |\n\n- Priya Natarajan\n  - phone: 1\n- Lena Vogel\n"
+             "  - Notes:\n    - prefers Signal\n")
+    assert stored.owners(chunk) == ["Priya Natarajan", "Lena Vogel", "Aiko Sato", "Tom Reyes"]
+    assert stored.owners("Team / Lena Vogel / Notes:\n    - prefers Signal") == []  # under a label, not a name
+    assert stored.owners("Infra / | Service | Port |\n| Redis | 6379 |") == []  # a first column of things
+    assert stored.owners("Contacts\n- Tom Park's phone is 555-0100") == []  # not nested: its words say whose
+    assert stored.owners("Shopping / the usual\n  - Milk") == []
+    assert stored.owners("# Notes\n\nSome Text\n  - item") == []  # a line of a text is no path
+
+
+TEAM = """# Team contacts
+
+- Priya Natarajan
+  - phone: +1 415 555 0134
+  - email: priya@acme.test
+- Marcus Obi
+  - phone: +44 20 7946 0958
+
+## Vendors
+
+| Name | Company | Phone |
+| --- | --- | --- |
+| Aiko Sato | Globex Payroll | 555-0142 |
+"""
+
+
+def test_another_entry_of_a_contact_page_is_someone_else(mem: Mem) -> None:
+    """A newcomer's team page (2026-11-26): "what's Aiko's phone number" put Priya's phone first
+    (0.64) over Aiko's row (0.54); the notebook knew none of them by a role."""
+    mem.write("people/team.md", TEAM)
+    mem.commit("team")
+    found = mem.compact("recall", "what's Aiko's phone number")["results"]
+    assert found[0]["where"] == "people/team.md:13" and not found[0]["weak"]
+    assert all(r["weak"] for r in found[1:])  # Priya's and Marcus's phones: someone else's
+    marcus = mem.compact("recall", "how do I call Marcus")["results"]
+    assert marcus[0]["where"] == "people/team.md:7" and not marcus[0]["weak"]  # judged with his name
+    assert all(r["weak"] for r in marcus if "Marcus" not in r["text"] and r["where"] != "people/team.md:7")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("abcEMT  :-'\nmy is")) | st.characters(), max_size=300))
 def test_roles_and_names_are_short_runs_of_the_text(body: str) -> None:

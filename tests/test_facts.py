@@ -100,7 +100,9 @@ def test_recall_says_whose_number_a_nested_item_is(mem: Mem) -> None:
     assert (top["text"], top["where"], top["context"]) == ("  - Phone: 555-0134", "reference/contacts.md:4", "Tom Park")
     text = mem("recall", "--mode", "keyword", "Tom Park phone").stdout
     assert "    Contacts › Tom Park\n        - Phone: 555-0134\n" in text
-    # an agent is told whose it is too: the budgeted context and the prompt hook
+    # an agent is told whose it is too: the budgeted context (the page not always-on, which would
+    # quote it whole instead) and the prompt hook
+    mem.write(".gitmem.toml", '[context]\nalways_on = ["SOUL.md"]\n')
     budgeted = mem.json("context", "--query", "Tom Park phone", "--budget", "600", "--mode", "keyword")["text"]
     assert ": Tom Park › Phone: 555-0134\n" in budgeted
     from tests.test_daemon import gm

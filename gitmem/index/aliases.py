@@ -1,4 +1,5 @@
-"""The roles a notebook names, stored when a text is (search/aliases.py asks them).
+"""The roles a notebook names, and the people its facts are written under, stored when a text
+is (search/aliases.py asks them).
 
 A short text (a fact: at most SHORT characters) that says "My daughter Emma ...", "Lucy is my
 sister" or "Product owner is Marcus Bell" / "- Plumber: Kev ..." gives a role (one or two
@@ -44,9 +45,18 @@ PATTERNS = (
                rf"(?:[ \t]+is(?:[ \t]+now)?|:)[ \t]+{NAME}", re.MULTILINE),  # Product owner is (now) Marcus Bell
 )
 POSSESSIVE = re.compile(r"['’]s$")
-RULES = "3"  # the patterns' version: an index whose roles were read under others reads them again
-
-
+RULES = "4"  # the patterns' version: an index whose roles were read under others reads them again
+# The people a text's facts are written under, stored as this role (a question never asks it: no
+# word holds a parenthesis): a name that list items are nested under ("- Priya Natarajan" over
+# "  - phone: ..."), or that a table row starts with under a header such as "| Name | Phone |".
+# Contact pages that name no role are written that way, and "someone else" (search/aliases.py)
+# knows their people then. Read in texts of any length (a chunk may hold a whole contact list).
+OWNER = "(owner)"
+OWNERS = 200  # names read of one text, at most
+ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$")
+WHO_HEADERS = frozenset("name names who person people contact member owner".split())
+CELL = re.compile(r"^[ \t]*\|[ \t]*([^|]*?)[ \t]*\|")
+RULE_ROW = re.compile(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$")
 def found(body: str) -> list[tuple[str, str]]:
     """The (role, name) pairs a text states, in order (none in a long text)."""
     if len(body) > SHORT:
@@ -61,9 +71,48 @@ def found(body: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(pairs))
 
 
+def owners(body: str) -> list[str]:
+    """The names a text's facts are written under, in order (at most OWNERS): each list item that is
+    all a name with an item nested under it, and each first cell that is a name in a table whose
+    header's first cell says a name ("Name", "Who", "Contact"). A fact's text as the index keeps it
+    starts with its path (blocks.described): "Team / Priya Natarajan" then "  - phone: ..."."""
+    lines = body.split("\n")
+    out = [name for i, (line, after) in enumerate(zip(lines, lines[1:]))
+           if (name := _nested_under(line, after, i == 0)) is not None]
+    who = False  # inside a table whose header's first cell says a name
+    for i, line in enumerate(lines):
+        cell = CELL.match(line.rsplit(" / ", 1)[-1] if i == 0 else line)
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if cell is None:
+            who = False
+        elif RULE_ROW.match(after) or i == 0 and CELL.match(after):  # a header row (a fact's text keeps no rule)
+            who = cell.group(1).lower() in WHO_HEADERS
+        elif who and not RULE_ROW.match(line) and (name := _named(cell.group(1))) is not None:
+            out.append(name)
+    return list(dict.fromkeys(out))[:OWNERS]
+
+
+def _nested_under(line: str, after: str, first: bool) -> str | None:
+    """The name `line` is, when the line `after` is an item nested under it (the `first` line of a
+    fact's text is its path, which ends with the item the fact is nested under)."""
+    below = ITEM.match(after)
+    if below is None or not below.group(1):
+        return None
+    item = ITEM.match(line)
+    if item is not None:
+        return _named(item.group(2)) if len(item.group(1)) < len(below.group(1)) else None
+    return _named(line.rsplit(" / ", 1)[-1]) if first else None
+
+
+def _named(text: str) -> str | None:
+    """The text when it is all a name (one to three capitalised words, maybe after a title)."""
+    name = re.fullmatch(NAME, text.strip())
+    return None if name is None or name.group(1).split()[0].lower() in COMMON else name.group(1)
+
+
 def store(conn: apsw.Connection, text: int, body: str) -> bool:
-    """Record the roles a new text names; whether it names any."""
-    pairs = found(body)
+    """Record the roles a new text names and the people its facts are written under; whether it names any."""
+    pairs = found(body) + [(OWNER, name) for name in owners(body)]
     conn.executemany("INSERT INTO aliases(role, name, text) VALUES(?, ?, ?)",
                      [(role, name, text) for role, name in pairs])
     return bool(pairs)
@@ -83,12 +132,16 @@ def naming(conn: apsw.Connection, roles: list[str], most: int) -> list[tuple[int
     return [(int(t), str(r), str(n)) for t, r, n in rows]
 
 
-def names(conn: apsw.Connection, most: int, many: int) -> list[str]:
-    """The names the notebook gives to roles (the people it knows by a role), at most `most`, by
-    name; none of a role given more than `many` names (in a transcript "user: Sure, ..." names no one)."""
-    rows: list[Any] = conn.execute("""SELECT DISTINCT name FROM aliases WHERE role IN (
-                                          SELECT role FROM aliases GROUP BY role HAVING count(DISTINCT name) <= ?)
-                                        ORDER BY name LIMIT ?""", (many, most)).fetchall()
+def names(conn: apsw.Connection, most: int, many: int, owners: bool = False) -> list[str]:
+    """The names the notebook gives to roles (the people it knows by a role), and with `owners` the
+    names its facts are written under, at most `most`, by name; none of a role given more than
+    `many` names (in a transcript "user: Sure, ..." names no one)."""
+    # an owner is no role that many lines give a name in passing: a contact page lists many
+    rows: list[Any] = conn.execute("""SELECT DISTINCT name FROM aliases WHERE role = ? OR role IN (
+                                          SELECT role FROM aliases WHERE role != ?
+                                           GROUP BY role HAVING count(DISTINCT name) <= ?)
+                                        ORDER BY name LIMIT ?""",
+                                   (OWNER if owners else None, OWNER, many, most)).fetchall()
     return [str(r[0]) for r in rows]
 
 
@@ -98,7 +151,7 @@ def fill(index: Index) -> int:
     conn = index.conn
     conn.execute("DELETE FROM aliases")
     done = 0
-    rows: list[Any] = conn.execute("SELECT id, body FROM texts WHERE length(body) <= ?", (SHORT,)).fetchall()
+    rows: list[Any] = conn.execute("SELECT id, body FROM texts").fetchall()  # owners are read in any text
     for tid, body in rows:
         done += store(conn, int(tid), str(body))
     db.set_meta(conn, "aliases", RULES)

@@ -156,9 +156,10 @@ NOT_NAMES = STOPWORDS | frozenset("""can could should would will shall may might
 list remind let lets maybe also anyone someone everyone nobody yes no ok okay sure thanks hi hello""".split())
 
 
-# what a fact is about: its first word, after a list marker or a title, and after "my ROLE"
-# ("- Jake is allergic", "1. Jake's school", "My son Jake is 5", "Dr Okafor said ...")
-SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
+# what a fact is about: its first word, after a list marker, a table's bar or a title, and after
+# "my ROLE" ("- Jake is allergic", "1. Jake's school", "| Aiko Sato | 555-0142 |", "My son Jake is 5",
+# "Dr Okafor said ...")
+SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+|\|\s*)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
                      rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+(?:['’-]\w+)*)")
 # a name with an apostrophe or a hyphen inside ("O'Brien", "Mary-Kate"), which \w+ cuts in two
 JOINED = re.compile(r"\w+(?:['’-]\w+)+")
@@ -169,7 +170,8 @@ June July August September October November December Today Tomorrow""".split())
 def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
                  kept: dict[Any, Any] | None = None) -> list[bool]:
     """For each fact, whether it is about someone other than the one the question means: it
-    starts with the name of another person the notebook knows by a role and says none of the
+    starts with the name of another person the notebook knows (by a role, or as the owner of
+    facts written under the name: index/aliases.owners) and says none of the
     question's names, read from a role or said ("what is my daughter allergic to", read as Emma,
     or "what is Emma allergic to": "Jake is allergic to peanuts"), or other than the one who asks
     (about_me: "what am I allergic to": "Emma is allergic to peanuts"). A name elsewhere in a fact
@@ -179,7 +181,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     me = not asked.names and about_me(asked.ranked)
     if not asked.names and not capitals and not me:
         return [False] * len(facts)
-    known = set(people(conn, kept))
+    known = set(people(conn, kept, owners=True))
     mine = set(asked.names) | (capitals & known)  # as _called says them
     if not mine and not me:
         return [False] * len(facts)
@@ -208,7 +210,8 @@ def about_me(question: str) -> bool:
 def asker_only(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = None) -> bool:
     """Whether a question is about the one who asks and names no one the notebook knows by a role
     ("what am I allergic to", not "what did Marcus ask me to do"): someone_else's third case."""
-    return not asked.names and about_me(asked.ranked) and not _capitals(asked.ranked) & set(people(conn, kept))
+    return not asked.names and about_me(asked.ranked) and \
+        not _capitals(asked.ranked) & set(people(conn, kept, owners=True))
 
 
 def _capitals(text: str) -> set[str]:
@@ -222,17 +225,22 @@ def _words(text: str) -> set[str]:
     return set(WORD.findall(text)) | {stored.POSSESSIVE.sub("", w) for w in JOINED.findall(text)}
 
 
-def people(conn: apsw.Connection, kept: dict[Any, Any] | None = None) -> dict[str, list[str]]:
-    """The people the notebook knows by a role: how its lines call each (_called) -> the names
-    the roles give them ("Marcus": ["Marcus Bell"]). `kept`: as someone_else."""
-    known: dict[str, list[str]] | None = kept.get("people") if kept is not None else None
+def people(conn: apsw.Connection, kept: dict[Any, Any] | None = None, owners: bool = False) -> dict[str, list[str]]:
+    """The people the notebook knows by a role (with `owners`, also those its facts are written
+    under: "- Priya Natarajan" over "  - phone: ..."): how its lines call each (_called) -> the names
+    the roles give them ("Marcus": ["Marcus Bell"]). `kept`: as someone_else. Only the roles'
+    people judge a question's evidence without its names (unnamed): a contact page's entry is
+    its person's phone and email, and "what is Marcus's email" judged as "someone's email" was
+    weak against them (a contact page of 3 people, 2026-11-26)."""
+    key = "people+owners" if owners else "people"
+    known: dict[str, list[str]] | None = kept.get(key) if kept is not None else None
     if known is None:
         known = {}
-        for name in stored.names(conn, OTHERS, MANY):
+        for name in stored.names(conn, OTHERS, MANY, owners):
             if _called(name) not in CALENDAR and _called(name).lower() not in NOT_NAMES:  # "Note: Can we ..."
                 known.setdefault(_called(name), []).append(name)
         if kept is not None:
-            kept["people"] = known
+            kept[key] = known
     return known
 
 

@@ -262,8 +262,8 @@ def _someone_else(index: Index, asked: aliases.Asked, hits: list[Hit]) -> set[in
     about the one who asks ("what am I allergic to"), whose own facts share that evidence and
     stay as they are (tuning part of the paraphrase set: answer@1 0.670 -> 0.679, the rest
     unchanged). `hits` is re-sorted."""
-    # a nested fact is about the item it is under ("Jake › allergic to peanuts"): facts.said
-    said = [facts.said(h.fact) if h.fact is not None else h.text for h in hits]
+    # a nested fact is about the item it is under ("Jake › allergic to peanuts"): facts.about
+    said = [facts.about(h.fact) if h.fact is not None else h.text for h in hits]
     elsewhere = aliases.someone_else(index.conn, asked, said, index.kept("people"))
     if not any(elsewhere):
         return set()

@@ -64,6 +64,14 @@ def said(fact: Fact) -> str:
     return f"{fact.context.replace(' / ', ' › ')} › {text}"
 
 
+def about(fact: Fact) -> str:
+    """The fact as who it is about is read: as said, but a table row without its header row (the
+    row's first cell names whose it is: "| Aiko Sato | 555-0142 |")."""
+    if fact.context.lstrip().startswith("|"):
+        return " ".join(fact.text.split())
+    return said(fact)
+
+
 def within(text: str, start: int, end: int) -> list[Fact]:
     """The facts of the page `text` inside lines start..end (a chunk), cut to them."""
     return [Fact(body, {"start": lo, "end": hi}, list(headings), heading=heading, context=context,
