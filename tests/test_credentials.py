@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from gitmem import credentials
 from gitmem.gitops.repo import open_notebook
 from gitmem.notes import guard
+from gitmem.search import hits
 from tests.conftest import Mem
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -116,6 +117,21 @@ def test_recall_redacts_and_says_where_get_shows_the_page(mem: Mem) -> None:
     full = mem.json("recall", "--full", "--mode", "keyword", "staging AWS key")
     assert AWS not in json.dumps(full) and "[redacted]" in full["results"][0]["text"]  # the chunk too
     assert mem.json("recall", "--mode", "keyword", "staging database port")["notes"] == []
+
+
+def test_a_secret_in_the_query_is_not_looked_up(mem: Mem) -> None:
+    """A newcomer's `search AKIA...` found its line first: redacted, but a guess confirmed."""
+    hand_written(mem)
+    for verb in ("recall", "search"):
+        alone = mem.json(verb, "--mode", "keyword", AWS)
+        assert (alone["query"], alone["results"]) == ("[redacted]", []) and alone["notes"] == [hits.UNSAID]
+    asked = mem.compact("recall", "--mode", "keyword", f"staging database {AWS}")
+    assert asked["query"] == "staging database [redacted]" and AWS not in json.dumps(asked)
+    assert [r["where"] for r in asked["results"]][:1] == ["reference/infra.md:4"]  # the rest is asked
+    assert asked["notes"][0] == hits.UNSAID
+    text = mem("recall", "--mode", "keyword", AWS).stdout
+    assert text == f"no results for '[redacted]'\nnote: {hits.UNSAID}\n"
+    assert hits.unsaid("what is the wifi password") == ("what is the wifi password",) * 2 + (None,)
 
 
 def test_every_field_an_answer_shows_is_redacted(mem: Mem) -> None:

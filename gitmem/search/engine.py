@@ -22,7 +22,7 @@ from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
 from . import aliases, candidates, current, facts, rankers, scale, views
-from .hits import WORD, Hit, Results, snippet
+from .hits import WORD, Hit, Results, snippet, unsaid
 from .hits import redact as redact_secrets
 
 if TYPE_CHECKING:
@@ -78,6 +78,10 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
     `progress` hear how the catch-up of commits and the embedding of new text go."""
     started = time.monotonic()
     check(query)
+    text, said, left_out = unsaid(query.text)  # said: as the answer repeats it, redacted
+    query = replace(query, text=text)
+    if left_out and not text:
+        return Results(said, query.mode, False, [], {"total_ms": _ms(started)}, [left_out])
     if not query.groups:  # recall
         query = replace(query, groups=nb.settings.recall, instructions=False)
     index = Index(nb, as_is=True)  # opened before the loader thread starts importing, see db.vec_extension
@@ -87,7 +91,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         extracted = extracts.run(index, extracts.READ_SECONDS, extracts.READ_BYTES, wait=10.0)
         view = views.build(index, query.at, query.history)
         timing = {"index_ms": _ms(started)}
-        notes = list(report.notes) + extracted.notes + view.notes
+        notes = ([left_out] if left_out else []) + list(report.notes) + extracted.notes + view.notes
         embedder = None
         if loader:
             embedder, note = _embedder(loader)
@@ -116,7 +120,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         secrets, where = redact_secrets(found.hits, query.text, query.full)
         if secrets:
             notes.append(credentials.note(secrets, where))
-        return Results(query.text, mode, embedder is not None, found.hits, timing, notes,
+        return Results(said, mode, embedder is not None, found.hits, timing, notes,
                        credentials.redact_all(view.describe())[0],  # `--at`'s commit subject
                        evidence=found.evidence, full=query.full, asked_as=found.asked_as)
     finally:

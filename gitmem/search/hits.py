@@ -211,5 +211,21 @@ def redact(hits: list[Hit], query: str, full: bool = False) -> tuple[int, list[s
     return count, where
 
 
+UNSAID = ("the query's secret-looking value was left out of the search: what a secret finds would confirm "
+          "a guess of it (results are shown redacted); look for it with git grep in your own clone")
+
+
+def unsaid(query: str) -> tuple[str, str, str | None]:
+    """The query without the secret values it holds (credentials.py), as an answer repeats it (each
+    value [redacted]), and a note when it held any: results are redacted, but a search for an
+    exact key, ranking its line first, told that the notebook holds it (a newcomer's run, 2026-11-26)."""
+    if not credentials.maybe(query):
+        return query, query, None
+    said, count = credentials.redact(query)
+    if not count:
+        return query, query, None
+    return " ".join(said.replace(credentials.REDACTED, " ").split()), said, UNSAID
+
+
 def _clean(text: str | None) -> str | None:
     return credentials.redact(text)[0] if text else text
