@@ -229,6 +229,6 @@ def test_the_prompt_hook_injects_no_secret(mem: Mem) -> None:
     hand_written(mem)
     mem("index")
     out = gm(mem.path, "hooks", "prompt", input=json.dumps({"prompt": "what is the staging AWS key"}),
-             env={"GITMEM_PROMPT_BUDGET": "600"})
+             env={"GITMEM_PROMPT_BUDGET": "600", "GITMEM_DAEMON": "0"})  # no daemon started and left running
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "- Staging AWS key: [redacted] (from Dana) (reference/infra.md:3" in context and AWS not in out.stdout

@@ -107,7 +107,8 @@ def test_recall_says_whose_number_a_nested_item_is(mem: Mem) -> None:
     assert ": Tom Park › Phone: 555-0134\n" in budgeted
     from tests.test_daemon import gm
 
-    hook = gm(mem.path, "hooks", "prompt", input='{"prompt": "Tom Park phone"}', env={"GITMEM_PROMPT_BUDGET": "600"})
+    hook = gm(mem.path, "hooks", "prompt", input='{"prompt": "Tom Park phone"}',
+              env={"GITMEM_PROMPT_BUDGET": "600", "GITMEM_DAEMON": "0"})  # no daemon started and left running
     assert "\n- Tom Park › Phone: 555-0134 (reference/contacts.md:4" in json.loads(hook.stdout)[
         "hookSpecificOutput"]["additionalContext"]
     vendors = mem("recall", "--mode", "keyword", "Acme plumbing").stdout

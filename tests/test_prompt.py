@@ -25,7 +25,9 @@ def expected(*lines: str) -> str:
 
 @pytest.fixture
 def nb(tmp_path: Path) -> Iterator[Path]:
+    """A notebook whose hook starts no daemon by itself (test_the_hook_starts_the_daemon_for_the_next_prompt)."""
     path = make_notebook(tmp_path / "nb")
+    subprocess.run(["git", "config", "mem.daemon", "false"], cwd=path, check=True)
     yield path
     gm(path, "daemon", "stop")
 
@@ -80,3 +82,20 @@ def test_the_budget_counts_from_the_process_start() -> None:
             "print(time.monotonic() - prompt.started())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert float(out.stdout) >= 0.48, out
+
+
+def test_the_hook_starts_the_daemon_for_the_next_prompt(nb: Path) -> None:
+    """A hook that runs on every prompt is what the daemon is for: unless mem.daemon says false, the
+    first prompt starts it (answered by keyword, here nothing in time) and the next is answered by
+    meaning (a newcomer's hook at load answered nothing, prompt after prompt, 2026-11-26)."""
+    subprocess.run(["git", "config", "--unset", "mem.daemon"], cwd=nb, check=True)
+    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (
+        0, "", "gitmem: no answer within the prompt's 0 s; the warm daemon is starting and answers the next "
+               "prompts in milliseconds (git mem daemon status)\n")
+    from tests.test_daemon import wait_for
+
+    wait_for(lambda: json.loads(gm(nb, "daemon", "status", "--json").stdout).get("running") is True, "the daemon")
+    date = gm(nb, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_PROMPT_BUDGET="600") == (
+        0, expected(f"- The boiler needs a service every October (home/boiler.md:3, {date})",
+                    f"- The plumber is Dave (home/boiler.md:4, {date})"), "")

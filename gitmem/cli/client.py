@@ -151,6 +151,11 @@ def config_on(top: Path) -> bool:
     return config(top, CONFIG_KEY).lower() in ON
 
 
+def config_off(top: Path) -> bool:
+    """Whether `git config mem.daemon` says no to the daemon (one `git config` process)."""
+    return config(top, CONFIG_KEY).lower() in OFF
+
+
 def config(top: Path, key: str) -> str:
     """`git config --get KEY` in the work tree ("" when unset or git cannot tell)."""
     try:

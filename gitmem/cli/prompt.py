@@ -2,8 +2,9 @@
 on stdin, recalls the facts that bear on the prompt and prints them as the hook's additional
 context, within a time budget: the prompt is never held longer than BUDGET seconds.
 
-With the warm daemon up, the recall is hybrid (the daemon answers in milliseconds); without it, a
-keyword recall in this process, on a thread: if it has not answered when the budget is spent, the
+With the warm daemon up, the recall is hybrid (the daemon answers in milliseconds); without it, the
+hook starts it for the next prompt (unless `git config mem.daemon false` or GITMEM_DAEMON=0) and
+answers this one by a keyword recall in this process, on a thread: if it has not answered when the budget is spent, the
 hook prints nothing on stdout, says why on stderr (and how to start the daemon) and exits. It
 always exits 0 (exit 2 would block the prompt), and prints nothing for no match, an empty prompt
 or input that is not Claude Code's JSON.
@@ -70,8 +71,10 @@ def main(argv: list[str]) -> int:
     text: str | None = None
     found = client.find_git_dir()
     why = client.refused(client.socket_path(found[1])) if found is not None else None
-    if found is not None and why == "no socket" and not client.switched_off() and client.config_on(found[0]):
-        client.spawn(found[0])  # for the next prompt
+    # a hook that runs on every prompt is what the warm daemon is for: it is started for the next
+    # prompt unless mem.daemon says false (a newcomer's hook at load answered nothing, 2026-11-26)
+    starting = found is not None and why == "no socket" and not client.switched_off() \
+        and not client.config_off(found[0]) and client.spawn(found[0])
     if found is not None and not client.switched_off() and why is None:
         left = deadline - time.monotonic()
         if left > 0:
@@ -88,8 +91,10 @@ def main(argv: list[str]) -> int:
     if not done:  # the budget ran out: leave the search thread behind, and say why nothing came (stderr:
         # Claude Code shows it in its transcript view, never in the prompt; a newcomer could not tell it from no match)
         sys.stdout.flush()
-        sys.stderr.write(f"gitmem: no answer within the prompt's {budget():g} s; a warm daemon answers in "
-                         "milliseconds: git mem daemon start, or git config mem.daemon true\n")
+        sys.stderr.write(f"gitmem: no answer within the prompt's {budget():g} s; " + (
+            "the warm daemon is starting and answers the next prompts in milliseconds (git mem daemon status)\n"
+            if starting else "a warm daemon answers in milliseconds: git mem daemon start, or git config "
+            "mem.daemon true\n"))
         sys.stderr.flush()
         os._exit(0)
     return 0

@@ -25,7 +25,8 @@ def daemon() -> None:
     The command line, the git hooks and the agent hook use it when it runs and work
     in-process when it does not; the answers are the same. It listens on a socket in the git
     dir (mode 0600) and stops after mem.daemonIdle seconds without a request (default 1800).
-    With git config mem.daemon true a read starts it when it is not running (default: off).
+    With git config mem.daemon true a read starts it when it is not running (default: only
+    `git mem hooks prompt` does; mem.daemon false: not even that).
 
     \b
     Examples:
@@ -134,7 +135,8 @@ def hooks_prompt() -> None:
     (hookSpecificOutput.additionalContext) with up to five facts that stand out (none weak, each
     scoring at least half of the best), or nothing. Never holds the prompt more
     than 0.3 s: hybrid through the daemon when it runs, else keyword in-process, else
-    nothing. Always exits 0. With a personal notebook (mem.personal), its facts too, by keyword,
+    nothing; when no daemon runs it starts one for the next prompts (unless git config
+    mem.daemon false, or GITMEM_DAEMON=0). Always exits 0. With a personal notebook (mem.personal), its facts too, by keyword,
     marked "personal:"; the project's are printed alone if time runs out on it.
 
     Recipes: hooks/claude-code-prompt.json, and the plugin in hooks/claude-code/.
