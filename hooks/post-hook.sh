@@ -13,6 +13,16 @@ hook=${0##*/}
 hook=${hook%%.*}
 gitdir=.git
 [ -f .git ] && read -r _ gitdir < .git
+# After a merge or a rebase (a plain `git pull`), in the foreground, on stderr: the lines it brought
+# that the write guard would refuse (a secret, an instruction to the model, a line replacing one of
+# yours), as `git mem sync` names them. It never fails the hook.
+if [ "$hook" = post-merge ] || [ "$hook $1" = "post-rewrite rebase" ]; then
+  if [ -x "$GITMEM_PYTHON" ]; then
+    "$GITMEM_PYTHON" -I -c @BOOT@ "$GITMEM_HOME" gitmem hooks pulled </dev/null 1>&2
+  elif command -v git-mem >/dev/null 2>&1; then
+    git-mem hooks pulled </dev/null 1>&2
+  fi
+fi
 if [ "$hook" = post-checkout ] || [ "$hook $1" = "post-rewrite rebase" ] ||
    ! { [ -d "$gitdir/rebase-merge" ] || [ -d "$gitdir/rebase-apply" ]; }; then
   (

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from .. import verbs
+from ..errors import GitmemError
 from .common import json_option, notebook, progress, show
 from .options import options, request
 
@@ -169,6 +170,28 @@ def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
     from ..index import background
 
     hookrun.start(name, list(args), background.catch_up)
+
+
+@hooks.command("pulled", hidden=True)
+def hooks_pulled() -> None:
+    """What post-merge and a rebase's post-rewrite run in the foreground: name on stderr what the merge
+    or rebase brought (ORIG_HEAD..HEAD) that the write guard would refuse, as sync does; exits 0."""
+    import os
+
+    from ..gitops import hookrun
+    from ..notes import pulled
+
+    if os.environ.get(pulled.SYNCING):
+        return  # git mem sync names them itself, once
+    try:
+        nb = notebook()
+        if hookrun.switched_off(nb.git):
+            return
+        found = pulled.findings(nb, nb.git.resolve("ORIG_HEAD"), nb.git.head())
+    except GitmemError:
+        return  # a hook never fails git for gitmem's sake; a read says what is wrong
+    if found:
+        click.echo("gitmem: " + "\ngitmem: ".join(found), err=True)
 
 
 @hooks.command("pre-push", hidden=True)

@@ -136,8 +136,9 @@ def hooks_prompt() -> None:
     scoring at least half of the best), or nothing. Never holds the prompt more
     than 0.3 s: hybrid through the daemon when it runs, else keyword in-process, else
     nothing; when no daemon runs it starts one for the next prompts (unless git config
-    mem.daemon false, or GITMEM_DAEMON=0). Always exits 0. With a personal notebook (mem.personal), its facts too, by keyword,
-    marked "personal:"; the project's are printed alone if time runs out on it.
+    mem.daemon false, or GITMEM_DAEMON=0). Always exits 0. With a personal notebook
+    (mem.personal), its facts too, by keyword, marked "personal:"; the project's are printed
+    alone if time runs out on it.
 
     Recipes: hooks/claude-code-prompt.json, and the plugin in hooks/claude-code/.
 

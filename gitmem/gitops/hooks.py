@@ -5,7 +5,9 @@ tiny POSIX sh script (hooks/post-hook.sh at the top of the repository, shipped
 as gitmem.hookscripts): it starts `git mem hooks run NAME` in the
 background with no input or output and returns at once, then runs the hook
 that was there before gitmem, kept beside it as `NAME.gitmem-chained`, with
-git's arguments and input, and keeps its exit status. The script names the
+git's arguments and input, and keeps its exit status. After a merge or a rebase
+it first runs `git mem hooks pulled` in the foreground (notes/pulled.py: what came
+in that the write guard would refuse, on stderr). The script names the
 Python interpreter gitmem was installed with, so hooks work from a GUI with a
 minimal PATH (falling back to `git-mem` on PATH if that interpreter is gone).
 What the background run does is in `hookrun.py`.

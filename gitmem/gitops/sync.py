@@ -250,7 +250,8 @@ def _related(git: Git, head: str, tip: str) -> bool:
 
 
 def _integrating(git: Git, args: list[str], what: str) -> None:
-    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
+    # GITMEM_SYNCING (notes/pulled.SYNCING): the hooks this fires leave naming what came in to sync
+    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no", "GITMEM_SYNCING": "1"}
     try:
         git.run(*args, env=env)
     except GitFailed as exc:
@@ -396,7 +397,8 @@ def _run(git: Git, args: list[str], env: dict[str, str]) -> tuple[int, str, str]
 
 def commit_merge(git: Git) -> str | None:
     """Conclude the merge or rebase git stopped in, once nothing is unmerged; the new HEAD."""
-    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
+    # GITMEM_SYNCING (notes/pulled.SYNCING): the hooks this fires leave naming what came in to sync
+    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no", "GITMEM_SYNCING": "1"}
     busy = git.in_progress()
     if busy == "merge":
         git.run("commit", "--quiet", "--no-edit", env=env)

@@ -1,5 +1,8 @@
 """What a pull brought that the write guard would have refused.
 
+Named by `git mem sync`, and after a plain `git pull` (or any merge or rebase) by the
+post-merge and post-rewrite hooks, on stderr (`git mem hooks pulled`).
+
 The write guard (guard.py) checks what is written through gitmem; text that
 arrives with `git mem sync` was written elsewhere, by a teammate, another
 agent, or whoever can push to the remote. It is in git already, and sync never
@@ -23,6 +26,7 @@ from ..notebook import Notebook
 from ..paths import shown
 from . import guard
 
+SYNCING = "GITMEM_SYNCING"  # set for sync's own merge or rebase: its hooks leave the naming to it
 MAX_FINDINGS = 10
 MAX_PAGE_BYTES = 1 << 20  # a page larger than this is not scanned here (`git mem guard PATH` does)
 JUDGED = 2_000  # lines of a page judged for a pulled line that replaces them, at most
