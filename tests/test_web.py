@@ -618,6 +618,20 @@ def test_api_debug_search_files_and_compaction(notes: Mem) -> None:
     assert reminder["kind"] == "flush" and "Session nearing compaction" in reminder["text"]
 
 
+def test_the_json_api_redacts_a_secret_the_page_view_shows(notes: Mem) -> None:
+    """A newcomer read a hand-committed key whole through /api/get, /api/export and
+    /api/debug/notebook while MCP's get redacted it (2026-11-26): the API is an agent's too."""
+    key = "AKIAIOSFODNN7EXAMPLE"
+    notes.write("knowledge/infra.md", f"# Infra\n\n- Staging AWS key: {key} (from Dana)\n")
+    notes.commit("infra, by hand")
+    c = client(notes)
+    for url in ("/api/get?path=knowledge/infra.md", "/api/export", "/api/debug/notebook/knowledge/infra.md",
+                "/api/recall?query=staging+AWS+key&mode=keyword", "/api/facts"):
+        response = c.get(url)
+        assert response.status_code == 200 and key not in response.text and "[redacted]" in response.text, url
+    assert key in c.get("/page/knowledge/infra.md").text  # a person sees the page as it is
+
+
 def test_export_is_every_page_as_json(notes: Mem) -> None:
     response = client(notes).get("/api/export")
     assert response.headers["content-disposition"] == 'attachment; filename="notebook.json"'

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .. import config, params
+from .. import config, credentials, params
 from ..errors import UsageError
 from ..records import jsonable
 from ..verbs import Daily, Forget, Get, Links, Log, Mv, Recall, Remember, Search, Status, Tags, Write
@@ -24,8 +24,12 @@ from .views import app_of, run_search, search_form
 R = TypeVar("R")
 
 
-def answer(data: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(jsonable(data), status_code=status)
+def answer(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    """Every JSON answer of the API, each secret value in it redacted (credentials.py), as the MCP
+    tools' are: a page a pull or an editor wrote never passed the write guard, and an agent can
+    call this API as well as a person (a newcomer read a hand-committed key through /api/get,
+    /api/export and /api/debug/notebook, 2026-11-26). The HTML pages show a person the page as it is."""
+    return JSONResponse(credentials.redact_all(jsonable(data))[0], status_code=status, headers=headers)
 
 
 def known(names: Any, allowed: tuple[str, ...], where: str = "field") -> None:
@@ -177,7 +181,7 @@ async def listing(request: Request) -> Response:
 async def export(request: Request) -> Response:
     web = app_of(request)
     data = await web.call(files.export)
-    return JSONResponse(data, headers={"content-disposition": 'attachment; filename="notebook.json"'})
+    return answer(data, headers={"content-disposition": 'attachment; filename="notebook.json"'})
 
 
 async def sessions(request: Request) -> Response:

@@ -8,14 +8,13 @@ from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import UsageError
 from ..notebook import Notebook
-from ..records import jsonable
 from . import files
-from .api import body, known
+from .api import answer, body, known
 from .edits import diff_lines
 from .views import app_of
 
@@ -154,7 +153,7 @@ async def facts_json(request: Request) -> Response:
     data = await web.call(all_facts)
     download = request.query_params.get("download") == "1"
     headers = {"content-disposition": 'attachment; filename="facts.json"'} if download else None
-    return JSONResponse(data, headers=headers)
+    return answer(data, headers=headers)
 
 
 async def confirm(request: Request) -> Response:
@@ -173,7 +172,7 @@ async def confirm_json(request: Request) -> Response:
 
     d = await body(request)
     known(d, ("spec",))
-    return JSONResponse(jsonable(await web.call(prune.confirm, str(d.get("spec") or ""))))
+    return answer(await web.call(prune.confirm, str(d.get("spec") or "")))
 
 
 async def review_page(request: Request) -> Response:
@@ -207,14 +206,14 @@ async def review_json(request: Request) -> Response:
     from ..agent import review
 
     if request.method in ("GET", "HEAD"):
-        return JSONResponse(jsonable(await web.call(review.pending)))
+        return answer(await web.call(review.pending))
     d = await body(request)
     known(d, ("ids", "all"))
     ids = d.get("ids") or []
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise UsageError("'ids' must be a list of proposal ids", "e.g. {\"ids\": [\"3f2a9c1\"]}")
     decide_fn = review.accept if request.path_params["verb"] == "accept" else review.drop
-    return JSONResponse(jsonable(await web.call(decide_fn, tuple(ids), bool(d.get("all")))))
+    return answer(await web.call(decide_fn, tuple(ids), bool(d.get("all"))))
 
 
 ROUTES = [Route("/facts", facts_page), Route("/facts/preferences", preferences_page),
