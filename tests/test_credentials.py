@@ -187,6 +187,20 @@ def test_context_redacts_without_growing(mem: Mem) -> None:
     assert any("secret value(s) redacted" in n for n in budgeted["notes"])
 
 
+def test_a_relevant_fact_redacted_in_context_is_named(mem: Mem) -> None:
+    """[FACTS] redacted a fact of a page that is not always-on without a note (a newcomer, 2026-11-26);
+    the text form says the notes on stderr, beside the context an agent is given."""
+    mem.write("knowledge/infra.md", f"# Infra\n\n{LINE}\n")
+    mem.commit("infra, by hand")
+    budgeted = mem.json("context", "--query", "staging AWS key", "--budget", "600", "--mode", "keyword")
+    assert "- knowledge/infra.md:3 (" in budgeted["text"] and AWS not in json.dumps(budgeted)
+    assert budgeted["notes"] == ["1 secret value(s) redacted (knowledge/infra.md:3): text the write guard would "
+                                 "refuse, pulled or written by hand; 'git mem get knowledge/infra.md:3' shows it, "
+                                 "'git mem forget knowledge/infra.md:3' removes it"]
+    text = mem("context", "--query", "staging AWS key", "--budget", "600", "--mode", "keyword")
+    assert text.stderr == f"note: {budgeted['notes'][0]}\n" and AWS not in text.stdout
+
+
 def test_a_page_cut_to_fit_is_redacted_before_it_is_cut(mem: Mem) -> None:
     """A value cut in two at the border hides from the patterns: "AKIAIOSFOD…" survived a redaction
     made after the cut (a review, 2026-11-26). Every line here holds a key, so some cut falls in one."""

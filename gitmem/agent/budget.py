@@ -181,7 +181,7 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
-                    *_facts(nb, query, mode, personal)))
+                    *_facts(nb, query, mode, personal, held)))
     out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN],
                                                           held)))
     if personal is not None:
@@ -211,9 +211,10 @@ def _pages(nb: Notebook, paths: list[str],
     return pages, skipped
 
 
-def _facts(nb: Notebook, query: str, mode: str,
-           personal: Notebook | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
-    """The recalled facts as candidates, and those left out already: replaced by a later line."""
+def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None,
+           held: list[tuple[str, int]] | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The recalled facts as candidates, and those left out already: replaced by a later line. A fact
+    search redacted is named in `held` with how many secrets, as a page is."""
     from ..search import engine as search
     from ..search import facts, scopes
 
@@ -234,6 +235,8 @@ def _facts(nb: Notebook, query: str, mode: str,
             replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
             continue
         text = facts.said(fact) if fact else " ".join(hit.text.split())  # a nested item with its owner
+        if held is not None and credentials.REDACTED in text:
+            held.append((name, text.count(credentials.REDACTED)))
         later = f"; {hit.updated_by}" if hit.updated_by else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out, replaced

@@ -51,6 +51,9 @@ def context(as_json: bool, **given: Any) -> None:
     wanted = request(verbs.Context, given)
     result = asked.assemble(notebook(), wanted)
     show(result, as_json, output.reminder if wanted.flush else output.context)
+    if not as_json:  # the text goes to an agent as it is: what a person should know, beside it
+        for note in getattr(result, "notes", None) or []:
+            click.echo(f"note: {note}", err=True)
 
 
 @click.group()
