@@ -140,9 +140,15 @@ def _same_words(a: list[str], b: list[str]) -> bool:
     return len(a) == len(b) and all(long_form(x) == long_form(y) for x, y in zip(a, b))
 
 
+# a word that says what kind of thing a name is, said by one line and left out by the other
+# ("Project Atlas launch is planned for March 14", "Atlas launch slipped again, now April 2")
+KINDS = frozenset("project product app service client customer company".split())
+
+
 def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
     """The old line's words after the subject (link words skipped), or None if it has another one."""
     rest = _strip(old)
+    subject = _kind_matched(subject, rest)
     if not _same_words(rest[:len(subject)], subject):
         return None
     i, seen = 0, 0
@@ -151,6 +157,16 @@ def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
             seen += 1
         i += 1
     return old[i:]
+
+
+def _kind_matched(subject: list[str], rest: list[str]) -> list[str]:
+    """The subject as the old line says it when the two differ by a leading kind word before a
+    subject of two words or more: "atlas launch" as "project atlas launch", and back."""
+    if len(subject) >= 2 and rest[:1] and rest[0] in KINDS and subject[0] not in KINDS:
+        return [rest[0], *subject]
+    if len(subject) >= 3 and subject[0] in KINDS and rest[:1] != subject[:1]:
+        return subject[1:]
+    return subject
 
 
 def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str) -> Update | None:

@@ -74,6 +74,9 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Apollo launch slipped again, now May 5", "- Apollo launch slipped to April 28"),
     ("Apollo launch slipped again, now May 5", "- Apollo launch is planned for April 20"),
     ("The offsite was pushed back once more to June", "- The offsite moved to May"),
+    # a kind word one line says and the other leaves out (a newcomer's "Project Atlas", 2026-11-26)
+    ("Atlas launch slipped again, now April 2", "- Project Atlas launch is planned for March 14"),
+    ("Project Atlas launch slipped to April 2", "- Atlas launch is planned for March 14"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -90,6 +93,8 @@ def test_updates(new: str, old: str) -> None:
     ("Apollo release 2.1 moved to April 2", "- Apollo release 2.0 ships on March 15"),  # another release
     ("Hermes launch moved to March 29", "- Apollo launch is on March 15"),  # another project
     ("Apollo launch slipped again, now May 5", "- Apollo docs slipped to April 28"),  # another thing slipped
+    ("Atlas launch slipped to April 2", "- Project Hermes launch is planned for March 14"),  # another project
+    ("Launch slipped to April 2", "- Project launch is planned for March 14"),  # a kind word alone names none
     ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person
     ("I no longer drink soda", "- I prefer dark roast coffee"),  # another thing
     ("I no longer drink coffee", "- Sarah prefers dark roast coffee"),  # another person's taste
