@@ -156,5 +156,7 @@ def test_daemon_status_says_the_setting_apart_from_the_process() -> None:
     text = output.daemon_state({"running": True, "pid": 42, "served": 3, "socket": "/x/daemon.sock",
                                 "idle_seconds": 600.0, "models": [], "enabled": None})
     assert text.splitlines()[0] == "gitmem daemon: running, pid 42, 3 requests served"
-    assert text.splitlines()[-1] == "started on demand (git config mem.daemon): no, unset"
+    assert text.splitlines()[-1] == "started on demand (git config mem.daemon): unset, by the prompt hook only"
+    stopped = output.daemon_state({"running": False, "enabled": "false", "socket": "/x", "note": "stopped"})
+    assert stopped == "gitmem daemon: stopped\nstarted on demand (git config mem.daemon): false"
     assert "off" not in text

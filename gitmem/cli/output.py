@@ -388,7 +388,8 @@ def tags(found: Tags) -> str:
 
 def synced(r: Synced) -> str:
     """git mem sync: what came in, what went out, how many rounds it took."""
-    came = {"up to date": "already had everything on the remote", "fast-forward": "fast-forwarded to the remote",
+    # "up to date": nothing came in (what this branch has may still go out: "...; pushed main")
+    came = {"up to date": "nothing new on the remote", "fast-forward": "fast-forwarded to the remote",
             "merged": "merged the remote's changes", "rebased": "rebased onto the remote",
             "nothing on the remote yet": "the remote had no such branch yet"}.get(r.integrated, r.integrated)
     went = f"pushed {', '.join(shown(p) for p in r.pushed)}" if r.pushed else "nothing to push"
@@ -411,10 +412,12 @@ def resolved(r: Resolved) -> str:
 def daemon_state(d: dict[str, Any]) -> str:
     """`git mem daemon start|stop|status`."""
     # the setting, not the process: "mem.daemon: unset (off)" beside a running daemon read as "off"
-    head = f"started on demand (git config mem.daemon): {d.get('enabled') or 'no, unset'}"
+    head = f"started on demand (git config mem.daemon): {d.get('enabled') or 'unset, by the prompt hook only'}"
     if not d.get("running"):
-        return "\n".join(filter(None, [f"gitmem daemon: not running{' (' + d['note'] + ')' if d.get('note') else ''}",
-                                       head]))
+        # "not running (stopped)" after a stop read as if there had been nothing to stop (a newcomer)
+        state = "stopped" if d.get("note") == "stopped" else \
+            f"not running{' (' + d['note'] + ')' if d.get('note') else ''}"
+        return "\n".join([f"gitmem daemon: {state}", head])
     models = ", ".join(d.get("models") or []) or "none loaded yet"
     return "\n".join([f"gitmem daemon: running, pid {d['pid']}, {d['served']} requests served",
                       f"socket: {d['socket']}", f"stops after {d['idle_seconds']:.0f}s without a request",

@@ -47,7 +47,8 @@ def _where() -> tuple[Any, Any]:
 
 def _state(top: Any, git_dir: Any, note: str | None = None) -> dict[str, Any]:
     path = client.socket_path(git_dir)
-    enabled = "true" if client.config_on(top) else None
+    value = client.config(top, client.CONFIG_KEY).lower()
+    enabled = "true" if value in client.ON else "false" if value in client.OFF else None
     why = client.refused(path)
     answer = client.ask(path, {"op": "ping"}, wait=5.0) if why is None else None
     if answer is None or "pid" not in answer:
@@ -99,12 +100,13 @@ def daemon_stop(as_json: bool) -> None:
     """
     top, git_dir = _where()
     path = client.socket_path(git_dir)
-    if client.refused(path) is None:
+    running = client.refused(path) is None
+    if running:
         client.ask(path, {"op": "stop"}, wait=5.0)
         until = time.monotonic() + STOP_SECONDS
         while client.refused(path) is None and time.monotonic() < until:
             time.sleep(0.05)
-    show(_state(top, git_dir, "stopped"), as_json, _text)
+    show(_state(top, git_dir, "stopped" if running else None), as_json, _text)
 
 
 @daemon.command("status")
