@@ -14,7 +14,9 @@ a near neighbour stays (another subject, another thing, another verb):
   the old line starts with the same
   subject S (the same words, in order, past "the", "our" ...), then a link
   ("is", ":", "is on", the same verb; a move it said itself, "slipped to")
-  and another value. A subject that is
+  and another value. An old value that is the new one with one word changed
+  and then goes on ("db-stage-03.lumen.internal port 5433") is only those
+  words: the rest of the line stays. A subject that is
   only a name ("Sam is now a manager") is left to supersede.py's attributes:
   a person has many properties at once.
 - after "as of X" / "from now on" / "starting X" / "going forward", the same
@@ -191,7 +193,7 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     value = [w for w in value if w not in ("now", "also")]
     while value and value[0] in JOINS | LINK:
         value = value[1:]
-    after = _when_only(after, value)
+    after = _like_only(_when_only(after, value), value)
     if not _differ(after, value, verb is not None):
         return None
     return Update(tuple(after), tuple(value))
@@ -208,6 +210,17 @@ def _when_only(old: list[str], value: list[str]) -> list[str]:
         return old
     cut = next((i for i, w in enumerate(old) if i and w in AFTER_WHEN and w not in value), None)
     return old[:cut] if cut is not None else old
+
+
+def _like_only(old: list[str], value: list[str]) -> list[str]:
+    """The old value cut to its first words when they are the new value with one word changed and
+    more follows ("db-stage-03.lumen.internal port 5433" for "db-stage-07.lumen.internal": the
+    update names the host, so the line keeps its port; a newcomer's line lost it, 2026-11-26)."""
+    size = len(value)
+    if size < 2 or len(old) <= size:
+        return old
+    changed = sum(a != b for a, b in zip(old[:size], value))
+    return old[:size] if changed == 1 else old
 
 
 def _stem(word: str) -> str:

@@ -374,6 +374,10 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     # was stored beside it)
     ("- My brother Tom's email is tom.walsh@example.org", "Tom's email is now tom@walshdesign.co.uk",
      "- My brother Tom's email is tom@walshdesign.co.uk"),
+    # a new host keeps the port said after the old one, with no comma between (a newcomer, 2026-11-26)
+    ("- The Atlas staging database runs on db-stage-03.lumen.internal port 5433",
+     "The Atlas staging database moved to db-stage-07.lumen.internal",
+     "- The Atlas staging database runs on db-stage-07.lumen.internal port 5433"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
