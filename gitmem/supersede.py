@@ -401,6 +401,12 @@ def rewrite(line: str, new: str, entry: str) -> str:
     return _value_changed(line, start, part, new, found[1], parts[found[0] + 1:]) or whole
 
 
+def value_changed(line: str, new: str, found: Update) -> str | None:
+    """`line` with the old value `found` names replaced by the new value as `new` says it (None
+    when either cannot be found as written): for a line judged as another text says it (nesting.py)."""
+    return _value_changed(line, 0, line, new, found, [])
+
+
 def _value_changed(line: str, start: int, part: str, new: str, found: Update, following: list[str]) -> str | None:
     """`line` with the old value in its clause `part` (at `start`) replaced by the new value as
     the fact `new` says it, with what follows it in its clause; None when either value cannot

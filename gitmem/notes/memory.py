@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import config, credentials, supersede
+from .. import config, credentials, nesting
 from ..errors import EmptyText, GitmemError, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
@@ -94,7 +94,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         found = None if keep_both else _updated(page, text, named)
         if found is not None:  # said with a role, the fact takes the line's place with the name the line has
             said = entry if found[2] == text else pages.bullet(found[2], checkbox=CATEGORIES[cat][2])
-            return _replace_line(page, found[0], supersede.rewrite(found[1], found[2], said))
+            return _replace_line(page, found[0], nesting.rewrite(page, found[0], found[1], found[2], said))
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     near = functools.cache(lambda: nearby(nb, text))  # one keyword search serves both checks
@@ -147,7 +147,7 @@ def _updated(page: str, text: str, named: str | None) -> tuple[int, str, str] | 
     """(line number, line, the fact as it updates it) of the line of `page` the fact updates: as
     said, else with its roles read as names (`named`)."""
     for said in (text, named):
-        found = supersede.find(page, said) if said else None
+        found = nesting.find(page, said) if said else None
         if found is not None:
             return found[0], found[1], said or text
     return None

@@ -1,0 +1,50 @@
+"""Nested facts for supersession (gitmem/nesting.py): an item under a person's name is theirs."""
+
+from __future__ import annotations
+
+from gitmem import nesting, supersede
+from tests.conftest import Mem
+
+PAGE = """# Contacts
+
+## People
+
+- Tom Park
+  - Phone: 971-555-0188
+  - Email: tom@park.example
+- Sofia Diaz
+  - Phone: 971-555-0111
+
+## Vendors
+
+| Name | Company | Phone |
+| --- | --- | --- |
+| Raj Mehta | Twilio | 555-0142 |
+"""
+
+
+def test_a_nested_item_is_read_with_the_items_it_is_under() -> None:
+    assert nesting.owners(PAGE) == {6: "Tom Park", 7: "Tom Park", 9: "Sofia Diaz"}
+    assert nesting.find(PAGE, "Tom Park's phone is now 971-555-0300") == (6, "  - Phone: 971-555-0188")
+    assert nesting.find(PAGE, "Sofia's phone is 971-555-0999") == (9, "  - Phone: 971-555-0111")
+    assert nesting.find(PAGE, "Priya's phone is 971-555-0999") is None  # nobody's line here
+    assert nesting.find(PAGE, "Tom Park's work phone is 555-0000") is None  # another phone of his
+
+
+def test_only_the_value_changes_in_place() -> None:
+    new = "Tom Park's phone is now 971-555-0300"
+    assert nesting.rewrite(PAGE, 6, "  - Phone: 971-555-0188", new, f"- {new}") == "  - Phone: 971-555-0300"
+    plain = "# C\n\n- Tom Park's phone is 971-555-0188\n"
+    assert nesting.rewrite(plain, 3, "- Tom Park's phone is 971-555-0188", new, f"- {new}") == \
+        supersede.rewrite("- Tom Park's phone is 971-555-0188", new, f"- {new}")  # a line that says whose
+
+
+def test_remember_replaces_a_persons_nested_phone(mem: Mem) -> None:
+    """A newcomer's contacts page per person (2026-11-26): the update was added under Vendors, at the
+    page's end, and recall kept the old number first."""
+    mem.write("reference/contacts.md", PAGE)
+    mem.commit("contacts")
+    out = mem.json("remember", "Tom Park's phone is now 971-555-0300")
+    assert (out["path"], out["lines"]["start"]) == ("reference/contacts.md", 6)
+    assert (mem.path / "reference/contacts.md").read_text() == PAGE.replace("0188", "0300")
+    assert "Gitmem-Supersedes:" in mem.git("log", "-1", "--format=%B")
