@@ -5,10 +5,13 @@ written per person, "Tom Park's phone is now 971-555-0300" found no line to repl
 at the page's end, under the last section, while recall kept putting the old number first (a
 newcomer, 2026-11-26). A nested item is also judged here with the items it is under, as recall
 shows it ("Tom Park — Phone: 971-555-0188"), and when that is what the update replaces, only its
-value changes, in place, its key and indentation kept.
+value changes, in place, its key and indentation kept. A new fact about a person who has such
+an entry goes under it (`under`), not at the page's end.
 """
 
 from __future__ import annotations
+
+import re
 
 from . import supersede
 from .blocks import BULLET, blocks
@@ -47,3 +50,47 @@ def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
         and found[1].new and "\n" not in entry else None
     indent = line[:len(line) - len(line.lstrip())]
     return changed or "\n".join(indent + ln for ln in entry.split("\n"))
+
+
+ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*?)[ \t]*$")
+# a list item that is all a name (one to three capitalised words, maybe after a title): a person's entry
+NAME = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+)?[A-Z][\w'’-]{0,40}(?:[ \t]+[A-Z][\w'’-]{0,40}){0,2}")
+SUBJECT = re.compile(r"^[ \t]*(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+)?([A-Z][\w-]{0,40})(?:['’]s\b)?")
+
+
+def under(page: str, fact: str) -> tuple[int, str] | None:
+    """Where a new fact about a person goes on a page written per person: (the line after which it
+    goes, its indentation) under the one item that is that person's name with items nested under
+    it ("Sofia's email is ..." under "- Sofia Diaz"); None when the fact starts with no name, or
+    no item, or more than one, is that person's."""
+    said = SUBJECT.match(fact)
+    if said is None:
+        return None
+    lines = page.split("\n")
+    spots = []
+    for i, line in enumerate(lines):
+        item = ITEM.match(line)
+        if item is None or not NAME.fullmatch(item.group(2)) or item.group(2).split()[-1 if _titled(
+                item.group(2)) else 0] != said.group(1):
+            continue
+        last, indent = _subtree(lines, i, len(item.group(1)))
+        if indent is not None:
+            spots.append((last + 1, indent))
+    return spots[0] if len(spots) == 1 else None
+
+
+def _titled(name: str) -> bool:
+    return name.split()[0].rstrip(".") in ("Dr", "Mr", "Mrs", "Ms", "Prof")
+
+
+def _subtree(lines: list[str], at: int, width: int) -> tuple[int, str | None]:
+    """(index of the last line nested under the item at `at`, the indentation of its children); None
+    for the indentation when nothing is nested under it."""
+    last, indent = at, None
+    for j in range(at + 1, len(lines)):
+        child = ITEM.match(lines[j])
+        if child is None or len(child.group(1)) <= width:
+            break
+        indent = indent if indent is not None else child.group(1)
+        last = j
+    return last, indent

@@ -48,3 +48,25 @@ def test_remember_replaces_a_persons_nested_phone(mem: Mem) -> None:
     assert (out["path"], out["lines"]["start"]) == ("reference/contacts.md", 6)
     assert (mem.path / "reference/contacts.md").read_text() == PAGE.replace("0188", "0300")
     assert "Gitmem-Supersedes:" in mem.git("log", "-1", "--format=%B")
+
+
+def test_a_new_fact_about_a_person_goes_under_their_entry() -> None:
+    assert nesting.under(PAGE, "Sofia's email is sofia@diaz.example") == (9, "  ")  # after her last item
+    assert nesting.under(PAGE, "Tom Park moved to Lyon") == (7, "  ")
+    assert nesting.under(PAGE, "Raj is on holiday") is None  # a table row is no entry to nest under
+    assert nesting.under(PAGE, "the wifi is down") is None  # no name
+    assert nesting.under("- Tom Park\n  - a\n- Tom Baker\n  - b\n", "Tom's phone is 1") is None  # which Tom?
+    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Dr Okafor moved to Leeds") == (2, "  ")
+    assert nesting.under("- Sofia Diaz\n\n- Tom\n", "Sofia's email is x") is None  # nothing nested: a list
+
+
+def test_remember_puts_a_persons_new_fact_under_their_entry(mem: Mem) -> None:
+    """A newcomer's later contacts (Sofia's email) were added under Vendors, the page's last section."""
+    mem.write("reference/contacts.md", PAGE)
+    mem.commit("contacts")
+    out = mem.json("remember", "Sofia's email is sofia@diaz.example")
+    assert (out["path"], out["lines"]["start"]) == ("reference/contacts.md", 10)
+    assert (mem.path / "reference/contacts.md").read_text() == PAGE.replace(
+        "  - Phone: 971-555-0111\n", "  - Phone: 971-555-0111\n  - Sofia's email is sofia@diaz.example\n")
+    mem("remember", "--to", "reference/contacts.md", "--section", "Vendors", "Sofia Diaz handles the SMS contract")
+    assert (mem.path / "reference/contacts.md").read_text().endswith("- Sofia Diaz handles the SMS contract\n")

@@ -95,6 +95,9 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         if found is not None:  # said with a role, the fact takes the line's place with the name the line has
             said = entry if found[2] == text else pages.bullet(found[2], checkbox=CATEGORIES[cat][2])
             return _replace_line(page, found[0], nesting.rewrite(page, found[0], found[1], found[2], said))
+        spot = nesting.under(page, text) if section is None and "\n" not in entry else None
+        if spot is not None:  # "Sofia's email is ..." under "- Sofia Diaz", not under the page's last section
+            return _insert_line(page, spot[0] + 1, spot[1] + entry)
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     near = functools.cache(lambda: nearby(nb, text))  # one keyword search serves both checks
@@ -178,6 +181,13 @@ def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
     new = replacement.split("\n")
     lines[number - 1:number] = new
     return pages.Edit("\n".join(lines), number, number + len(new) - 1)
+
+
+def _insert_line(page: str, number: int, line: str) -> pages.Edit:
+    """The page with `line` inserted as its line `number` (1-based)."""
+    lines = page.split("\n")
+    lines.insert(number - 1, line)
+    return pages.Edit("\n".join(lines), number, number)
 
 
 def daily_path(nb: Notebook, day: str) -> str:
