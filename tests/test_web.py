@@ -618,6 +618,15 @@ def test_api_debug_search_files_and_compaction(notes: Mem) -> None:
     assert reminder["kind"] == "flush" and "Session nearing compaction" in reminder["text"]
 
 
+def test_a_nested_fact_says_whose_it_is(mem: Mem) -> None:
+    """The web showed "Phone: ... · Contacts › People" where the CLI says whose (a newcomer, 2026-11-26)."""
+    mem.write("reference/contacts.md", "# Contacts\n\n## People\n\n- Tom Park\n  - Phone: 971-555-0188\n")
+    mem.commit("contacts")
+    page = client(mem).get("/search?q=Tom+Park+phone&mode=keyword").text
+    assert '<span class="heading">Contacts › People › Tom Park</span>' in page
+    assert mem("why", "reference/contacts.md:6").stdout.splitlines()[1] == "    Contacts › People › Tom Park"
+
+
 def test_the_json_api_redacts_a_secret_the_page_view_shows(notes: Mem) -> None:
     """A newcomer read a hand-committed key whole through /api/get, /api/export and
     /api/debug/notebook while MCP's get redacted it (2026-11-26): the API is an agent's too."""

@@ -129,7 +129,7 @@ def fact_lines(fact: Quoted) -> list[str]:
     under (a table row: under its table's header row)."""
     context = unlearned(getattr(fact, "context", ""))
     row = context.lstrip().startswith("|")
-    path = [*fact.headings, *([context] if context and not row else [])]
+    path = [*fact.headings, *([context.replace(" / ", " › ")] if context and not row else [])]
     out = [f"    {' › '.join(path)}"] if path else []
     indent = "      " if path else "    "
     body = ([context] if row else []) + unlearned(fact.text).split("\n")
@@ -153,7 +153,7 @@ def why(w: Why) -> str:
     """`git mem why`: the fact, then last changed by / introduced by / the changes between."""
     fact = w.fact
     out = [f"{shown(w.path)}:{_span(fact['lines'])}"]
-    out.extend(fact_lines(_Fact(fact["text"], fact["headings"])))
+    out.extend(fact_lines(_Fact(fact["text"], fact["headings"], fact.get("context") or "")))
     if w.last_changed:
         out.append(f"last changed by  {_step(w.last_changed)}")
     if w.introduced and w.introduced.commit != (w.last_changed.commit if w.last_changed else None):
@@ -168,8 +168,8 @@ def why(w: Why) -> str:
 
 
 class _Fact:
-    def __init__(self, text: str, headings: list[str]) -> None:
-        self.text, self.headings = text, headings
+    def __init__(self, text: str, headings: list[str], context: str = "") -> None:
+        self.text, self.headings, self.context = text, headings, context
 
 
 def _step(s: Step) -> str:

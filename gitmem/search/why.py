@@ -45,7 +45,7 @@ class Step:
 class Why:
     path: str
     line: int
-    fact: dict[str, Any]  # text, lines, headings
+    fact: dict[str, Any]  # text, lines, headings, context (the items it is under, or its table's header row)
     last_changed: Step | None  # None: not committed yet
     introduced: Step | None
     changes: list[Step]
@@ -69,7 +69,7 @@ def why(nb: Notebook, spec: str) -> Why:
     if fact is None:
         raise GitmemError(f"line {number} of {rel} holds no fact (a blank line)",
                           f"ask for a line with text on it; see the page with: git mem get {rel}")
-    record = {"text": fact.text, "lines": fact.lines, "headings": fact.headings}
+    record = {"text": fact.text, "lines": fact.lines, "headings": fact.headings, "context": fact.context}
     withheld = forgotten.current(nb)
     span = (fact.lines["start"], fact.lines["end"])
     try:
