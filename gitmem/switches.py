@@ -26,7 +26,9 @@ a near neighbour stays (another subject, another thing, another verb):
   of O ("I no longer drink coffee" updates "I prefer dark roast coffee", not
   "Coffee beans are in the cupboard" nor "Sarah prefers coffee").
 - `switched/moved/changed/migrated ... from A to B`, `B instead of A`,
-  `replaced A with B`: the old line holds A and no other named subject.
+  `replaced A with B`: the old line holds A and no other named subject (and
+  not B, unless it prefers A over B: "I prefer tea over coffee", which the
+  new fact then replaces whole).
 
 Every rule needs the old value and the new one to differ, and the new one not
 to be the old one said more fully.
@@ -269,12 +271,23 @@ def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
     a, b = _content(m["a"].split()), _content(m["b"].split())
     topic = _content(m["s"].split() + (m["mid"].split() if "mid" in m.groupdict() else []))
     have = set(old)
-    if not a or not a <= have or b <= have or not topic <= have:
+    if not a or not a <= have or b <= have and not _over(old, a, b) or not topic <= have:
         return None
     if _named_elsewhere(old_raw, a | b | topic):
         return None
+    if b <= have:  # the preference turned round: the new fact takes the whole line's place
+        return Update((), ())
     return Update(tuple(w for w in m["a"].split() if w not in STOP),
                   tuple(w for w in m["b"].split() if w not in STOP))
+
+
+def _over(old: list[str], a: set[str], b: set[str]) -> bool:
+    """Whether the old line prefers A over B ("I prefer tea over coffee", "tea rather than coffee"):
+    switching from A to B turns it round (a newcomer's "I switched from tea to coffee" stood beside
+    it, 2026-11-26)."""
+    text = " ".join(old)
+    return any(re.search(rf"\b{re.escape(x)}\b.*\b(?:over|rather than|more than|instead of)\b.*\b{re.escape(y)}\b",
+                         text) for x in a for y in b)
 
 
 def _instead(clause: str, old: list[str]) -> Update | None:

@@ -77,6 +77,7 @@ def test_precision_and_recall_on_both_parts() -> None:
     # a kind word one line says and the other leaves out (a newcomer's "Project Atlas", 2026-11-26)
     ("Atlas launch slipped again, now April 2", "- Project Atlas launch is planned for March 14"),
     ("Project Atlas launch slipped to April 2", "- Atlas launch is planned for March 14"),
+    ("I switched from tea to coffee", "- I prefer tea over coffee"),  # a preference turned round
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -95,6 +96,8 @@ def test_updates(new: str, old: str) -> None:
     ("Apollo launch slipped again, now May 5", "- Apollo docs slipped to April 28"),  # another thing slipped
     ("Atlas launch slipped to April 2", "- Project Hermes launch is planned for March 14"),  # another project
     ("Launch slipped to April 2", "- Project launch is planned for March 14"),  # a kind word alone names none
+    ("I switched from tea to coffee", "- I prefer coffee over tea"),  # already so
+    ("We switched from Jira to Linear", "- Linear and Jira are both on trial"),  # no preference of one
     ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person
     ("I no longer drink soda", "- I prefer dark roast coffee"),  # another thing
     ("I no longer drink coffee", "- Sarah prefers dark roast coffee"),  # another person's taste
