@@ -442,3 +442,26 @@ def test_a_common_word_or_a_crowded_role_is_no_one_s_name(family: Mem) -> None:
         assert aliases.unnamed(index.conn, asked) == ("Can someone swim", {"tom"})
     finally:
         index.close()
+
+
+def test_a_possessive_without_its_apostrophe_and_a_name_said_as_whose(mem: Mem) -> None:
+    """A newcomer's "whats Toms phone number? I need to call him" got Marcus Ortiz's email first, not
+    weak (2026-11-26): "Toms" is Tom, and a fact said as whose ("Marcus Ortiz's email") is someone
+    else's when the question names a person."""
+    mem.write("reference/contacts.md", "# Contacts\n\n- Tom Park\n  - Phone: 971-555-0188\n"
+                                       "- Marcus Ortiz's email is marcus@ortiz.example\n")
+    mem.commit("contacts")
+    found = mem.compact("recall", "--min-score", "0", "whats Toms phone number? I need to call him")["results"]
+    assert found[0]["where"] == "reference/contacts.md:4"
+    assert [r["weak"] for r in found if "Marcus" in r["text"]] == [True]
+    index = Index(open_notebook(mem.path))
+    try:
+        index.sync()
+        asked = aliases.Asked("whats Toms phone", "whats Toms phone")
+        assert aliases.someone_else(index.conn, asked, ["Marcus Ortiz's email is m@o.example", "Tom Park › Phone: 1",
+                                                        "Marcus emails on Fridays", "Monday's standup moved"]) \
+            == [True, False, False, False]  # a name said plainly is no one the notebook knows
+        plain = aliases.Asked("what is the phone number", "what is the phone number")
+        assert aliases.someone_else(index.conn, plain, ["Marcus Ortiz's email is m@o.example"]) == [False]
+    finally:
+        index.close()

@@ -161,6 +161,9 @@ list remind let lets maybe also anyone someone everyone nobody yes no ok okay su
 # "Dr Okafor said ...")
 SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+|\|\s*)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
                      rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+(?:['’-]\w+)*)")
+# a fact said as whose it is: a name of one to three capitalised words with a possessive ("Marcus Ortiz's")
+WHOSE = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:{stored.TITLE}\s+)?[{stored.CAPITAL}][\w-]*"
+                   rf"(?:\s+[{stored.CAPITAL}][\w-]*){{0,2}}['’]s\b")
 # a name with an apostrophe or a hyphen inside ("O'Brien", "Mary-Kate"), which \w+ cuts in two
 JOINED = re.compile(r"\w+(?:['’-]\w+)+")
 CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
@@ -189,7 +192,12 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
-        out.append(subject is not None and stored.POSSESSIVE.sub("", subject.group(1)) in others
+        name = stored.POSSESSIVE.sub("", subject.group(1)) if subject is not None else ""
+        # a name the notebook knows no other way, said as whose ("Marcus Ortiz's email is ..."), is
+        # someone else's too when the question names a person
+        whose = bool(mine) and WHOSE.match(text) is not None
+        out.append(bool(name) and (name in others or whose and name[:1].isupper() and name not in mine
+                                   and name not in CALENDAR and name.lower() not in NOT_NAMES)
                    and not _words(text) & mine)
     return out
 
@@ -216,8 +224,10 @@ def asker_only(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None 
 
 def _capitals(text: str) -> set[str]:
     """The words of a text that start with a capital, as a notebook's names are said ("Tom" of
-    "Tom's", "O'Brien" of "O'Brien's")."""
-    return {w for w in _words(text) if w[:1].isupper()}
+    "Tom's", "O'Brien" of "O'Brien's"; "Tom" of "Toms" too, a possessive typed without its
+    apostrophe: "whats Toms phone number" got Marcus's email, a newcomer found)."""
+    words = {w for w in _words(text) if w[:1].isupper()}
+    return words | {w[:-1] for w in words if len(w) > 3 and w.endswith("s") and not w.endswith("ss")}
 
 
 def _words(text: str) -> set[str]:
