@@ -465,3 +465,14 @@ def test_a_possessive_without_its_apostrophe_and_a_name_said_as_whose(mem: Mem) 
         assert aliases.someone_else(index.conn, plain, ["Marcus Ortiz's email is m@o.example"]) == [False]
     finally:
         index.close()
+
+
+def test_a_role_said_in_other_words_is_asked_as_the_notebook_says_it(mem: Mem) -> None:
+    """"what's my boss's name" left "My manager is Helen Brooks" at rank 5 (a newcomer, 2026-11-26)."""
+    assert aliases.roles("what's my boss's name") == ["boss", "manager"]
+    assert aliases.roles("when do I see my doctor") == ["doctor", "gp"]
+    mem.write("knowledge/work.md", "# Work\n\n- My manager is Helen Brooks\n- The roadmap is due on Friday\n"
+                                   "- Dana runs the payments team\n")
+    mem.commit("work")
+    found = mem.compact("recall", "what's my boss's name")
+    assert found["asked_as"] == "what's Helen's name" and found["results"][0]["where"] == "knowledge/work.md:3"

@@ -5,7 +5,8 @@ is allergic to peanuts" once and "Emma got a gold star" everywhere else. The mod
 know that Emma is the daughter, so "how is my daughter doing at school" missed the gold star.
 
 A role is a word (or two) after "my", "our", "the" or "your" in the question, with the few
-kinship words that mean the same ("partner" for "husband"). The index keeps the roles each
+kinship words that mean the same ("partner" for "husband"), and a few roles said in other words
+("boss" for "manager"). The index keeps the roles each
 short text names (index/aliases.py: "My daughter Emma", "Lucy is my sister", "Product owner
 is Marcus Bell", "- Plumber: Kev"). Where the question's current candidates name a role, the
 rankers and the choice of each result's fact read the names in its place: "how is Emma doing
@@ -41,6 +42,10 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
        "children": ("kids", "son", "daughter")}
+# roles at work and in care that people say in other words ("my boss" for the notebook's "My manager
+# is Helen Brooks": rank 5 for a newcomer, 2026-11-26); unlike kin, they name no relative
+ALIKE = {"boss": ("manager",), "manager": ("boss",), "doctor": ("gp",), "gp": ("doctor",),
+         "lawyer": ("solicitor", "attorney"), "solicitor": ("lawyer",), "attorney": ("lawyer",)}
 # a kinship word before one of these names a thing, not a person ("our sister company", "the
 # parent directory", "the mother board"): only the two words together may be a role
 KINSHIP = frozenset(KIN) | frozenset("""sister brother son daughter parent parents aunt uncle cousin niece nephew
@@ -93,7 +98,7 @@ def mentions(question: str) -> list[Mention]:
             found.append(Mention(det.start(), after.end(), det.group(), (f"{w} {after.group().lower()}",)))
             if w in KINSHIP and after.group().lower() in THINGS:
                 continue
-        found.append(Mention(det.start(), word.end(), det.group(), (w, *KIN.get(w, ()))))
+        found.append(Mention(det.start(), word.end(), det.group(), (w, *KIN.get(w, ()), *ALIKE.get(w, ()))))
     return found[:MAX_ROLES]
 
 
