@@ -20,7 +20,7 @@ def test_why_names_last_change_introduction_and_what_wrote_it(mem: Mem, monkeypa
     fixed = mem.commit("fix Sarah's phone")
     data = mem.json("why", "reference/contacts.md:3")
     assert data["fact"] == {"text": "- Sarah Chen phone number: 555-9999", "lines": {"start": 3, "end": 3},
-                            "headings": ["Contacts"]}
+                            "headings": ["Contacts"], "context": ""}
     assert data["last_changed"]["commit"] == fixed and data["last_changed"]["wrote"] == {}
     assert data["introduced"]["commit"] == first
     assert data["introduced"]["wrote"] == {"verb": "remember", "agent": "claude-code"}
