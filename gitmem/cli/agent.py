@@ -53,7 +53,7 @@ def context(as_json: bool, **given: Any) -> None:
     show(result, as_json, output.reminder if wanted.flush else output.context)
     if not as_json:  # the text goes to an agent as it is: what a person should know, beside it
         for note in getattr(result, "notes", None) or []:
-            click.echo(f"note: {note}", err=True)
+            click.echo(output.terminal_safe(f"note: {note}"), err=True)  # a page's name came with a pull
 
 
 @click.group()

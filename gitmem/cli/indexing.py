@@ -187,11 +187,13 @@ def hooks_pulled() -> None:
         nb = notebook()
         if hookrun.switched_off(nb.git):
             return
-        found = pulled.findings(nb, nb.git.resolve("ORIG_HEAD"), nb.git.head())
+        found = pulled.findings(nb, nb.git.resolve("ORIG_HEAD"), nb.git.head(), pulled.HOOK_PAGES)
     except GitmemError:
         return  # a hook never fails git for gitmem's sake; a read says what is wrong
-    if found:
-        click.echo("gitmem: " + "\ngitmem: ".join(found), err=True)
+    if found:  # pulled text, quoted: no control sequence of it reaches the terminal
+        from .output import terminal_safe
+
+        click.echo(terminal_safe("gitmem: " + "\ngitmem: ".join(found)), err=True)
 
 
 @hooks.command("pre-push", hidden=True)

@@ -28,16 +28,23 @@ from . import guard
 
 SYNCING = "GITMEM_SYNCING"  # set for sync's own merge or rebase: its hooks leave the naming to it
 MAX_FINDINGS = 10
+HOOK_PAGES = 100  # pages the hooks check after a plain `git pull`, in its foreground
 MAX_PAGE_BYTES = 1 << 20  # a page larger than this is not scanned here (`git mem guard PATH` does)
 JUDGED = 2_000  # lines of a page judged for a pulled line that replaces them, at most
 
 
-def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
-    """One line per pulled line the guard would refuse, between commits `before` and `after`."""
+def findings(nb: Notebook, before: str | None, after: str | None, most: int | None = None) -> list[str]:
+    """One line per pulled line the guard would refuse, between commits `before` and `after`; of at
+    most `most` pages (the hooks', in the foreground of `git pull`: a pull of 3,000 pages held it
+    40 s, a review found), the rest named as not checked."""
     if not before or not after or before == after:
         return []
     pages = [(rel, old, new) for path, old, new in plumbing.changed_blobs(nb.git, before, after)
              if new is not None and (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
+    left = pages[most:] if most is not None else []
+    pages = pages[:most] if most is not None else pages
+    tail = [f"{len(left)} more pulled page(s) were not checked here: 'git mem guard PAGE' checks a page"] \
+        if left else []
     # every page's two versions in one batch (a pull of thousands of pages: no call per page)
     texts = nb.git.read_blobs([oid for _, old, new in pages for oid in (old, new) if oid], largest=MAX_PAGE_BYTES)
     out: list[str] = []
@@ -49,7 +56,7 @@ def findings(nb: Notebook, before: str | None, after: str | None) -> list[str]:
             break
     if len(out) > MAX_FINDINGS:
         out = out[:MAX_FINDINGS] + ["... and more: git mem guard PAGE checks a whole page"]
-    return out
+    return out + tail
 
 
 def _page(rel: str, old: bytes, new: bytes) -> list[str]:
