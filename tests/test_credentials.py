@@ -246,3 +246,18 @@ def test_the_prompt_hook_injects_no_secret(mem: Mem) -> None:
              env={"GITMEM_PROMPT_BUDGET": "600", "GITMEM_DAEMON": "0"})  # no daemon started and left running
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "- Staging AWS key: [redacted] (from Dana) (reference/infra.md:3" in context and AWS not in out.stdout
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_redacted_copy_written_back_is_refused(mem: Mem) -> None:
+    """What an answer showed redacted, written back over the page, would put [redacted] in place of
+    the secret (a review, 2026-11-26, through the web's JSON API)."""
+    hand_written(mem)
+    shown = mem.json("get", "reference/infra.md")["text"]
+    redacted = credentials.redact(shown)[0]
+    out = mem("write", "--replace", "reference/infra.md", redacted, code=1)
+    assert out.stderr.startswith("error: reference/infra.md holds this line with a secret where the content says "
+                                 "[redacted]: '- Staging AWS key: [redacted] (from Dana)'; writing it would lose "
+                                 "the secret (edit the page itself")
+    assert AWS in (mem.path / "reference/infra.md").read_text()
+    mem("write", "knowledge/other.md", "--", "- a note that says [redacted] on its own")  # no line of a page: fine

@@ -639,6 +639,14 @@ def test_the_json_api_redacts_a_secret_the_page_view_shows(notes: Mem) -> None:
         response = c.get(url)
         assert response.status_code == 200 and key not in response.text and "[redacted]" in response.text, url
     assert key in c.get("/page/knowledge/infra.md").text  # a person sees the page as it is
+    # what the API gave, written back, would replace the key with "[redacted]": refused, nothing lost
+    shown = c.get("/api/debug/notebook/knowledge/infra.md").json()["text"]
+    put = c.put("/api/debug/notebook/knowledge/infra.md", json={"content": shown + "- One more line\n"},
+                headers=API)
+    assert put.status_code == 422 and "would lose the secret" in put.json()["error"]
+    assert key in (notes.path / "knowledge/infra.md").read_text()
+    added = c.post("/api/debug/notebook/knowledge/infra.md", json={"content": "- One more line"}, headers=API)
+    assert added.status_code == 201 and key in (notes.path / "knowledge/infra.md").read_text()  # an append is fine
 
 
 def test_export_is_every_page_as_json(notes: Mem) -> None:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .. import config, credentials, nesting
-from ..errors import EmptyText, GitmemError, UsageError
+from ..errors import EmptyText, GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
 from . import change, guard, pages, routing, trailers
@@ -183,6 +183,21 @@ def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
     return pages.Edit("\n".join(lines), number, number + len(new) - 1)
 
 
+def _no_redacted_copy(rel: str, current: str, content: str) -> None:
+    """Refused: content that holds a line of the page as an answer shows it redacted (the JSON API, MCP,
+    recall): written back, it would put [redacted] in place of the secret (a review, 2026-11-26)."""
+    if credentials.REDACTED not in content:
+        return
+    had = set(current.split("\n"))
+    shown = {line for line in credentials.redact(current)[0].split("\n") if credentials.REDACTED in line} - had
+    copied = next((line for line in content.split("\n") if line in shown), None)
+    if copied is not None:
+        raise Refused(f"{rel} holds this line with a secret where the content says [redacted]: "
+                      f"{_subject(copied, 80)!r}; writing it would lose the secret",
+                      f"edit the page itself ('git mem get {rel}' shows it as it is), or take the secret out "
+                      f"first with 'git mem forget {rel}:LINE'")
+
+
 def _insert_line(page: str, number: int, line: str) -> pages.Edit:
     """The page with `line` inserted as its line `number` (1-based)."""
     lines = page.split("\n")
@@ -218,6 +233,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     guard.check(content, allow, rel, section)
 
     def edit(current: str) -> pages.Edit:
+        _no_redacted_copy(rel, current, content)
         if not current.strip() and not section:
             new = content if replace else pages.new_page(rel, content)
             return pages.Edit(new if new.endswith("\n") else new + "\n", 1,
