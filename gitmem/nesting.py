@@ -34,8 +34,15 @@ def find(page: str, new: str) -> tuple[int, str] | None:
     own = owners(page)
     found = [(n, line) for n, line in enumerate(page.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#")
-             and (supersede.updates(new, line) or n in own and supersede.updates(new, judged(line, own[n])))]
+             and (supersede.updates(new, line) or n in own and _one_value(line)
+                  and supersede.updates(new, judged(line, own[n])))]
     return found[0] if len(found) == 1 else None
+
+
+def _one_value(line: str) -> bool:
+    """A nested item of one clause: in "Phone: 971-555-0188 (mobile), 555-0199 (desk)" the update
+    of one number took the other's place (a review, 2026-11-26), so such an item is left alone."""
+    return len(supersede.parts_of(line)) == 1
 
 
 def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
@@ -53,25 +60,28 @@ def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
 
 
 ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*?)[ \t]*$")
+CAPITAL = "A-ZÀ-ÖØ-Þ"  # Latin-1's capitals too: Émile, Ørsted
+TITLE = r"(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+"
 # a list item that is all a name (one to three capitalised words, maybe after a title): a person's entry
-NAME = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+)?[A-Z][\w'’-]{0,40}(?:[ \t]+[A-Z][\w'’-]{0,40}){0,2}")
-SUBJECT = re.compile(r"^[ \t]*(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+)?([A-Z][\w-]{0,40})(?:['’]s\b)?")
+NAME = re.compile(rf"(?:{TITLE})?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t]+[{CAPITAL}][\w'’-]{{0,40}}){{0,2}}")
+# the name a fact starts with, up to its possessive or its first word in lower case ("Tom Baker's email")
+SAID = re.compile(rf"^[ \t]*((?:{TITLE})?[{CAPITAL}][\w-]{{0,40}}(?:[ \t]+[{CAPITAL}][\w-]{{0,40}}){{0,2}}?)"
+                  r"(?:['’]s\b|[ \t]+[a-z0-9])")
 
 
 def under(page: str, fact: str) -> tuple[int, str] | None:
     """Where a new fact about a person goes on a page written per person: (the line after which it
     goes, its indentation) under the one item that is that person's name with items nested under
-    it ("Sofia's email is ..." under "- Sofia Diaz"); None when the fact starts with no name, or
-    no item, or more than one, is that person's."""
-    said = SUBJECT.match(fact)
+    it ("Sofia's email is ..." under "- Sofia Diaz"; "Tom Baker's ..." never under "- Tom Park");
+    None when the fact starts with no name, or no item, or more than one, is that person's."""
+    said = SAID.match(fact)
     if said is None:
         return None
     lines = page.split("\n")
     spots = []
     for i, line in enumerate(lines):
-        item = ITEM.match(line)
-        if item is None or not NAME.fullmatch(item.group(2)) or item.group(2).split()[-1 if _titled(
-                item.group(2)) else 0] != said.group(1):
+        item = ITEM.match(line.rstrip("\r"))
+        if item is None or not NAME.fullmatch(item.group(2)) or not _same(item.group(2), said.group(1)):
             continue
         last, indent = _subtree(lines, i, len(item.group(1)))
         if indent is not None:
@@ -79,18 +89,25 @@ def under(page: str, fact: str) -> tuple[int, str] | None:
     return spots[0] if len(spots) == 1 else None
 
 
-def _titled(name: str) -> bool:
-    return name.split()[0].rstrip(".") in ("Dr", "Mr", "Mrs", "Ms", "Prof")
+def _same(entry: str, said: str) -> bool:
+    """Whether a fact's name is the entry's person: the whole name, or its first name alone (its
+    surname alone after a title: "Okafor" of "Dr Okafor")."""
+    entry, said = " ".join(entry.split()), " ".join(said.split())
+    words = entry.split()
+    titled = re.match(TITLE, entry) is not None
+    return said == entry or " " not in said and said == (words[-1] if titled else words[0])
 
 
 def _subtree(lines: list[str], at: int, width: int) -> tuple[int, str | None]:
-    """(index of the last line nested under the item at `at`, the indentation of its children); None
-    for the indentation when nothing is nested under it."""
+    """(index of the last line nested under the item at `at`, continuation lines included, the
+    indentation of its items); None for the indentation when no item is nested under it."""
     last, indent = at, None
     for j in range(at + 1, len(lines)):
-        child = ITEM.match(lines[j])
-        if child is None or len(child.group(1)) <= width:
+        line = lines[j].rstrip("\r")
+        if not line.strip() or len(line) - len(line.lstrip()) <= width:
             break
-        indent = indent if indent is not None else child.group(1)
+        child = ITEM.match(line)
+        if child is not None and indent is None:
+            indent = child.group(1)
         last = j
     return last, indent

@@ -70,3 +70,27 @@ def test_remember_puts_a_persons_new_fact_under_their_entry(mem: Mem) -> None:
         "  - Phone: 971-555-0111\n", "  - Phone: 971-555-0111\n  - Sofia's email is sofia@diaz.example\n")
     mem("remember", "--to", "reference/contacts.md", "--section", "Vendors", "Sofia Diaz handles the SMS contract")
     assert (mem.path / "reference/contacts.md").read_text().endswith("- Sofia Diaz handles the SMS contract\n")
+
+
+def test_an_entry_is_the_persons_whole_name_and_its_continuation_lines_stay_with_it() -> None:
+    """A review (2026-11-26): "Tom Baker's email" went under "- Tom Park", and a fact went between
+    a phone item and its continuation line."""
+    page = "- Tom Park\n  - Phone: 971-555-0188\n    (mobile, evenings only)\n- Sofia Diaz\n  - Phone: 1\n"
+    assert nesting.under(page, "Tom Baker's email is tb@example.com") is None
+    assert nesting.under(page, "Tom's birthday is March 3") == (3, "  ")  # after "(mobile, ...)"
+    assert nesting.under(page.replace("\n", "\r\n"), "Sofia's email is x") == (5, "  ")
+    assert nesting.under("- Émile Durand\n  - Phone: 1\n", "Émile's email is e@x") == (2, "  ")
+    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Okafor's clinic is on Elm Street") == (2, "  ")
+
+
+def test_an_item_of_two_values_is_not_replaced() -> None:
+    page = "- Tom Park\n  - Phone: 971-555-0188 (mobile), 555-0199 (desk)\n"
+    assert nesting.find(page, "Tom Park's mobile is now 971-555-0300") is None
+
+
+def test_remember_keeps_a_crlf_page_s_line_ends(mem: Mem) -> None:
+    mem.write("reference/contacts.md", PAGE.replace("\n", "\r\n"))
+    mem.commit("contacts, CRLF")
+    mem("remember", "Sofia's email is sofia@diaz.example")
+    text = (mem.path / "reference/contacts.md").read_bytes().decode()
+    assert "  - Phone: 971-555-0111\r\n  - Sofia's email is sofia@diaz.example\r\n" in text

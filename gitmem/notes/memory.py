@@ -199,9 +199,9 @@ def _no_redacted_copy(rel: str, current: str, content: str) -> None:
 
 
 def _insert_line(page: str, number: int, line: str) -> pages.Edit:
-    """The page with `line` inserted as its line `number` (1-based)."""
+    """The page with `line` inserted as its line `number` (1-based), ended as the line before it is."""
     lines = page.split("\n")
-    lines.insert(number - 1, line)
+    lines.insert(number - 1, line + ("\r" if number > 1 and lines[number - 2].endswith("\r") else ""))
     return pages.Edit("\n".join(lines), number, number)
 
 
