@@ -149,10 +149,11 @@ def _same_words(a: list[str], b: list[str]) -> bool:
 KINDS = frozenset("project product app service client customer company".split())
 
 
-def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
-    """The old line's words after the subject (link words skipped), or None if it has another one."""
+def _after_subject(subject: list[str], old: list[str], raws: tuple[str, str] = ("", "")) -> list[str] | None:
+    """The old line's words after the subject (link words skipped), or None if it has another one.
+    `raws`: the new fact and the old line as written (whether a kind word stands before a name)."""
     rest = _strip(old)
-    subject = _kind_matched(subject, rest)
+    subject = _kind_matched(subject, rest, raws)
     if not _same_words(rest[:len(subject)], subject):
         return None
     i, seen = 0, 0
@@ -163,22 +164,32 @@ def _after_subject(subject: list[str], old: list[str]) -> list[str] | None:
     return old[i:]
 
 
-def _kind_matched(subject: list[str], rest: list[str]) -> list[str]:
-    """The subject as the old line says it when the two differ by a leading kind word before a
-    subject of two words or more: "atlas launch" as "project atlas launch", and back."""
-    if len(subject) >= 2 and rest[:1] and rest[0] in KINDS and subject[0] not in KINDS:
+def _kind_matched(subject: list[str], rest: list[str], raws: tuple[str, str]) -> list[str]:
+    """The subject as the old line says it when the two differ by a leading kind word before a name
+    and a subject of two words or more: "atlas launch" as "project atlas launch", and back; never
+    before a word in lower case ("Client meeting room" is another room than "Meeting room", a
+    review found)."""
+    new_raw, old_raw = raws
+    if len(subject) >= 2 and rest[:1] and rest[0] in KINDS and subject[0] not in KINDS \
+            and _before_name(old_raw, rest[0]):
         return [rest[0], *subject]
-    if len(subject) >= 3 and subject[0] in KINDS and rest[:1] != subject[:1]:
+    if len(subject) >= 3 and subject[0] in KINDS and rest[:1] != subject[:1] and _before_name(new_raw, subject[0]):
         return subject[1:]
     return subject
 
 
-def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str) -> Update | None:
+def _before_name(raw: str, kind: str) -> bool:
+    """Whether the kind word stands before a capitalised word in the text as written ("Project Atlas")."""
+    return re.search(rf"(?i:\b{re.escape(kind)})[ \t]+[A-ZÀ-ÖØ-Þ]", raw) is not None
+
+
+def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str,
+         old_raw: str = "") -> Update | None:
     """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`."""
     said, subject = subject, _strip(subject)
     if not subject and not (verb and said and set(said) <= SELF) or _name_only(subject, raw):
         return None  # "I now drink ...": the user; "is now" needs a subject
-    after = _after_subject(subject, old)
+    after = _after_subject(subject, old, (raw, old_raw))
     if after is None:
         return None
     if verb is not None:
@@ -285,6 +296,8 @@ def _over(old: list[str], a: set[str], b: set[str]) -> bool:
     """Whether the old line prefers A over B ("I prefer tea over coffee", "tea rather than coffee"):
     switching from A to B turns it round (a newcomer's "I switched from tea to coffee" stood beside
     it, 2026-11-26)."""
+    if not any(w in LIKES for w in old):  # "tea bags are in the cupboard over the coffee maker": a place
+        return False
     text = " ".join(old)
     return any(re.search(rf"\b{re.escape(x)}\b.*\b(?:over|rather than|more than|instead of)\b.*\b{re.escape(y)}\b",
                          text) for x in a for y in b)
@@ -305,14 +318,14 @@ def _instead(clause: str, old: list[str]) -> Update | None:
     return Update(tuple(w for w in m["a"].split() if w not in STOP and w != "now"), ())
 
 
-def _marked(clause: str, old: list[str], raw: str) -> Update | None:
+def _marked(clause: str, old: list[str], raw: str, old_raw: str = "") -> Update | None:
     """After "as of X" / "from now on": `S is V` or `S VERB V` with the old line's subject and verb."""
     ws = clause.split()
     for k in range(1, len(ws) - 1):
         if ws[k] in ("is", "are"):
-            found = _now(ws[:k], None, ws[k + 1:], old, raw)
+            found = _now(ws[:k], None, ws[k + 1:], old, raw, old_raw)
         else:
-            found = _now(ws[:k], ws[k], ws[k + 1:], old, raw)
+            found = _now(ws[:k], ws[k], ws[k + 1:], old, raw, old_raw)
         if found is not None:
             return found
     return None
@@ -331,13 +344,13 @@ def switch(new: str, old: str) -> Update | None:
         if found is None:
             now = NOW.match(clause)
             if now is not None:
-                found = _now(now["s"].split(), None, now["v"].split(), old_words, new)
+                found = _now(now["s"].split(), None, now["v"].split(), old_words, new, old_raw)
         if found is None:
             verb = NOW_VERB.match(clause)
             if verb is not None:
-                found = _now(verb["s"].split(), verb["verb"], verb["v"].split(), old_words, new)
+                found = _now(verb["s"].split(), verb["verb"], verb["v"].split(), old_words, new, old_raw)
         if found is None and marked:
-            found = _marked(clause, old_words, new)
+            found = _marked(clause, old_words, new, old_raw)
         if found is not None:
             return found
     return None

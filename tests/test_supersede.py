@@ -96,7 +96,12 @@ def test_updates(new: str, old: str) -> None:
     ("Apollo launch slipped again, now May 5", "- Apollo docs slipped to April 28"),  # another thing slipped
     ("Atlas launch slipped to April 2", "- Project Hermes launch is planned for March 14"),  # another project
     ("Launch slipped to April 2", "- Project launch is planned for March 14"),  # a kind word alone names none
+    ("Client meeting room is now B2", "- Meeting room is A1"),  # another room (a review)
+    ("Customer support hours are now 9-5", "- Support hours are 8-4"),
+    ("Meeting room is now B2", "- Client meeting room is A1"),
     ("I switched from tea to coffee", "- I prefer coffee over tea"),  # already so
+    ("I switched from tea to coffee", "- Tea bags are in the cupboard over the coffee maker"),  # a place (a review)
+    ("We moved from Postgres to MySQL", "- We moved the Postgres dump over to the MySQL box"),
     ("We switched from Jira to Linear", "- Linear and Jira are both on trial"),  # no preference of one
     ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person
     ("I no longer drink soda", "- I prefer dark roast coffee"),  # another thing
