@@ -461,6 +461,8 @@ def test_a_possessive_without_its_apostrophe_and_a_name_said_as_whose(mem: Mem) 
         assert aliases.someone_else(index.conn, asked, ["Marcus Ortiz's email is m@o.example", "Tom Park › Phone: 1",
                                                         "Marcus emails on Fridays", "Monday's standup moved"]) \
             == [True, False, False, False]  # a name said plainly is no one the notebook knows
+        google = aliases.Asked("when does Tom rotate Google's API key", "when does Tom rotate Google's API key")
+        assert aliases.someone_else(index.conn, google, ["Google's API key rotates every 90 days"]) == [False]
         plain = aliases.Asked("what is the phone number", "what is the phone number")
         assert aliases.someone_else(index.conn, plain, ["Marcus Ortiz's email is m@o.example"]) == [False]
     finally:

@@ -201,8 +201,8 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         # a name the notebook knows no other way, said as whose ("Marcus Ortiz's email is ..."), is
         # someone else's too when the question names a person
         whose = bool(mine) and WHOSE.match(text) is not None
-        out.append(bool(name) and (name in others or whose and name[:1].isupper() and name not in mine
-                                   and name not in CALENDAR and name.lower() not in NOT_NAMES)
+        out.append(bool(name) and (name in others or whose and name[:1].isupper() and name not in capitals
+                                   and name not in mine and name not in CALENDAR and name.lower() not in NOT_NAMES)
                    and not _words(text) & mine)
     return out
 
