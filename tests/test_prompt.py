@@ -99,3 +99,21 @@ def test_the_hook_starts_the_daemon_for_the_next_prompt(nb: Path) -> None:
     assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_PROMPT_BUDGET="600") == (
         0, expected(f"- The boiler needs a service every October (home/boiler.md:3, {date})",
                     f"- The plumber is Dave (home/boiler.md:4, {date})"), "")
+
+
+def test_no_daemon_is_started_outside_a_notebook(tmp_path: Path) -> None:
+    """A review (2026-11-26): in a repository with no notebook the hook started a daemon that logged
+    a NoNotebook traceback and stayed for 30 minutes."""
+    from gitmem import config
+    from gitmem.cli import client
+
+    assert client.NOTEBOOK_FILE == config.CONFIG_FILE
+    repo = tmp_path / "plain"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    assert not client.wanted_for_prompts(repo)
+    assert prompt(repo, PAYLOAD, GITMEM_PROMPT_BUDGET="600") == (0, "", "")
+    notebook = make_notebook(tmp_path / "nb")
+    assert client.wanted_for_prompts(notebook)
+    subprocess.run(["git", "config", "mem.daemon", "false"], cwd=notebook, check=True)
+    assert not client.wanted_for_prompts(notebook)

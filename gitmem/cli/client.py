@@ -38,6 +38,7 @@ ENV_PREFIXES = ("GITMEM_", "GIT_CONFIG", "HF_")
 ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
 # the caller's own switches, and where the agent hooks' scripts look for the notebook
 ENV_IGNORED = ("GITMEM_DAEMON", "GITMEM_PROMPT_BUDGET", "GITMEM_NOTEBOOK")
+NOTEBOOK_FILE = ".gitmem.toml"  # config.CONFIG_FILE, not imported here: the client stays light (a test compares)
 CONFIG_KEY = "mem.daemon"  # true: a read starts the daemon when none is running
 IDLE_KEY = "mem.daemonIdle"  # seconds without a request before the daemon stops
 OFF = ("0", "false", "no", "off")
@@ -149,6 +150,12 @@ def _read_line(conn: socket.socket, limit: int) -> bytes:
 def config_on(top: Path) -> bool:
     """Whether `git config mem.daemon` asks for the daemon (one `git config` process)."""
     return config(top, CONFIG_KEY).lower() in ON
+
+
+def wanted_for_prompts(top: Path) -> bool:
+    """Whether the prompt hook starts the daemon here: a notebook (a plugin installed for every
+    project runs the hook in every repository), with mem.daemon not false and GITMEM_DAEMON not off."""
+    return not switched_off() and (top / NOTEBOOK_FILE).is_file() and not config_off(top)
 
 
 def config_off(top: Path) -> bool:

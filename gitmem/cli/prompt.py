@@ -72,9 +72,10 @@ def main(argv: list[str]) -> int:
     found = client.find_git_dir()
     why = client.refused(client.socket_path(found[1])) if found is not None else None
     # a hook that runs on every prompt is what the warm daemon is for: it is started for the next
-    # prompt unless mem.daemon says false (a newcomer's hook at load answered nothing, 2026-11-26)
-    starting = found is not None and why == "no socket" and not client.switched_off() \
-        and not client.config_off(found[0]) and client.spawn(found[0])
+    # prompt unless mem.daemon says false (a newcomer's hook at load answered nothing, 2026-11-26),
+    # in a notebook only (a plugin installed for every project runs this in every repository)
+    starting = found is not None and why == "no socket" and client.wanted_for_prompts(found[0]) \
+        and client.spawn(found[0])
     if found is not None and not client.switched_off() and why is None:
         left = deadline - time.monotonic()
         if left > 0:
