@@ -199,6 +199,9 @@ def test_a_relevant_fact_redacted_in_context_is_named(mem: Mem) -> None:
                                  "'git mem forget knowledge/infra.md:3' removes it"]
     text = mem("context", "--query", "staging AWS key", "--budget", "600", "--mode", "keyword")
     assert text.stderr == f"note: {budgeted['notes'][0]}\n" and AWS not in text.stdout
+    hand_written(mem)  # the same line on an always-on page: the fact is said there, and counted once
+    both = mem.json("context", "--query", "staging AWS key", "--budget", "2000", "--mode", "keyword")
+    assert both["notes"][0].startswith("2 secret value(s) redacted (reference/infra.md, knowledge/infra.md:3): ")
 
 
 def test_a_page_cut_to_fit_is_redacted_before_it_is_cut(mem: Mem) -> None:

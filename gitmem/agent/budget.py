@@ -111,6 +111,7 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
         again = _spend(quoted, budget, spent - sum(b.tokens for b in blocks), count)
         if {name for _, name in _whole_pages(again[0])} >= {name for _, name in _whole_pages(blocks)}:
             blocks, dropped, spent = again
+    held.extend(_redacted_facts(blocks, wanted))
     tail = DROPPED.format(blocks=", ".join(dropped)) if dropped else ""
     spent += count(tail) - count(DROPPED.format(blocks=every))
     text = head + "".join(b.text for b in blocks) + tail
@@ -137,6 +138,15 @@ def _spend(wanted: Blocks, budget: int, spent: int,
         blocks.append(block)
         spent += block.tokens
     return blocks, dropped, spent
+
+
+def _redacted_facts(blocks: list[Block], wanted: Blocks) -> list[tuple[str, int]]:
+    """(name, secrets) of each fact [FACTS] shows redacted (search redacts them), for the note that
+    pages get too; a personal notebook's facts are not named (their names are no page of this one)."""
+    texts = {name: text for kind, _, candidates, _ in wanted if kind == "facts" for name, text, _ in candidates}
+    shown = [item.name for b in blocks if b.kind == "facts" for item in b.items]
+    return [(name, texts[name].count(credentials.REDACTED)) for name in shown
+            if not name.startswith("[personal] ") and credentials.REDACTED in texts.get(name, "")]
 
 
 def _whole_pages(blocks: list[Block]) -> list[tuple[str, str]]:
@@ -181,7 +191,7 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
-                    *_facts(nb, query, mode, personal, held)))
+                    *_facts(nb, query, mode, personal)))
     out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN],
                                                           held)))
     if personal is not None:
@@ -211,10 +221,9 @@ def _pages(nb: Notebook, paths: list[str],
     return pages, skipped
 
 
-def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None,
-           held: list[tuple[str, int]] | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
-    """The recalled facts as candidates, and those left out already: replaced by a later line. A fact
-    search redacted is named in `held` with how many secrets, as a page is."""
+def _facts(nb: Notebook, query: str, mode: str,
+           personal: Notebook | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The recalled facts as candidates, and those left out already: replaced by a later line."""
     from ..search import engine as search
     from ..search import facts, scopes
 
@@ -235,8 +244,6 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None = None
             replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
             continue
         text = facts.said(fact) if fact else " ".join(hit.text.split())  # a nested item with its owner
-        if held is not None and credentials.REDACTED in text:
-            held.append((name, text.count(credentials.REDACTED)))
         later = f"; {hit.updated_by}" if hit.updated_by else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out, replaced
