@@ -34,15 +34,32 @@ def find(page: str, new: str) -> tuple[int, str] | None:
     own = owners(page)
     found = [(n, line) for n, line in enumerate(page.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#")
-             and (supersede.updates(new, line) or n in own and _one_value(line)
-                  and supersede.updates(new, judged(line, own[n])))]
+             and (supersede.updates(new, line) or n in own and _one_value(line, new, own[n]))]
     return found[0] if len(found) == 1 else None
 
 
-def _one_value(line: str) -> bool:
-    """A nested item of one clause: in "Phone: 971-555-0188 (mobile), 555-0199 (desk)" the update
-    of one number took the other's place (a review, 2026-11-26), so such an item is left alone."""
-    return len(supersede.parts_of(line)) == 1
+TWO = re.compile(r"\s(?:and|or|&|/|·|\+)\s|;")  # what joins two values in one
+
+
+def _one_value(line: str, new: str, owner: str) -> bool:
+    """Whether `new` updates the nested item, and the item holds one value: in "Phone: 971-555-0188
+    (mobile), 555-0199 (desk)" (or "·", "/", "and") the update of one number took the other's place
+    (two reviews, 2026-11-26), so an item with another number or address beside the old value is
+    left alone."""
+    if len(supersede.parts_of(line)) != 1:
+        return False
+    found = supersede.update(new, judged(line, owner))
+    if found is None:
+        return False
+    if not found.old:
+        return True
+    span = supersede.span_of(line, found.old)
+    if span is None:
+        return False
+    if TWO.search(line[span[0]:span[1]]):  # "971-555-0188 / 555-0199": the old value is two
+        return False
+    rest = (line[:span[0]].split(":", 1)[-1] if ":" in line[:span[0]] else line[:span[0]]) + line[span[1]:]
+    return re.search(r"[\d@]", BULLET.sub("", rest)) is None
 
 
 def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:

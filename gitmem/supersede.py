@@ -535,6 +535,11 @@ def _value_span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
     return start, span[1]
 
 
+def span_of(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the normalised words stand in the text (once), as [start, end) offsets (nesting.py)."""
+    return _span(text, words)
+
+
 def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
     """Where the normalised words stand in the text (once), as [start, end) offsets."""
     pattern = r"(?<!\w)" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?!\w)"

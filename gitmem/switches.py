@@ -296,11 +296,12 @@ def _over(old: list[str], a: set[str], b: set[str]) -> bool:
     """Whether the old line prefers A over B ("I prefer tea over coffee", "tea rather than coffee"):
     switching from A to B turns it round (a newcomer's "I switched from tea to coffee" stood beside
     it, 2026-11-26)."""
-    if not any(w in LIKES for w in old):  # "tea bags are in the cupboard over the coffee maker": a place
-        return False
+    # a like word just before A and the comparison just after it: "tea bags are in the cupboard over the
+    # coffee maker" and "I like to keep tea bags on the shelf over the coffee maker" are places (reviews)
+    likes = "|".join(sorted(LIKES))
     text = " ".join(old)
-    return any(re.search(rf"\b{re.escape(x)}\b.*\b(?:over|rather than|more than|instead of)\b.*\b{re.escape(y)}\b",
-                         text) for x in a for y in b)
+    return any(re.search(rf"\b(?:{likes})\s+(?:\w+\s+)?{re.escape(x)}\s+(?:over|rather than|more than|instead of)"
+                         rf"\s+(?:\w+\s+)?{re.escape(y)}\b", text) for x in a for y in b)
 
 
 def _instead(clause: str, old: list[str]) -> Update | None:

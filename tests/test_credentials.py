@@ -264,3 +264,12 @@ def test_a_redacted_copy_written_back_is_refused(mem: Mem) -> None:
                                  "the secret (edit the page itself")
     assert AWS in (mem.path / "reference/infra.md").read_text()
     mem("write", "knowledge/other.md", "--", "- a note that says [redacted] on its own")  # no line of a page: fine
+    # a CRLF page, and a value shorter than the word as context fits it ("[_______]")
+    mem.write("reference/wifi.md", "# Wifi\r\n\r\n- Guest wifi password: hunter2\r\n")
+    mem.commit("wifi, CRLF, by hand")
+    fitted = credentials.redact("# Wifi\n\n- Guest wifi password: hunter2\n", fit=True)[0]
+    assert "[_" in fitted
+    assert mem("write", "--replace", "reference/wifi.md", fitted, code=1).stderr.startswith("error: reference/wifi.md")
+    refused = mem("remember", "--to", "reference/wifi.md", "Guest wifi password is now [redacted]", code=1)
+    assert "storing it would lose the secret" in refused.stderr
+    assert "hunter2" in (mem.path / "reference/wifi.md").read_text()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gitmem import nesting, supersede
 from tests.conftest import Mem
 
@@ -83,9 +85,14 @@ def test_an_entry_is_the_persons_whole_name_and_its_continuation_lines_stay_with
     assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Okafor's clinic is on Elm Street") == (2, "  ")
 
 
-def test_an_item_of_two_values_is_not_replaced() -> None:
-    page = "- Tom Park\n  - Phone: 971-555-0188 (mobile), 555-0199 (desk)\n"
-    assert nesting.find(page, "Tom Park's mobile is now 971-555-0300") is None
+@pytest.mark.parametrize("value", ["971-555-0188 (mobile), 555-0199 (desk)", "971-555-0188 (mobile) · 555-0199 (desk)",
+                                   "971-555-0188 / 555-0199", "971-555-0188 and 555-0199", "971-555-0188 or 555-0199"])
+def test_an_item_of_two_values_is_not_replaced(value: str) -> None:
+    """Two reviews (2026-11-26): updating one number took the other's place, or dropped it."""
+    page = f"- Tom Park\n  - Phone: {value}\n"
+    assert nesting.find(page, "Tom Park's phone is now 971-555-0300") is None
+    assert nesting.find("- Tom Park\n  - Phone: 971-555-0188 (mobile)\n", "Tom Park's phone is now 971-555-0300") \
+        == (2, "  - Phone: 971-555-0188 (mobile)")  # a word about the value is no second value
 
 
 def test_remember_keeps_a_crlf_page_s_line_ends(mem: Mem) -> None:

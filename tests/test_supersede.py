@@ -101,6 +101,7 @@ def test_updates(new: str, old: str) -> None:
     ("Meeting room is now B2", "- Client meeting room is A1"),
     ("I switched from tea to coffee", "- I prefer coffee over tea"),  # already so
     ("I switched from tea to coffee", "- Tea bags are in the cupboard over the coffee maker"),  # a place (a review)
+    ("I switched from tea to coffee", "- I like to keep tea bags on the shelf over the coffee maker"),
     ("We moved from Postgres to MySQL", "- We moved the Postgres dump over to the MySQL box"),
     ("We switched from Jira to Linear", "- Linear and Jira are both on trial"),  # no preference of one
     ("Bob's phone is now 555-9999", "- Sarah Chen — phone 555-1234, AWS account contact"),  # another person

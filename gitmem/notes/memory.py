@@ -122,6 +122,11 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
         message = f"mem: remember {_subject(text)}"
         extra: list[tuple[str, str]] = []
+        if old is not None and (credentials.REDACTED in text or "[_" in text) and credentials.redact(old[1])[1]:
+            # "the password is now [redacted]", copied from an answer: the secret it replaces would be lost
+            raise Refused(f"the fact says [redacted] where the line it replaces, {rel}:{old[0]}, holds a secret; "
+                          "storing it would lose the secret",
+                          f"say the new value, or take the secret out first with 'git mem forget {rel}:{old[0]}'")
         if old is not None:  # a line a pull or an editor wrote may hold a secret: no copy in the message
             message += f" (replaces: {_subject(credentials.redact(old[1].strip())[0])})"
             extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
@@ -186,11 +191,14 @@ def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
 def _no_redacted_copy(rel: str, current: str, content: str) -> None:
     """Refused: content that holds a line of the page as an answer shows it redacted (the JSON API, MCP,
     recall): written back, it would put [redacted] in place of the secret (a review, 2026-11-26)."""
-    if credentials.REDACTED not in content:
+    if credentials.REDACTED not in content and "[_" not in content:
         return
+    current = current.replace("\r\n", "\n")  # the content's line ends are LF already (clean_text)
     had = set(current.split("\n"))
-    shown = {line for line in credentials.redact(current)[0].split("\n") if credentials.REDACTED in line} - had
-    copied = next((line for line in content.split("\n") if line in shown), None)
+    # as recall and the API show it, and as context fits it ("[___]", a value shorter than the word)
+    shown = {line.strip() for fit in (False, True) for line in credentials.redact(current, fit=fit)[0].split("\n")
+             if line not in had}
+    copied = next((line for line in content.split("\n") if line.strip() and line.strip() in shown), None)
     if copied is not None:
         raise Refused(f"{rel} holds this line with a secret where the content says [redacted]: "
                       f"{_subject(copied, 80)!r}; writing it would lose the secret",
