@@ -273,3 +273,18 @@ def test_a_redacted_copy_written_back_is_refused(mem: Mem) -> None:
     refused = mem("remember", "--to", "reference/wifi.md", "Guest wifi password is now [redacted]", code=1)
     assert "storing it would lose the secret" in refused.stderr
     assert "hunter2" in (mem.path / "reference/wifi.md").read_text()
+
+
+def test_the_context_note_names_only_the_pages_it_shows(mem: Mem) -> None:
+    """A review (2026-11-26): a page left out over the budget was still named in the secrets' note."""
+    hand_written(mem)
+    mem.write("reference/zz.md", "# Zz\n\n- password: ab12!?xyz\n" + "- filler line of the page\n" * 40)
+    mem.commit("a long page, by hand")
+    for limit in range(120, 2000, 20):  # the least budget that shows one always-on page and not the other
+        data = mem.json("context", "--budget", str(limit), "--mode", "keyword")
+        pages = next((b for b in data["blocks"] if b["kind"] == "always_on"), {"items": []})["items"]
+        if len(pages) == 1:
+            break
+    assert [p["name"] for p in pages] == ["reference/infra.md"]
+    assert data["notes"] == ["1 secret value(s) redacted (reference/infra.md): text the write guard would refuse, "
+                             "pulled or written by hand; 'git mem guard reference/infra.md' names the line"]

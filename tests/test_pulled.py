@@ -33,8 +33,9 @@ def test_the_hooks_check_a_bounded_number_of_pages(mem: Mem) -> None:
         mem.write(f"knowledge/p{n}.md", f"# P\n\n{INJECTION} {n}\n")
     after = mem.commit("pulled")
     found = pulled.findings(open_notebook(mem.path), before, after, most=2)
-    assert len(found) == 3 and found[-1] == ("1 more pulled page(s) were not checked here: 'git mem guard PAGE' "
-                                             "checks a page")
+    assert len(found) == 3 and found[-1] == ("1 more pulled page(s) were not checked here: 'git mem guard "
+                                             f"--notes-only $(git diff --name-only {before[:12]} {after[:12]})' "
+                                             "checks them")
     assert len(pulled.findings(open_notebook(mem.path), before, after)) == 3  # sync checks every page
 
 

@@ -111,13 +111,13 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
         again = _spend(quoted, budget, spent - sum(b.tokens for b in blocks), count)
         if {name for _, name in _whole_pages(again[0])} >= {name for _, name in _whole_pages(blocks)}:
             blocks, dropped, spent = again
-    held.extend(_redacted_facts(blocks, wanted))
     tail = DROPPED.format(blocks=", ".join(dropped)) if dropped else ""
     spent += count(tail) - count(DROPPED.format(blocks=every))
     text = head + "".join(b.text for b in blocks) + tail
     notes = [trouble] if trouble else []
-    if held:
-        notes.append(credentials.note(sum(n for _, n in held), [rel for rel, _ in held]))
+    secrets = _shown_secrets(blocks, held) + _redacted_facts(blocks, wanted)
+    if secrets:
+        notes.append(_secrets_note(secrets))
     return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, notes)
 
 
@@ -140,13 +140,31 @@ def _spend(wanted: Blocks, budget: int, spent: int,
     return blocks, dropped, spent
 
 
+def _shown_secrets(blocks: list[Block], held: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Of the pages redacted before they were cut (`held`, a personal page named "[personal] PATH"),
+    those the blocks show: a page left out over the budget is not named (a review, 2026-11-26)."""
+    shown = {PAGE_BLOCKS.get(b.kind, "") + item.name for b in blocks for item in b.items}
+    return [(name, n) for name, n in held if name in shown]
+
+
+def _secrets_note(secrets: list[tuple[str, int]]) -> str:
+    """The note on the secrets the context shows redacted: this notebook's places first, whose
+    command a person can run here; a personal notebook's named, with no command to run."""
+    mine = [name for name, _ in secrets if not name.startswith("[personal] ")]
+    total = sum(n for _, n in secrets)
+    if not mine:
+        return credentials.note(total, []) + "; in the personal notebook: " + ", ".join(
+            name.removeprefix("[personal] ") for name, _ in secrets)
+    return credentials.note(total, mine + [name for name, _ in secrets if name not in mine])
+
+
 def _redacted_facts(blocks: list[Block], wanted: Blocks) -> list[tuple[str, int]]:
     """(name, secrets) of each fact [FACTS] shows redacted (search redacts them), for the note that
-    pages get too; a personal notebook's facts are not named (their names are no page of this one)."""
+    pages get too."""
     texts = {name: text for kind, _, candidates, _ in wanted if kind == "facts" for name, text, _ in candidates}
     shown = [item.name for b in blocks if b.kind == "facts" for item in b.items]
     return [(name, texts[name].count(credentials.REDACTED)) for name in shown
-            if not name.startswith("[personal] ") and credentials.REDACTED in texts.get(name, "")]
+            if credentials.REDACTED in texts.get(name, "")]
 
 
 def _whole_pages(blocks: list[Block]) -> list[tuple[str, str]]:
@@ -196,12 +214,12 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
                                                           held)))
     if personal is not None:
         out.append(("personal", f"[PERSONAL] pages of your personal notebook ({personal.root})",
-                    *_pages(personal, context.personal_pages(personal), held)))
+                    *_pages(personal, context.personal_pages(personal), held, "[personal] ")))
     return out
 
 
-def _pages(nb: Notebook, paths: list[str],
-           held: list[tuple[str, int]]) -> tuple[list[Candidate], list[dict[str, str]]]:
+def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]],
+           mark: str = "") -> tuple[list[Candidate], list[dict[str, str]]]:
     """The pages as candidates (each may be cut), and those left out already: unreadable or private.
     A page holding secrets is redacted, and named in `held` with how many."""
     pages, skipped = [], []
@@ -216,7 +234,7 @@ def _pages(nb: Notebook, paths: list[str],
         elif text.strip():
             text, count = credentials.redact(text, fit=True)  # before it is cut: a cut value hides from the patterns
             if count:
-                held.append((rel, count))
+                held.append((mark + rel, count))
             pages.append((rel, f"### {rel}\n\n{text.strip()}\n", True))
     return pages, skipped
 

@@ -43,8 +43,8 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
              if new is not None and (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
     left = pages[most:] if most is not None else []
     pages = pages[:most] if most is not None else pages
-    tail = [f"{len(left)} more pulled page(s) were not checked here: 'git mem guard PAGE' checks a page"] \
-        if left else []
+    tail = [f"{len(left)} more pulled page(s) were not checked here: 'git mem guard --notes-only "
+            f"$(git diff --name-only {before[:12]} {after[:12]})' checks them"] if left else []
     # every page's two versions in one batch (a pull of thousands of pages: no call per page)
     texts = nb.git.read_blobs([oid for _, old, new in pages for oid in (old, new) if oid], largest=MAX_PAGE_BYTES)
     out: list[str] = []
