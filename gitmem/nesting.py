@@ -82,8 +82,9 @@ TITLE = r"(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+"
 # a list item that is all a name (one to three capitalised words, maybe after a title): a person's entry
 NAME = re.compile(rf"(?:{TITLE})?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t]+[{CAPITAL}][\w'’-]{{0,40}}){{0,2}}")
 # the name a fact starts with, up to its possessive or its first word in lower case ("Tom Baker's email")
-SAID = re.compile(rf"^[ \t]*((?:{TITLE})?[{CAPITAL}][\w-]{{0,40}}(?:[ \t]+[{CAPITAL}][\w-]{{0,40}}){{0,2}}?)"
-                  r"(?:['’]s\b|[ \t]+[a-z0-9])")
+WORD = rf"[{CAPITAL}][\w-]{{0,40}}(?:['’][{CAPITAL}][\w-]{{0,40}})?"  # "O'Brien" too
+SAID = re.compile(rf"^[ \t]*((?:{TITLE})?{WORD}(?:[ \t]+{WORD}){{0,2}}?)(?:['’]s\b|[ \t]+[a-z0-9])")
+FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
 
 
 def under(page: str, fact: str) -> tuple[int, str] | None:
@@ -96,7 +97,12 @@ def under(page: str, fact: str) -> tuple[int, str] | None:
         return None
     lines = page.split("\n")
     spots = []
+    fenced = False
     for i, line in enumerate(lines):
+        if FENCE.match(line):
+            fenced = not fenced
+        if fenced:  # a list inside a code block is an example, not the person's entry
+            continue
         item = ITEM.match(line.rstrip("\r"))
         if item is None or not NAME.fullmatch(item.group(2)) or not _same(item.group(2), said.group(1)):
             continue
@@ -109,7 +115,7 @@ def under(page: str, fact: str) -> tuple[int, str] | None:
 def _same(entry: str, said: str) -> bool:
     """Whether a fact's name is the entry's person: the whole name, or its first name alone (its
     surname alone after a title: "Okafor" of "Dr Okafor")."""
-    entry, said = " ".join(entry.split()), " ".join(said.split())
+    entry, said = (" ".join(re.sub(r"\b(Dr|Mr|Mrs|Ms|Prof)\.", r"\1", name).split()) for name in (entry, said))
     words = entry.split()
     titled = re.match(TITLE, entry) is not None
     return said == entry or " " not in said and said == (words[-1] if titled else words[0])

@@ -83,6 +83,9 @@ def test_an_entry_is_the_persons_whole_name_and_its_continuation_lines_stay_with
     assert nesting.under(page.replace("\n", "\r\n"), "Sofia's email is x") == (5, "  ")
     assert nesting.under("- Émile Durand\n  - Phone: 1\n", "Émile's email is e@x") == (2, "  ")
     assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Okafor's clinic is on Elm Street") == (2, "  ")
+    assert nesting.under("- Dr. Okafor\n  - Tuesdays\n", "Dr Okafor's email is x") == (2, "  ")  # a title's dot
+    assert nesting.under("- Sean O'Brien\n  - Phone: 1\n", "Sean O'Brien's email is x") == (2, "  ")
+    assert nesting.under("```\n- Tom Park\n  - Phone: 1\n```\n", "Tom's email is x") is None  # an example
 
 
 @pytest.mark.parametrize("value", ["971-555-0188 (mobile), 555-0199 (desk)", "971-555-0188 (mobile) · 555-0199 (desk)",
