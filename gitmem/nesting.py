@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from . import supersede
+from . import replacing, supersede
 from .blocks import BULLET, blocks
 
 
@@ -63,14 +63,14 @@ def _one_value(line: str, new: str, owner: str) -> bool:
 
 
 def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
-    """What takes the place of line `number` of `page`, which `new` updates: supersede.rewrite for a
+    """What takes the place of line `number` of `page`, which `new` updates: replacing.rewrite for a
     line that says whose it is; for a nested item only its value changed ("  - Phone: 971-555-0300"),
     else the new fact at the item's indentation."""
     owner = owners(page).get(number)
     if owner is None or supersede.updates(new, line):
-        return supersede.rewrite(line, new, entry)
+        return replacing.rewrite(line, new, entry)
     found = supersede.locate(new, judged(line, owner))
-    changed = supersede.value_changed(line, new, found[1]) if found is not None and found[1].old \
+    changed = replacing.value_changed(line, new, found[1]) if found is not None and found[1].old \
         and found[1].new and "\n" not in entry else None
     indent = line[:len(line) - len(line.lstrip())]
     return changed or "\n".join(indent + ln for ln in entry.split("\n"))

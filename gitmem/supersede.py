@@ -14,8 +14,8 @@ within the other's: "Sarah" and "Sarah Chen", not "Sarah Lee"), qualifiers
 must agree ("work phone" is not "home phone"), and attributes that hold many
 values at once (children, friends, allergies, likes of different things)
 never replace. A line of several clauses ("Sarah Chen — phone 555-1234, AWS
-account contact") is judged clause by clause with its head, and rewrite()
-changes only the value the update names. Measured on benchmarks/sets/supersede*.jsonl
+account contact") is judged clause by clause with its head, and
+replacing.rewrite() changes only the value the update names. Measured on benchmarks/sets/supersede*.jsonl
 by benchmarks/supersede.py.
 """
 
@@ -290,7 +290,7 @@ def locate(new: str, old: str) -> tuple[int, Update] | None:
                 # an update without a value to put in ("no longer", a taste that flips), or whose values
                 # cannot be found as written, would take the whole line's place: a line that says more
                 # keeps it, and the new fact joins it
-                spliced = found.old and found.new and _span(part, found.old) and _value_span(new, found.new)
+                spliced = found.old and found.new and _span(part, found.old) and value_span(new, found.new)
                 return (i, found) if spliced else None
     found = _update(new, old)
     if found is not None and len(parts) > 1 and not (found.old and found.new):
@@ -373,156 +373,7 @@ def find(page: str, new: str) -> tuple[int, str] | None:
     return found[0] if len(found) == 1 else None
 
 
-def rewrite(line: str, new: str, entry: str) -> str:
-    """What takes the place of `line` (which `new` updates): the line with only the old value
-    changed when the line says more than the fact ("Sarah Chen — phone 555-1234, AWS account
-    contact" + "Sarah's phone is now 555-9999" -> "Sarah Chen — phone 555-9999, AWS account
-    contact"; "The party is on June 3 at the Blue Room" + "The party moved to June 10" -> "The
-    party is on June 10 at the Blue Room"); else `entry`, the new fact as a list item, with the
-    line's indentation."""
-    indent = line[:len(line) - len(line.lstrip())]
-    whole = "\n".join(indent + ln for ln in entry.split("\n"))
-    found = locate(new, line)
-    if found is None or not found[1].old or not found[1].new or "\n" in entry:
-        return whole
-    if found[0] < 0:
-        moved = _moved_within(line, new, found[1])
-        if moved is None and (_narrower(new, line) or _vaguer(new, line) or _goes_on(line, found[1])):
-            # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone";
-            # "... on Thursdays at 4pm with Mrs. Lindqvist" keeps who after the new when
-            moved = _value_changed(line, 0, line, new, found[1], [])
-        return moved or whole
-    parts = parts_of(line)
-    part = parts[found[0]]
-    start = line.index(part)
-    moved = _moved_within(part, new, found[1])
-    if moved is not None:  # a date or time inside the clause: only it changes
-        return line[:start] + moved + line[start + len(part):]
-    return _value_changed(line, start, part, new, found[1], parts[found[0] + 1:]) or whole
-
-
-def value_changed(line: str, new: str, found: Update) -> str | None:
-    """`line` with the old value `found` names replaced by the new value as `new` says it (None
-    when either cannot be found as written): for a line judged as another text says it (nesting.py)."""
-    return _value_changed(line, 0, line, new, found, [])
-
-
-def _value_changed(line: str, start: int, part: str, new: str, found: Update, following: list[str]) -> str | None:
-    """`line` with the old value in its clause `part` (at `start`) replaced by the new value as
-    the fact `new` says it, with what follows it in its clause; None when either value cannot
-    be found as written."""
-    old_span, new_span = _span(part, found.old), _value_span(new, found.new)
-    if old_span is None or new_span is None:
-        return None
-    value = _to_end(new, new_span)
-    end = start + old_span[1]
-    if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
-        end = _replaced_clauses(line, end, following, parts_of(value)[1:])
-    return line[:start + old_span[0]] + value + line[end:]
-
-
-def _goes_on(line: str, found: Update) -> bool:
-    """Whether the line says more after the old value (words the update does not name)."""
-    span = _span(line, found.old)
-    return span is not None and bool(re.search(r"\w", line[span[1]:]))
-
-
-def _narrower(new: str, old: str) -> bool:
-    """Whether the new fact names its subject with fewer of the old line's words ("Sarah" for
-    "Sarah Chen"): the new fact as written would lose the rest."""
-    a, b = claim(new), claim(old)
-    return a is not None and b is not None and set(a.subject) < set(b.subject)
-
-
-PHONE_WORDS = re.compile(r"\b(?:phone|mobile|cell|tel|telephone)\b", re.IGNORECASE)
-
-
-def _vaguer(new: str, old: str) -> bool:
-    """Whether the new fact calls a phone a bare "number" where the old line says which (a phone,
-    a mobile): the new fact as written would lose the word that recall asks by."""
-    return bool(re.search(r"\bnumber\b", new, re.IGNORECASE)) and not PHONE_WORDS.search(new) \
-        and bool(PHONE_WORDS.search(old))
-
-
-def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str]) -> int:
-    """Where the old value ends in `line` when the new value goes on over more clauses: each
-    following clause of the old line that is a clause of the same kind as the new value's next
-    one ("port 5432" / "port 5433", "Springfield" / "Kingsport") is part of the value it
-    replaces; the first that is not (", AWS account contact") stays, with all after it."""
-    for old, new in zip(following, extra):
-        if not _parallel(old, new):
-            break
-        end = line.index(old, end) + len(old)
-    return end
-
-
-def _parallel(old: str, new: str) -> bool:
-    """Two short clauses of one kind: the same first word that names something ("port 5432" /
-    "port 5433"; never "and ...", "at ...", "the ..."), or a name or place each."""
-    a, b = old.split(), new.split()
-    if not a or not b or len(a) > 3 or len(b) > 3:
-        return False
-    first = a[0].lower()
-    if first == b[0].lower() and first not in switches.STOP and first not in switches.LINK \
-            and not any(c.isdigit() for c in first):
-        return True
-    return len(a) <= 2 and len(b) <= 2 and all(w[:1].isupper() for w in a + b)
-
-
-DATED = re.compile(r"\d{1,4}(?:st|nd|rd|th|am|pm)?")
-CLOCK_WORD = re.compile(r"\d{1,2}(?:am|pm)|am|pm|noon|midnight")
-NAMED = switches.DAYS | frozenset("today tomorrow".split())  # a month or a day: a date said with a name
-# after a date, words that make it one end of a span or one of several: "June 3 and June 4", "3 to 5"
-SPAN = frozenset("and or to until till through thru".split())
-
-
-def _dated(word: str) -> bool:
-    return word in switches.DATEISH or DATED.fullmatch(word) is not None
-
-
-def _runs(words: tuple[str, ...]) -> list[tuple[int, int]]:
-    """[start, end) of each run of date or time words."""
-    runs, i = [], 0
-    while i < len(words):
-        if _dated(words[i]):
-            j = i
-            while j < len(words) and _dated(words[j]):
-                j += 1
-            runs.append((i, j))
-            i = j
-        else:
-            i += 1
-    return runs
-
-
-def _moved_within(text: str, new: str, found: Update) -> str | None:
-    """A date or time moved inside a line (or clause) that says more ("... is on June 3 at the
-    Blue Room"): the text with only that date or time changed. None, for the caller's own way,
-    when the new value is not only a date or time, when the new fact goes on after it (a reason
-    to keep), when the old value is nothing but that date, or when it is unclear which of the old
-    one's dates moves ("June 3 and June 4", a time where a date was)."""
-    if not found.new or not all(_dated(w) for w in found.new):
-        return None
-    new_span = _span(new, found.new)
-    if new_span is None or re.sub(r"[\W_]+", "", new[new_span[1]:]):
-        return None
-    clock = any(CLOCK_WORD.fullmatch(w) for w in found.new)
-    named = any(w in NAMED for w in found.new)
-    runs = [(i, j) for i, j in _runs(found.old)
-            if (any(CLOCK_WORD.fullmatch(w) for w in found.old[i:j]) if clock and not named
-                else any(w in NAMED for w in found.old[i:j]) == named)]
-    if len(runs) != 1 or runs[0] == (0, len(found.old)):
-        return None
-    i, j = runs[0]
-    if j + 1 < len(found.old) and found.old[j] in SPAN and _dated(found.old[j + 1]):
-        return None  # one end of a span, or one of several dates: "June 3 and June 4", "3 to 5"
-    old_span = _span(text, found.old[i:j])
-    if old_span is None:
-        return None
-    return text[:old_span[0]] + new[new_span[0]:new_span[1]] + text[old_span[1]:]
-
-
-def _value_span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+def value_span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
     """Where the new value stands in the new fact, with the capitalised words just before it that
     the value's words leave out ("New" of "New York": a filler word on its own)."""
     span = _span(text, words)
@@ -536,7 +387,7 @@ def _value_span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 def span_of(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
-    """Where the normalised words stand in the text (once), as [start, end) offsets (nesting.py)."""
+    """Where the normalised words stand in the text (once), as [start, end) offsets."""
     return _span(text, words)
 
 
@@ -545,9 +396,3 @@ def _span(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
     pattern = r"(?<!\w)" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?!\w)"
     found = list(re.finditer(pattern, text, re.IGNORECASE))
     return (found[0].start(), found[0].end()) if len(found) == 1 else None
-
-
-def _to_end(text: str, span: tuple[int, int]) -> str:
-    """The new value as written, with what follows it in its clause ("March 29 because of the auth bug")."""
-    end = re.search(r"[;\n]|\.(?:\s|$)", text[span[1]:])
-    return text[span[0]:span[1] + (end.start() if end else len(text) - span[1])].rstrip(" .")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitmem import nesting, supersede
+from gitmem import nesting, replacing
 from tests.conftest import Mem
 
 PAGE = """# Contacts
@@ -38,7 +38,7 @@ def test_only_the_value_changes_in_place() -> None:
     assert nesting.rewrite(PAGE, 6, "  - Phone: 971-555-0188", new, f"- {new}") == "  - Phone: 971-555-0300"
     plain = "# C\n\n- Tom Park's phone is 971-555-0188\n"
     assert nesting.rewrite(plain, 3, "- Tom Park's phone is 971-555-0188", new, f"- {new}") == \
-        supersede.rewrite("- Tom Park's phone is 971-555-0188", new, f"- {new}")  # a line that says whose
+        replacing.rewrite("- Tom Park's phone is 971-555-0188", new, f"- {new}")  # a line that says whose
 
 
 def test_remember_replaces_a_persons_nested_phone(mem: Mem) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem import supersede
+from gitmem import replacing, supersede
 from gitmem.notes import trailers
 from tests.conftest import Mem
 
@@ -281,7 +281,7 @@ def test_rewrite_changes_only_the_number_of_the_same_person(name: str, other: st
     if old == new:
         return
     assert supersede.updates(update, line)
-    assert supersede.rewrite(line, update, "- " + update) == line.replace(f"555-{old}", f"555-{new}")
+    assert replacing.rewrite(line, update, "- " + update) == line.replace(f"555-{old}", f"555-{new}")
 
 
 @settings(max_examples=80, deadline=None)
@@ -292,7 +292,7 @@ def test_any_text_is_judged_without_error_and_rewrite_is_one_line(new: str, old:
     line = "- " + " ".join(old.split())
     entry = "- " + " ".join(new.split())
     if supersede.updates(new, line):
-        out = supersede.rewrite(line, new, entry)
+        out = replacing.rewrite(line, new, entry)
         assert out == entry or "\n" not in out
 
 
@@ -392,7 +392,7 @@ def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str,
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
     a moved date took the place of the whole line, dropping where the party is."""
     assert supersede.updates(new, old)
-    assert supersede.rewrite(old, new, "- " + new) == after
+    assert replacing.rewrite(old, new, "- " + new) == after
 
 
 @pytest.mark.parametrize(("old", "new", "after"), [
@@ -413,7 +413,7 @@ def test_a_fact_naming_its_subject_shorter_keeps_the_line_s_full_name(old: str, 
     """A newcomer's trial (2026-11-26): "Sarah's phone is now ..." took the place of "Sarah Chen's
     phone is ...", and "Chen" was no longer on the page."""
     assert supersede.updates(new, old)
-    assert supersede.rewrite(old, new, "- " + new) == after
+    assert replacing.rewrite(old, new, "- " + new) == after
 
 
 @pytest.mark.parametrize(("new", "old"), [
@@ -457,7 +457,7 @@ def test_remember_moves_a_host_and_its_port_together(mem: Mem) -> None:
 def test_an_update_never_swallows_a_clause_of_another_kind(old: str, new: str, after: str) -> None:
     """A review of this session's rewrite (2026-11-26): clauses starting with "and" or "at" were
     taken for the next part of the new value and dropped, and a date run was cut out of a span."""
-    assert supersede.rewrite(old, new, "- " + new) == after
+    assert replacing.rewrite(old, new, "- " + new) == after
 
 
 @pytest.mark.parametrize(("old", "new"), [

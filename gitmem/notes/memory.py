@@ -181,7 +181,7 @@ def _updated_elsewhere(nb: Notebook, routed: str, text: str,
 
 
 def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
-    """The page with line `number` replaced (supersede.rewrite kept the old line's indentation)."""
+    """The page with line `number` replaced (replacing.rewrite kept the old line's indentation)."""
     lines = page.split("\n")
     new = replacement.split("\n")
     lines[number - 1:number] = new
