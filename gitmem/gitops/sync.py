@@ -397,8 +397,9 @@ def _run(git: Git, args: list[str], env: dict[str, str]) -> tuple[int, str, str]
 
 def commit_merge(git: Git) -> str | None:
     """Conclude the merge or rebase git stopped in, once nothing is unmerged; the new HEAD."""
-    # GITMEM_SYNCING (notes/pulled.SYNCING): the hooks this fires leave naming what came in to sync
-    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no", "GITMEM_SYNCING": "1"}
+    # no GITMEM_SYNCING here: a sync that stopped on a conflict named nothing yet, and a rebase's
+    # post-rewrite hook names what it brought once it is concluded
+    env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
     busy = git.in_progress()
     if busy == "merge":
         git.run("commit", "--quiet", "--no-edit", env=env)
