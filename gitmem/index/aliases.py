@@ -57,6 +57,8 @@ ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$")
 WHO_HEADERS = frozenset("name names who person people contact member owner".split())
 CELL = re.compile(r"^[ \t]*\|[ \t]*([^|]*?)[ \t]*\|")
 RULE_ROW = re.compile(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$")
+
+
 def found(body: str) -> list[tuple[str, str]]:
     """The (role, name) pairs a text states, in order (none in a long text)."""
     if len(body) > SHORT:
