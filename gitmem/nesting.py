@@ -19,7 +19,7 @@ from .blocks import BULLET, blocks
 
 def owners(page: str) -> dict[int, str]:
     """Line number -> the items a one-line nested item is under ("Tom Park"), for each such item."""
-    return {b.start: b.context.replace(" / ", " — ") for b in blocks(page)
+    return {b.start: " — ".join(entry_name(part) for part in b.context.split(" / ")) for b in blocks(page)
             if b.context and b.start == b.end and not b.context.lstrip().startswith("|")}
 
 
@@ -104,12 +104,25 @@ def under(page: str, fact: str) -> tuple[int, str] | None:
         if fenced:  # a list inside a code block is an example, not the person's entry
             continue
         item = ITEM.match(line.rstrip("\r"))
-        if item is None or not NAME.fullmatch(item.group(2)) or not _same(item.group(2), said.group(1)):
+        entry = entry_name(item.group(2)) if item is not None else ""
+        if item is None or not NAME.fullmatch(entry) or not _same(entry, said.group(1)):
             continue
         last, indent = _subtree(lines, i, len(item.group(1)))
         if indent is not None:
             spots.append((last + 1, indent))
     return spots[0] if len(spots) == 1 else None
+
+
+def entry_name(text: str) -> str:
+    """A list item's text as a person's entry is written, bold and a closing colon left off
+    ("**Sofia Diaz**", "Sofia Diaz:"), for matching it as a name; a colon after one word stays
+    ("Notes:" is a label, not a person)."""
+    text = text.strip()
+    for mark in ("**", "__"):
+        if len(text) > 4 and text.startswith(mark) and text.rstrip(":").endswith(mark):
+            text = text.rstrip(":")[2:-2] + (":" if text.endswith(":") else "")
+    bare = text.rstrip(":").strip()
+    return bare if len(bare.split()) >= 2 or not text.endswith(":") else text
 
 
 def _same(entry: str, said: str) -> bool:

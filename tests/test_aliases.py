@@ -98,6 +98,8 @@ def test_the_people_a_text_s_facts_are_written_under() -> None:
     assert stored.owners("Contacts\n- Tom Park's phone is 555-0100") == []  # not nested: its words say whose
     assert stored.owners("Shopping / the usual\n  - Milk") == []
     assert stored.owners("# Notes\n\nSome Text\n  - item") == []  # a line of a text is no path
+    assert stored.owners("- **Priya Natarajan**\n  - phone: 1\n- Marcus Obi:\n  - phone: 2\n") == [
+        "Priya Natarajan", "Marcus Obi"]  # bold, or a closing colon
 
 
 TEAM = """# Team contacts

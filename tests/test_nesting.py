@@ -104,3 +104,12 @@ def test_remember_keeps_a_crlf_page_s_line_ends(mem: Mem) -> None:
     mem("remember", "Sofia's email is sofia@diaz.example")
     text = (mem.path / "reference/contacts.md").read_bytes().decode()
     assert "  - Phone: 971-555-0111\r\n  - Sofia's email is sofia@diaz.example\r\n" in text
+
+
+@pytest.mark.parametrize("entry", ["**Sofia Diaz**", "Sofia Diaz:", "**Sofia Diaz**:", "__Sofia Diaz__"])
+def test_an_entry_written_bold_or_with_a_colon_is_the_persons(entry: str) -> None:
+    """The second review (2026-11-26): "- **Sofia Diaz**" and "- Sofia Diaz:" were no entry."""
+    page = f"- {entry}\n  - Phone: 971-555-0111\n"
+    assert nesting.entry_name(entry) == "Sofia Diaz" and nesting.entry_name("Notes:") == "Notes:"  # a label
+    assert nesting.under(page, "Sofia's email is x") == (2, "  ")
+    assert nesting.find(page, "Sofia Diaz's phone is now 971-555-0999") == (2, "  - Phone: 971-555-0111")

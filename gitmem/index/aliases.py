@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..nesting import entry_name
 from . import db
 
 if TYPE_CHECKING:
@@ -101,9 +102,9 @@ def _nested_under(line: str, after: str, first: bool) -> str | None:
     if below is None or not below.group(1):
         return None
     item = ITEM.match(line)
-    if item is not None:
-        return _named(item.group(2)) if len(item.group(1)) < len(below.group(1)) else None
-    return _named(line.rsplit(" / ", 1)[-1]) if first else None
+    if item is not None:  # "- Priya Natarajan", "- **Priya Natarajan**", "- Priya Natarajan:"
+        return _named(entry_name(item.group(2))) if len(item.group(1)) < len(below.group(1)) else None
+    return _named(entry_name(line.rsplit(" / ", 1)[-1])) if first else None
 
 
 def _named(text: str) -> str | None:
