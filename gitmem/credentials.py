@@ -165,6 +165,15 @@ def cut(line: str, found: list[tuple[int, int, str]], fit: bool = False) -> str:
     return "".join(out + [line[at:]])
 
 
+SHOWN_HIDDEN = re.compile(r"\[redacted\]|\[_*\]")  # what _hidden writes in a value's place
+
+
+def shows_hidden(text: str) -> bool:
+    """Whether a text holds a value as an answer hides it ([redacted], or a fitted [___]): copied from
+    one, it would put that word where the secret was."""
+    return SHOWN_HIDDEN.search(text) is not None
+
+
 def _hidden(width: int, fit: bool) -> str:
     """What stands for a value `width` long: [redacted], or with `fit`, no more than its width."""
     if not fit or width >= len(REDACTED):

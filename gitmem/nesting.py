@@ -11,14 +11,18 @@ an entry goes under it (`under`), not at the page's end.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from . import replacing, supersede
 from .blocks import BULLET, blocks
 
 
+@functools.lru_cache(maxsize=8)
 def owners(page: str) -> dict[int, str]:
-    """Line number -> the items a one-line nested item is under ("Tom Park"), for each such item."""
+    """Line number -> the items a one-line nested item is under ("Tom Park"), for each such item
+    (kept for the last few pages: remember asks find, then rewrite, of the same page; not to be
+    changed by a caller)."""
     return {b.start: " — ".join(entry_name(part) for part in b.context.split(" / ")) for b in blocks(page)
             if b.context and b.start == b.end and not b.context.lstrip().startswith("|")}
 
@@ -77,8 +81,9 @@ def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
 
 
 ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*?)[ \t]*$")
-CAPITAL = "A-ZÀ-ÖØ-Þ"  # Latin-1's capitals too: Émile, Ørsted
-TITLE = r"(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+"
+CAPITAL = "A-ZÀ-ÖØ-Þ"  # Latin-1's capitals too: Émile, Ørsted (index/aliases.py reads names with these)
+TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof")
+TITLE = rf"(?:{'|'.join(TITLES)})\.?[ \t]+"
 # a list item that is all a name (one to three capitalised words, maybe after a title): a person's entry
 NAME = re.compile(rf"(?:{TITLE})?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t]+[{CAPITAL}][\w'’-]{{0,40}}){{0,2}}")
 # the name a fact starts with, up to its possessive or its first word in lower case ("Tom Baker's email")
@@ -128,7 +133,7 @@ def entry_name(text: str) -> str:
 def _same(entry: str, said: str) -> bool:
     """Whether a fact's name is the entry's person: the whole name, or its first name alone (its
     surname alone after a title: "Okafor" of "Dr Okafor")."""
-    entry, said = (" ".join(re.sub(r"\b(Dr|Mr|Mrs|Ms|Prof)\.", r"\1", name).split()) for name in (entry, said))
+    entry, said = (" ".join(re.sub(rf"\b({'|'.join(TITLES)})\.", r"\1", name).split()) for name in (entry, said))
     words = entry.split()
     titled = re.match(TITLE, entry) is not None
     return said == entry or " " not in said and said == (words[-1] if titled else words[0])

@@ -176,8 +176,6 @@ def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
 def hooks_pulled() -> None:
     """What post-merge and a rebase's post-rewrite run in the foreground: name on stderr what the merge
     or rebase brought (ORIG_HEAD..HEAD) that the write guard would refuse, as sync does; exits 0."""
-    import os
-
     from ..gitops import hookrun
     from ..notes import pulled
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..nesting import entry_name
+from ..nesting import CAPITAL, ITEM, TITLES, entry_name
 from . import db
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ ROLE = r"((?:[a-z][\w-]{0,30}|[A-Z]{2,4}\b)(?:[ \t]+[a-z][\w-]{0,30})?)"
 START_ROLE = r"([A-Za-z][\w-]{0,30}(?:[ \t]+[a-z][\w-]{0,30})?)"
 # a name: one to three capitalised words (Latin-1's capitals too: Étienne, Ørsted), maybe after a
 # title ("Dr Sarah Linden")
-CAPITAL = "A-ZÀ-ÖØ-Þ"
-TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof")
 TITLE = rf"(?:{'|'.join(TITLES)})\.?"
 NAME = rf"((?:{TITLE}[ \t])?[{CAPITAL}][\w'’-]{{0,40}}(?:[ \t][{CAPITAL}][\w'’-]{{0,40}}){{0,2}})"
 PATTERNS = (
@@ -54,7 +52,6 @@ RULES = "4"  # the patterns' version: an index whose roles were read under other
 # knows their people then. Read in texts of any length (a chunk may hold a whole contact list).
 OWNER = "(owner)"
 OWNERS = 200  # names read of one text, at most
-ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$")
 WHO_HEADERS = frozenset("name names who person people contact member owner".split())
 CELL = re.compile(r"^[ \t]*\|[ \t]*([^|]*?)[ \t]*\|")
 RULE_ROW = re.compile(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$")

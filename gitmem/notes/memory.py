@@ -122,7 +122,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
         message = f"mem: remember {_subject(text)}"
         extra: list[tuple[str, str]] = []
-        if old is not None and (credentials.REDACTED in text or "[_" in text) and credentials.redact(old[1])[1]:
+        if old is not None and credentials.shows_hidden(text) and credentials.redact(old[1])[1]:
             # "the password is now [redacted]", copied from an answer: the secret it replaces would be lost
             raise Refused(f"the fact says [redacted] where the line it replaces, {rel}:{old[0]}, holds a secret; "
                           "storing it would lose the secret",
@@ -191,7 +191,7 @@ def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
 def _no_redacted_copy(rel: str, current: str, content: str) -> None:
     """Refused: content that holds a line of the page as an answer shows it redacted (the JSON API, MCP,
     recall): written back, it would put [redacted] in place of the secret (a review, 2026-11-26)."""
-    if credentials.REDACTED not in content and "[_" not in content:
+    if not credentials.shows_hidden(content):
         return
     current = current.replace("\r\n", "\n")  # the content's line ends are LF already (clean_text)
     had = set(current.split("\n"))

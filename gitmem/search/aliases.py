@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..index import aliases as stored
+from ..nesting import CAPITAL
+from ..nesting import TITLES as NAME_TITLES
 from .hits import STOPWORDS, WORD
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ nodes office offices organisation organisations organization organizations paper
 products project projects publication repo repos repository repositories restaurant restaurants school schools service
 services ship ships shop shops site sites store stores team teams tongue""".split())
 MAX_ROLES = 12
-TITLES = frozenset(stored.TITLES)
+TITLES = frozenset(NAME_TITLES)
 MAX_NAMES = 3
 MANY = 20  # names of one role in all the index's texts (history included) past which it is not looked at
 
@@ -140,7 +142,7 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]), tuple(chosen))
 
 
-NAMED_AFTER = re.compile(rf"[ \t]+[{stored.CAPITAL}]")
+NAMED_AFTER = re.compile(rf"[ \t]+[{CAPITAL}]")
 
 
 def _names_of(mention: Mention, named: dict[str, Counter[str]]) -> tuple[str, Counter[str]] | None:
@@ -165,10 +167,10 @@ list remind let lets maybe also anyone someone everyone nobody yes no ok okay su
 # "my ROLE" ("- Jake is allergic", "1. Jake's school", "| Aiko Sato | 555-0142 |", "My son Jake is 5",
 # "Dr Okafor said ...")
 SUBJECT = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+|\|\s*)?(?:\[[ xX]\]\s+)?(?:{stored.TITLE}\s+)?"
-                     rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{stored.CAPITAL}]))?(\w+(?:['’-]\w+)*)")
+                     rf"(?:(?i:my|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?=[{CAPITAL}]))?(\w+(?:['’-]\w+)*)")
 # a fact said as whose it is: a name of one to three capitalised words with a possessive ("Marcus Ortiz's")
-WHOSE = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:{stored.TITLE}\s+)?[{stored.CAPITAL}][\w-]*"
-                   rf"(?:\s+[{stored.CAPITAL}][\w-]*){{0,2}}['’]s\b")
+WHOSE = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:{stored.TITLE}\s+)?[{CAPITAL}][\w-]*"
+                   rf"(?:\s+[{CAPITAL}][\w-]*){{0,2}}['’]s\b")
 # a name with an apostrophe or a hyphen inside ("O'Brien", "Mary-Kate"), which \w+ cuts in two
 JOINED = re.compile(r"\w+(?:['’-]\w+)+")
 CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
