@@ -80,8 +80,27 @@ def rewrite(page: str, number: int, line: str, new: str, entry: str) -> str:
     return changed or "\n".join(indent + ln for ln in entry.split("\n"))
 
 
-ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*?)[ \t]*$")
-CAPITAL = "A-ZÀ-ÖØ-Þ"  # Latin-1's capitals too: Émile, Ørsted (index/aliases.py reads names with these)
+ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])[ \t]+(.*?)[ \t]*$")
+
+
+def _capitals() -> str:
+    """Every capital letter of the alphabets that have them (Latin, Greek, Cyrillic, Armenian,
+    Georgian: below U+2000; after them, symbols and rarer scripts, and 8 ms more at every import)
+    as a character-class body of ranges: a name may start with Ł, Š, Ø, Ω or Д (Łukasz, Šimon,
+    Ørsted; Latin-1's capitals alone missed the first two)."""
+    out: list[str] = []
+    run: list[int] = []
+    for code in range(0x41, 0x2000):
+        if chr(code).isupper() and (not run or code == run[-1] + 1):
+            run.append(code)
+            continue
+        if run:
+            out.append(re.escape(chr(run[0])) + ("-" + re.escape(chr(run[-1])) if len(run) > 1 else ""))
+        run = [code] if chr(code).isupper() else []
+    return "".join(out)
+
+
+CAPITAL = _capitals()  # index/aliases.py and search/aliases.py read names with these too
 TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof")
 TITLE = rf"(?:{'|'.join(TITLES)})\.?[ \t]+"
 # a list item that is all a name (one to three capitalised words, maybe after a title): a person's entry
@@ -94,8 +113,10 @@ FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
 
 def under(page: str, fact: str) -> tuple[int, str] | None:
     """Where a new fact about a person goes on a page written per person: (the line after which it
-    goes, its indentation) under the one item that is that person's name with items nested under
-    it ("Sofia's email is ..." under "- Sofia Diaz"; "Tom Baker's ..." never under "- Tom Park");
+    goes, what it starts with: the indentation and list marker of the items already there, "  - ",
+    or the next number of a numbered list, "  3. ") under the one item that is that person's name
+    with items nested under it ("Sofia's email is ..." under "- Sofia Diaz"; "Tom Baker's ..." never
+    under "- Tom Park");
     None when the fact starts with no name, or no item, or more than one, is that person's."""
     said = SAID.match(fact)
     if said is None:
@@ -109,12 +130,12 @@ def under(page: str, fact: str) -> tuple[int, str] | None:
         if fenced:  # a list inside a code block is an example, not the person's entry
             continue
         item = ITEM.match(line.rstrip("\r"))
-        entry = entry_name(item.group(2)) if item is not None else ""
+        entry = entry_name(item.group(3)) if item is not None else ""
         if item is None or not NAME.fullmatch(entry) or not _same(entry, said.group(1)):
             continue
-        last, indent = _subtree(lines, i, len(item.group(1)))
-        if indent is not None:
-            spots.append((last + 1, indent))
+        last, start = _subtree(lines, i, len(item.group(1)))
+        if start is not None:
+            spots.append((last + 1, start))
     return spots[0] if len(spots) == 1 else None
 
 
@@ -140,15 +161,29 @@ def _same(entry: str, said: str) -> bool:
 
 
 def _subtree(lines: list[str], at: int, width: int) -> tuple[int, str | None]:
-    """(index of the last line nested under the item at `at`, continuation lines included, the
-    indentation of its items); None for the indentation when no item is nested under it."""
-    last, indent = at, None
+    """(index of the last line nested under the item at `at`, continuation lines included, what an
+    item added after them starts with: the indentation and marker of the last item at the
+    children's indentation, numbered one on in a numbered list); None for the start when no item is
+    nested under it."""
+    last, indent, marker = at, None, "-"
     for j in range(at + 1, len(lines)):
         line = lines[j].rstrip("\r")
-        if not line.strip() or len(line) - len(line.lstrip()) <= width:
+        if not line.strip():  # a loose list: the items nested under it may come after a blank line
+            if _indent(next((ln for ln in lines[j + 1:] if ln.strip()), "")) > width:
+                continue
+            break
+        if _indent(line) <= width:
             break
         child = ITEM.match(line)
-        if child is not None and indent is None:
-            indent = child.group(1)
+        if child is not None and indent in (None, child.group(1)):
+            indent, marker = child.group(1), child.group(2)
         last = j
-    return last, indent
+    if indent is None:
+        return last, None
+    if marker[0].isdigit():  # "2." after "1.": a numbered list goes on numbered
+        marker = f"{int(marker[:-1]) + 1}{marker[-1]}"
+    return last, f"{indent}{marker} "
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip()) if line.strip() else -1

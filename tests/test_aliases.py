@@ -100,6 +100,9 @@ def test_the_people_a_text_s_facts_are_written_under() -> None:
     assert stored.owners("# Notes\n\nSome Text\n  - item") == []  # a line of a text is no path
     assert stored.owners("- **Priya Natarajan**\n  - phone: 1\n- Marcus Obi:\n  - phone: 2\n") == [
         "Priya Natarajan", "Marcus Obi"]  # bold, or a closing colon
+    # a loose list: a blank line between the name and the items under it (a review, 2026-11-27)
+    assert stored.owners("- Tom Park\n\n  - phone: 1\n\n- Sofia Diaz\n\n  - phone: 2\n\n- Raj\n") == [
+        "Tom Park", "Sofia Diaz"]
 
 
 TEAM = """# Team contacts

@@ -53,12 +53,12 @@ def test_remember_replaces_a_persons_nested_phone(mem: Mem) -> None:
 
 
 def test_a_new_fact_about_a_person_goes_under_their_entry() -> None:
-    assert nesting.under(PAGE, "Sofia's email is sofia@diaz.example") == (9, "  ")  # after her last item
-    assert nesting.under(PAGE, "Tom Park moved to Lyon") == (7, "  ")
+    assert nesting.under(PAGE, "Sofia's email is sofia@diaz.example") == (9, "  - ")  # after her last item
+    assert nesting.under(PAGE, "Tom Park moved to Lyon") == (7, "  - ")
     assert nesting.under(PAGE, "Raj is on holiday") is None  # a table row is no entry to nest under
     assert nesting.under(PAGE, "the wifi is down") is None  # no name
     assert nesting.under("- Tom Park\n  - a\n- Tom Baker\n  - b\n", "Tom's phone is 1") is None  # which Tom?
-    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Dr Okafor moved to Leeds") == (2, "  ")
+    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Dr Okafor moved to Leeds") == (2, "  - ")
     assert nesting.under("- Sofia Diaz\n\n- Tom\n", "Sofia's email is x") is None  # nothing nested: a list
 
 
@@ -79,13 +79,35 @@ def test_an_entry_is_the_persons_whole_name_and_its_continuation_lines_stay_with
     a phone item and its continuation line."""
     page = "- Tom Park\n  - Phone: 971-555-0188\n    (mobile, evenings only)\n- Sofia Diaz\n  - Phone: 1\n"
     assert nesting.under(page, "Tom Baker's email is tb@example.com") is None
-    assert nesting.under(page, "Tom's birthday is March 3") == (3, "  ")  # after "(mobile, ...)"
-    assert nesting.under(page.replace("\n", "\r\n"), "Sofia's email is x") == (5, "  ")
-    assert nesting.under("- Émile Durand\n  - Phone: 1\n", "Émile's email is e@x") == (2, "  ")
-    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Okafor's clinic is on Elm Street") == (2, "  ")
-    assert nesting.under("- Dr. Okafor\n  - Tuesdays\n", "Dr Okafor's email is x") == (2, "  ")  # a title's dot
-    assert nesting.under("- Sean O'Brien\n  - Phone: 1\n", "Sean O'Brien's email is x") == (2, "  ")
+    assert nesting.under(page, "Tom's birthday is March 3") == (3, "  - ")  # after "(mobile, ...)"
+    assert nesting.under(page.replace("\n", "\r\n"), "Sofia's email is x") == (5, "  - ")
+    assert nesting.under("- Émile Durand\n  - Phone: 1\n", "Émile's email is e@x") == (2, "  - ")
+    assert nesting.under("- Dr Okafor\n  - Tuesdays\n", "Okafor's clinic is on Elm Street") == (2, "  - ")
+    assert nesting.under("- Dr. Okafor\n  - Tuesdays\n", "Dr Okafor's email is x") == (2, "  - ")  # a title's dot
+    assert nesting.under("- Sean O'Brien\n  - Phone: 1\n", "Sean O'Brien's email is x") == (2, "  - ")
     assert nesting.under("```\n- Tom Park\n  - Phone: 1\n```\n", "Tom's email is x") is None  # an example
+
+
+def test_a_new_item_is_written_as_its_siblings_are() -> None:
+    """A review (2026-11-26): inside a numbered list the new item was written with "- "."""
+    assert nesting.under("1. Tom Park\n   1. Phone: 1\n   2. Email: t@x\n", "Tom's birthday is May 3") == \
+        (3, "   3. ")
+    assert nesting.under("- Tom Park\n  * Phone: 1\n", "Tom's birthday is May 3") == (2, "  * ")
+    assert nesting.under("- Tom Park\n  9) Phone: 1\n", "Tom's birthday is May 3") == (2, "  10) ")
+    # the marker of the children, not of a grandchild after them
+    assert nesting.under("- Tom Park\n  1. Phone: 1\n     - mobile\n", "Tom's birthday is May 3") == (3, "  2. ")
+    loose = "- Tom Park\n\n  - Phone: 1\n\n  - Email: t@x\n\n- Sofia Diaz\n\n  - Phone: 2\n\n- Raj\n"
+    assert nesting.under(loose, "Tom's birthday is May 3") == (5, "  - ")  # a loose list: blank lines between
+    assert nesting.under(loose, "Sofia's birthday is May 3") == (9, "  - ")
+    assert nesting.under(loose, "Raj's birthday is May 3") is None  # nothing nested under him
+
+
+def test_remember_numbers_a_persons_new_fact_in_a_numbered_list(mem: Mem) -> None:
+    mem.write("reference/team.md", "# Team\n\n1. Sofia Diaz\n   1. Phone: 1\n2. Tom Park\n")
+    mem.commit("team")
+    mem("remember", "--to", "reference/team.md", "Sofia's email is sofia@diaz.example")
+    assert (mem.path / "reference/team.md").read_text() == \
+        "# Team\n\n1. Sofia Diaz\n   1. Phone: 1\n   2. Sofia's email is sofia@diaz.example\n2. Tom Park\n"
 
 
 @pytest.mark.parametrize("value", ["971-555-0188 (mobile), 555-0199 (desk)", "971-555-0188 (mobile) · 555-0199 (desk)",
@@ -111,5 +133,5 @@ def test_an_entry_written_bold_or_with_a_colon_is_the_persons(entry: str) -> Non
     """The second review (2026-11-26): "- **Sofia Diaz**" and "- Sofia Diaz:" were no entry."""
     page = f"- {entry}\n  - Phone: 971-555-0111\n"
     assert nesting.entry_name(entry) == "Sofia Diaz" and nesting.entry_name("Notes:") == "Notes:"  # a label
-    assert nesting.under(page, "Sofia's email is x") == (2, "  ")
+    assert nesting.under(page, "Sofia's email is x") == (2, "  - ")
     assert nesting.find(page, "Sofia Diaz's phone is now 971-555-0999") == (2, "  - Phone: 971-555-0111")

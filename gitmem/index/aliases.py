@@ -77,8 +77,14 @@ def owners(body: str) -> list[str]:
     header's first cell says a name ("Name", "Who", "Contact"). A fact's text as the index keeps it
     starts with its path (blocks.described): "Team / Priya Natarajan" then "  - phone: ..."."""
     lines = body.split("\n")
-    out = [name for i, (line, after) in enumerate(zip(lines, lines[1:]))
-           if (name := _nested_under(line, after, i == 0)) is not None]
+    # the line after an item is the next that says something: in a loose list a blank line comes between
+    nexts, said = [], ""
+    for line in reversed(lines):
+        nexts.append(said)
+        said = line if line.strip() else said
+    nexts.reverse()
+    out = [name for i, (line, after) in enumerate(zip(lines, nexts))
+           if line.strip() and (name := _nested_under(line, after, i == 0)) is not None]
     who = False  # inside a table whose header's first cell says a name
     for i, line in enumerate(lines):
         cell = CELL.match(line.rsplit(" / ", 1)[-1] if i == 0 else line)
@@ -100,7 +106,7 @@ def _nested_under(line: str, after: str, first: bool) -> str | None:
         return None
     item = ITEM.match(line)
     if item is not None:  # "- Priya Natarajan", "- **Priya Natarajan**", "- Priya Natarajan:"
-        return _named(entry_name(item.group(2))) if len(item.group(1)) < len(below.group(1)) else None
+        return _named(entry_name(item.group(3))) if len(item.group(1)) < len(below.group(1)) else None
     return _named(entry_name(line.rsplit(" / ", 1)[-1])) if first else None
 
 

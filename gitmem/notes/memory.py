@@ -97,7 +97,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
             return _replace_line(page, found[0], nesting.rewrite(page, found[0], found[1], found[2], said))
         spot = nesting.under(page, text) if section is None and "\n" not in entry else None
         if spot is not None:  # "Sofia's email is ..." under "- Sofia Diaz", not under the page's last section
-            return _insert_line(page, spot[0] + 1, spot[1] + entry)
+            return _insert_line(page, spot[0] + 1, spot[1] + entry[2:])  # entry[2:]: after its "- "
         return pages.append(page if page.strip() else pages.new_page(rel, ""), entry, section)
 
     near = functools.cache(lambda: nearby(nb, text))  # one keyword search serves both checks
