@@ -263,6 +263,12 @@ def test_a_redacted_copy_written_back_is_refused(mem: Mem) -> None:
                                  "[redacted]: '- Staging AWS key: [redacted] (from Dana)'; writing it would lose "
                                  "the secret (edit the page itself")
     assert AWS in (mem.path / "reference/infra.md").read_text()
+    # edited after the hidden value (a review, 2026-11-26): the key is lost all the same
+    edited = redacted.replace("(from Dana)", "(from Dana, rotated)")
+    assert mem("write", "--replace", "reference/infra.md", edited, code=1).stderr.startswith(
+        "error: reference/infra.md holds this line with a secret where the content says [redacted]: "
+        "'- Staging AWS key: [redacted] (from Dana, rotated)'")
+    assert AWS in (mem.path / "reference/infra.md").read_text()
     mem("write", "knowledge/other.md", "--", "- a note that says [redacted] on its own")  # no line of a page: fine
     # a CRLF page, and a value shorter than the word as context fits it ("[_______]")
     mem.write("reference/wifi.md", "# Wifi\r\n\r\n- Guest wifi password: hunter2\r\n")

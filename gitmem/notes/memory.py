@@ -198,12 +198,20 @@ def _no_redacted_copy(rel: str, current: str, content: str) -> None:
     # as recall and the API show it, and as context fits it ("[___]", a value shorter than the word)
     shown = {line.strip() for fit in (False, True) for line in credentials.redact(current, fit=fit)[0].split("\n")
              if line not in had}
-    copied = next((line for line in content.split("\n") if line.strip() and line.strip() in shown), None)
+    # a copied line edited after the word that hides the value ("KEY=[redacted]  # rotated") loses it too
+    copied = next((line for line in content.split("\n") if (upto := _up_to_hidden(line))
+                   and any(s.startswith(upto) for s in shown)), None)
     if copied is not None:
         raise Refused(f"{rel} holds this line with a secret where the content says [redacted]: "
                       f"{_subject(copied, 80)!r}; writing it would lose the secret",
                       f"edit the page itself ('git mem get {rel}' shows it as it is), or take the secret out "
                       f"first with 'git mem forget {rel}:LINE'")
+
+
+def _up_to_hidden(line: str) -> str | None:
+    """The line, stripped, up to the end of the first word that hides a value in it (None without one)."""
+    found = credentials.SHOWN_HIDDEN.search(line.strip())
+    return line.strip()[:found.end()] if found is not None else None
 
 
 def _insert_line(page: str, number: int, line: str) -> pages.Edit:
