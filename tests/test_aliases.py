@@ -483,3 +483,21 @@ def test_a_role_said_in_other_words_is_asked_as_the_notebook_says_it(mem: Mem) -
     mem.commit("work")
     found = mem.compact("recall", "what's my boss's name")
     assert found["asked_as"] == "what's Helen's name" and found["results"][0]["where"] == "knowledge/work.md:3"
+
+
+def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: Mem) -> None:
+    """"what is my sister's phone number" in a notebook with no sister: Sarah's phone came first,
+    strong (the paraphrase set's unanswerable questions). Every match is weak, with a note that says why."""
+    out = family.json("recall", "what is my sister's phone number")
+    assert out["results"] and all(r["weak"] for r in out["results"]), out["results"]
+    assert "the notebook never mentions your sister: these matches are about others" in out["notes"]
+    text = family("recall", "what does my brother do for work").stdout
+    assert text.startswith("WEAK MATCHES") and text.endswith(
+        "note: the notebook never mentions your brother: these matches are about others\n")
+    # a relative it mentions, by a kinship word that means the same ("mum" for "mother"), is no stranger
+    family.write("knowledge/mum.md", "# Mum\n\n- Mum takes warfarin, so no grapefruit for her.\n")
+    family.commit("mum")
+    out = family.compact("recall", "which fruit must my mother avoid")
+    assert out["results"][0]["text"] == "- Mum takes warfarin, so no grapefruit for her." and \
+        not any("never mentions" in n for n in out["notes"])
+    assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])

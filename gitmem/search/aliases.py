@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..index import aliases as stored
+from ..index import fts
 from ..nesting import CAPITAL
 from ..nesting import TITLES as NAME_TITLES
 from .hits import STOPWORDS, WORD
@@ -286,3 +287,16 @@ def _called(name: str) -> str:
 
 def _role_word(word: str) -> bool:
     return word not in STOPWORDS and len(word) > 1 and not word.isdigit()
+
+
+def stranger(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
+    """The relative a question asks about ("my sister") when the notebook never says that word or
+    one meaning the same, in any text: its facts are all someone else's."""
+    if asked.names:
+        return None
+    for m in mentions(question):
+        if m.determiner.lower() not in ("my", "our") or m.roles[0] not in KINSHIP:
+            continue
+        if not any(fts.matching(conn, f'"{w}"') for r in m.roles for w in r.split()):
+            return m.roles[0]
+    return None

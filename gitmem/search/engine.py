@@ -115,6 +115,8 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         mode = query.mode if embedder else "keyword"
         if found.empty:
             notes.append(scale.no_match_note(query.text, found.evidence))
+        elif found.stranger and found.hits:
+            notes.append(f"the notebook never mentions your {found.stranger}: these matches are about others")
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
         secrets, where = redact_secrets(found.hits, query.text, query.full)
@@ -175,6 +177,7 @@ class Ranking:
     evidence: scale.Evidence
     empty: bool = False  # no good match: the confidence is below the floor
     asked_as: str | None = None  # the question with its roles replaced by names, when any was (aliases.py)
+    stranger: str | None = None  # the relative the question asks about whom the notebook never mentions
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
@@ -228,13 +231,16 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         found = _found(index, cand, ranked, scores, query, pool, view, embedder)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
+    stranger = aliases.stranger(index.conn, asked.judged, asked)
+    if stranger is not None:  # "what is my sister's job" in a notebook without one: nothing here is hers
+        others = {id(h) for h in hits}
     current.ordered(hits)  # its re-sort may have put a fact above the line that replaced it
     shown = _shown(hits, evidence, min_score, others)[:limit]
     if found and query.detail:  # blamed once they are shown: what git says of a line costs a blame per page
         kept = {id(h) for h in shown}
         facts.cite_found(index, [f for f in found if id(f.hit) in kept])
         current.dated(shown)
-    return Ranking(shown, evidence, asked_as=asked_as)
+    return Ranking(shown, evidence, asked_as=asked_as, stranger=stranger)
 
 
 # Results are worked out for at least POOL of them and cut to the limit last, so that a smaller
