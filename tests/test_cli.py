@@ -156,6 +156,21 @@ def test_a_global_option_after_the_command_says_where_it_goes(mem: Mem, args: li
                              f"git mem {args[1]} {args[0]} ...)\n")
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("args, line", [
+    (["goal", "update", "nope", "--status", "done"], "error: Invalid value for '--status': 'done' is not one of "
+     "'active', 'completed', 'abandoned'. (see 'git mem goal update --help')"),
+    (["init", "-q"], "error: No such option '-q'. (see 'git mem init --help')"),
+    (["recall", "--in", "x", "foo"], "error: No such option '--in'. (Did you mean one of: '--json', '--since'?) "
+     "(see 'git mem recall --help')"),
+])
+def test_a_usage_error_names_the_whole_command_and_no_hint_that_does_not_apply(mem: Mem, args: list,
+                                                                               line: str) -> None:
+    """A newcomer (2026-11-27): `goal update` said "see 'git mem update --help'", and `init -q` and
+    `recall --in` were told that text starting with '-' goes after '--' (neither was text)."""
+    assert mem(*args, code=2).stderr == line + "\n"
+
+
 @pytest.fixture
 def projects(mem: Mem, monkeypatch) -> Mem:
     """`git mem` run from the notebook's projects/ folder."""

@@ -8,6 +8,7 @@ notes.py, find.py, indexing.py and agent.py, their shared options in common.py."
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,13 @@ class App(click.Group):
         except click.exceptions.Exit as exc:
             code = exc.exit_code
         except click.UsageError as exc:
-            where = f"git mem {exc.ctx.command.name}" if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
+            # the whole path of a subcommand ("git mem goal update"), whose name alone is no command
+            where = exc.ctx.command_path if exc.ctx and exc.ctx.command.name != "cli" else "git mem"
             hint = f"see '{where} --help'"
             if isinstance(exc, click.NoSuchOption) and exc.option_name in GLOBAL_OPTIONS and where != "git mem":
                 # as git: `git --no-pager log`, not `git log --no-pager`
                 hint = f"{exc.option_name} goes before the command: git mem {exc.option_name} {where[8:]} ..."
-            elif isinstance(exc, click.NoSuchOption):
+            elif isinstance(exc, click.NoSuchOption) and takes_text(exc.ctx) and not OPTION.fullmatch(exc.option_name):
                 hint = f"text that starts with '-' goes after '--', e.g. {dash_example(exc.ctx, where)}; {hint}"
             click.echo(error_line(terminal_safe(f"error: {exc.format_message()} ({hint})")), err=True, color=True)
             code = 2
@@ -72,6 +74,14 @@ class App(click.Group):
             click.echo(f"error: internal error in gitmem (id {bug_id}); details in {log} (please report it)", err=True)
             code = 3
         sys.exit(code if isinstance(code, int) else 0)
+
+
+OPTION = re.compile(r"--[A-Za-z][\w-]*")  # an option mistyped or misplaced, not text ("-v is verbose", "-5")
+
+
+def takes_text(ctx: click.Context | None) -> bool:
+    """Whether the command reads free text from its arguments (what may start with '-')."""
+    return any(isinstance(p, click.Argument) and p.nargs == -1 for p in (ctx.command.params if ctx else []))
 
 
 def dash_example(ctx: click.Context | None, where: str) -> str:
