@@ -52,13 +52,29 @@ def _value_changed(line: str, start: int, part: str, new: str, found: Update, fo
     the fact `new` says it, with what follows it in its clause; None when either value cannot
     be found as written."""
     old_span, new_span = span_of(part, found.old), value_span(new, found.new)
-    if old_span is None or new_span is None:
+    if old_span is None or new_span is None or _qualifies(part[old_span[0]:old_span[1]], part[old_span[1]:]):
         return None
     value = _to_end(new, new_span)
     end = start + old_span[1]
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
         end = _replaced_clauses(line, end, following, parts_of(value)[1:])
     return line[:start + old_span[0]] + value + line[end:]
+
+
+# what may follow a value without being more of its phrase: a preposition, a joining word, a time
+FOLLOWS = switches.STOP | switches.LINK | switches.DAYS | frozenset("""after before until since during via through
+over under but because so as than then while when where which who each every daily weekly monthly nightly yearly
+currently today tomorrow too only instead""".split())
+
+
+def _qualifies(value: str, rest: str) -> bool:
+    """Whether the old value, all words, qualifies the next word of the line ("dark roast" in "dark
+    roast coffee"): putting the new value in its place would say something else ("I prefer green tea
+    coffee with oat milk", a newcomer, 2026-11-27), so the new fact takes the line's place. A name,
+    a number or a host goes on with what it is ("db-stage-03.lumen.internal port 5433")."""
+    word = re.match(r" ([a-z][a-z-]*)\b", rest)
+    return re.fullmatch(r"[a-z]+(?: [a-z]+)*", value) is not None and word is not None \
+        and word.group(1) not in FOLLOWS
 
 
 def _goes_on(line: str, found: Update) -> bool:
@@ -116,8 +132,13 @@ NAMED = switches.DAYS | frozenset("today tomorrow".split())  # a month or a day:
 SPAN = frozenset("and or to until till through thru".split())
 
 
+# a time zone is part of the time it follows: "02:00 UTC" -> "04:00 UTC" moves only the time
+# (a newcomer's backups line lost "nightly" and its bucket, 2026-11-27)
+ZONES = frozenset("utc gmt bst cet cest eet eest est edt cst cdt mst mdt pst pdt ist jst aest aedt nzst".split())
+
+
 def _dated(word: str) -> bool:
-    return word in switches.DATEISH or DATED.fullmatch(word) is not None
+    return word in switches.DATEISH or word in ZONES or DATED.fullmatch(word) is not None
 
 
 def _runs(words: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -92,8 +92,10 @@ def words(text: str) -> list[str]:
 def clauses(text: str) -> list[str]:
     """A new fact's clauses, each as normalised words: "I no longer drink coffee; switched to tea"."""
     # also at a comma before a new subject or a joined clause: "I no longer take the aisle seat, I prefer ..."
-    parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?:and|but|so)\s+|,\s+(?=(?:i|we|he|she|they)\s)", text,
-                     flags=re.IGNORECASE)
+    # and at a comma before what says the old value is gone: "switched from dark roast to green tea, no more
+    # coffee" took "green tea no more coffee" for the new value (a newcomer, 2026-11-27)
+    parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?:and|but|so)\s+|,\s+(?=(?:i|we|he|she|they)\s)"
+                     r"|,\s+(?=(?:no more|no longer|not|never)\s)", text, flags=re.IGNORECASE)
     return [" ".join(words(part)) for part in parts if words(part)]
 
 
@@ -154,14 +156,36 @@ def _after_subject(subject: list[str], old: list[str], raws: tuple[str, str] = (
     `raws`: the new fact and the old line as written (whether a kind word stands before a name)."""
     rest = _strip(old)
     subject = _kind_matched(subject, rest, raws)
-    if not _same_words(rest[:len(subject)], subject):
+    size = len(subject) if _same_words(rest[:len(subject)], subject) else _whose(subject, rest, raws[0])
+    if size is None:
         return None
     i, seen = 0, 0
-    while seen < len(subject):  # the index in `old` just past the subject's words
+    while seen < size:  # the index in `old` just past the subject's words
         if old[i] not in LINK and old[i] not in SELF:
             seen += 1
         i += 1
     return old[i:]
+
+
+OF = frozenset({"for", "of"})
+
+
+def _whose(subject: list[str], rest: list[str], raw: str) -> int | None:
+    """How many of the old line's words (`rest`, link words left out) are its subject when the new
+    fact says it as whose it is and the line says it with "for" or "of": "Biscuit's vet" is "the
+    vet for our dog Biscuit" (a newcomer's update stood beside the line, 2026-11-27); at most two
+    words between ("our dog")."""
+    if not re.search(r"\w['’]s\b", raw):
+        return None
+    for k in range(1, len(subject)):
+        owner, thing = subject[:k], subject[k:]
+        if not _same_words(rest[:len(thing)], thing) or rest[len(thing):len(thing) + 1] not in (["for"], ["of"]):
+            continue
+        for skip in range(3):
+            at = len(thing) + 1 + skip
+            if _same_words(rest[at:at + len(owner)], owner):
+                return at + len(owner)
+    return None
 
 
 def _kind_matched(subject: list[str], rest: list[str], raws: tuple[str, str]) -> list[str]:

@@ -387,6 +387,18 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     ("- The Atlas staging database runs on db-stage-03.lumen.internal port 5433",
      "The Atlas staging database moved to db-stage-07.lumen.internal",
      "- The Atlas staging database runs on db-stage-07.lumen.internal port 5433"),
+    # a newcomer, 2026-11-27: a time with its zone moves alone (the line had lost "nightly" and its bucket)
+    ("- Staging database backups run nightly at 02:00 UTC to the S3 bucket orchard-backups",
+     "Staging database backups now run at 04:00 UTC",
+     "- Staging database backups run nightly at 04:00 UTC to the S3 bucket orchard-backups"),
+    # ... an old value that qualifies the next word is no value to put another in ("green tea coffee"), and
+    # the new value ends at the comma before "no more"
+    ("- I prefer dark roast coffee with oat milk, never sugar",
+     "I switched from dark roast to green tea, no more coffee",
+     "- I switched from dark roast to green tea, no more coffee"),
+    # ... and "Biscuit's vet" is "the vet for our dog Biscuit"
+    ("- The vet for our dog Biscuit is Harbor Animal Clinic", "Biscuit's vet is now Greenway Veterinary",
+     "- Biscuit's vet is now Greenway Veterinary"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
