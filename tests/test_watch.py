@@ -41,6 +41,17 @@ def test_a_disagreeing_write_is_reported_with_the_older_fact(mem: Mem) -> None:
     assert mem.json("remember", "Tom's eyes are grey")["watched"] is None  # not watched
 
 
+def test_each_line_is_reported_once_at_its_own_number(mem: Mem) -> None:
+    """A newcomer (2026-11-27): Sam's line was reported twice, once at Bo Chan's line number (a hit's
+    text was the chunk that holds its fact)."""
+    for fact in ("Sam Lee's phone is 555-1111", "Ann Park's phone is 555-3333", "Bo Chan's phone is 555-4444"):
+        mem("remember", fact)
+    mem("watch", "Sam Lee")
+    out = mem.json("remember", "--to", "knowledge/facts.md", "Sam Lee's phone is 555-2222")
+    assert [(c["path"], c["lines"]["start"], c["text"]) for c in out["watched"]] == [
+        ("reference/contacts.md", 3, "- Sam Lee's phone is 555-1111")]
+
+
 def test_reported_even_when_the_new_fact_replaces_the_old(mem: Mem) -> None:
     mem("remember", "Sarah's phone is 555-1234", "--category", "contact")
     mem("watch", "Sarah")

@@ -180,11 +180,17 @@ def _lines_about(nb: Notebook, name: str) -> list[tuple[str, int, str]]:
                                             min_score=0.0, detail=False))
     except GitmemError:
         return []
-    out = []
-    for hit in found.results:
-        for offset, line in enumerate(hit.text.split("\n")):
-            if mentions(line, name):
-                out.append((hit.path, hit.lines["start"] + offset, line))
+    # the lines are read from the pages the search found, not from its hits: a hit's text can be the
+    # chunk that holds its fact, whose lines are not the fact's (a newcomer's `watch` named one line
+    # twice, once at a line number of another person's, 2026-11-27)
+    out: list[tuple[str, int, str]] = []
+    for path in dict.fromkeys(hit.path for hit in found.results):
+        try:
+            page = nb.read(path)
+        except (GitmemError, OSError):
+            continue
+        out.extend((path, number, line) for number, line in enumerate(page.split("\n"), start=1)
+                   if mentions(line, name))
     return out
 
 
