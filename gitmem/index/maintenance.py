@@ -128,14 +128,18 @@ def status(nb: Notebook, check_model: bool = True) -> dict[str, Any]:
     """Index health, read-only: counts, indexed commit vs HEAD, model, sizes."""
     index = Index(nb)
     try:
+        counts, conflicts = _counts(index), _conflicts(index)
+        # a merge that stopped on a conflict is in git before the index has read it: both say the same
+        # count ("0 with conflict markers" above a "conflict:" line, a newcomer found)
+        counts["conflicted_files"] = max(counts["conflicted_files"], conflicts.pop("files"))
         return {
             "notebook": str(nb.root), "layout": nb.settings.layout,
-            "index": _index_state(index), "counts": _counts(index),
+            "index": _index_state(index), "counts": counts,
             "documents": extracts.summary(index),
             "model": _model_state(nb, index, check_model), "sizes": _sizes(index),
             "hooks": hooks.summary(nb),
             "unparsed_frontmatter": _unparsed(index),
-            "conflicts": _conflicts(index),
+            "conflicts": conflicts,
         }
     finally:
         index.close()
@@ -217,7 +221,7 @@ def _conflicts(index: Index) -> dict[str, Any]:
             facts = 0
         if facts:
             pages.append({"path": path, "facts": facts})
-    return {"pages": pages, "in_progress": nb.git.in_progress()}
+    return {"pages": pages, "in_progress": nb.git.in_progress(), "files": len(paths)}
 
 
 def _unparsed(index: Index) -> list[str]:
