@@ -501,3 +501,27 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert out["results"][0]["text"] == "- Mum takes warfarin, so no grapefruit for her." and \
         not any("never mentions" in n for n in out["notes"])
     assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])
+
+
+def test_the_strong_results_come_first_in_the_json_as_in_the_text(family: Mem) -> None:
+    """A newcomer (2026-11-27): the JSON listed a weak result (someone else's, its score halved) above
+    strong ones the text showed it below, under WEAK MATCHES: an agent's top three were not a person's."""
+    family.write("knowledge/me.md", "# Me\n\n- User is allergic to shellfish.\n- I get hay fever in May.\n")
+    family.commit("me")
+    out = family.compact("recall", "what am I allergic to")["results"]
+    weak = [r["weak"] for r in out]
+    assert True in weak and False in weak[1:] and weak == sorted(weak), out
+    text = family("recall", "what am I allergic to").stdout
+    assert text.index("- I get hay fever in May.") < text.index("WEAK MATCHES") < text.index("Emma is allergic")
+
+
+def test_a_question_about_someone_by_the_role_the_is_not_about_the_asker(mem: Mem) -> None:
+    """A newcomer (2026-11-27): "how do I email the designer" read as about the one who asks ("I"), so
+    Greta's email, someone else's, was weak and below a Zendesk line."""
+    mem.write("projects/team.md", "# Team\n\n| Name | Role |\n| --- | --- |\n| Greta Holm | Designer |\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- Greta Holm's email is greta@holm.design\n"
+                                       "- Customer support emails go to Zendesk\n")
+    mem.commit("team")
+    top = mem.compact("recall", "how do I email the designer")["results"][0]
+    assert (top["text"], top["weak"]) == ("- Greta Holm's email is greta@holm.design", False)
+    assert not aliases.about_me("how do I email the designer") and aliases.about_me("how do I take the bus")

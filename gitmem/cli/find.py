@@ -32,10 +32,11 @@ def recall(as_json: bool, **given: Any) -> None:
     answers: the list item, line or paragraph, under its heading path, with its
     lines (git mem get PATH:LINES prints it) and the commit git blame names for
     them. Matches that may not answer are shown last, under WEAK MATCHES (JSON:
-    "weak": true); with nothing above the notebook's background: no good match,
-    and a note (--min-score 0 shows the closest anyway). --json gives each
-    result's fact, PATH:LINES, score, weak, date and short commit; --full adds
-    the whole chunk and the fact's author and commit subject. Sessions are left
+    last too, "weak": true); with nothing above the notebook's background: no
+    good match, and a note (--min-score 0 shows the closest anyway). --json
+    gives each result's fact, PATH:LINES, score, weak, date and short commit;
+    with --full, each result is the whole hit instead: its chunk with path and
+    lines, and its fact with full commit, author and subject. Sessions are left
     out; when they would answer, a note says so; use 'git mem search --in
     sessions'. So is the agent's instructions page (reference/agent-instructions.md,
     which 'git mem context' loads whole); search finds it. search.recall in

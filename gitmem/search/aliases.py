@@ -210,6 +210,9 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     return out
 
 
+# a word that names a person by what they do: "the designer", "the accountant", "the dentist"
+PERSON = re.compile(r"(?:[a-z]{3}(?:er|or|ist|ant|ent|ian|ee)|\b(?:landlord|landlady|boss|vet|gp|nanny|coach|"
+                    r"chef|nurse|cleaner|tutor|owner|lead))$")
 ME = frozenset({"i", "me", "myself"})
 WHO = frozenset({"who", "whom", "whose"})
 
@@ -220,7 +223,11 @@ def about_me(question: str) -> bool:
     words = {w.lower() for w in WORD.findall(question)}
     if not words & ME or words & WHO:
         return False
-    return not any(role in KINSHIP for m in mentions(question) for role in m.roles)
+    found = mentions(question)
+    # "how do I email the designer" asks about the designer, not the one who asks (a newcomer: Greta's
+    # email, someone else's, was weak against it, 2026-11-27); "how do I take the bus" is the asker's
+    return not any(role in KINSHIP for m in found for role in m.roles) and \
+        not any(m.determiner.lower() == "the" and PERSON.search(m.roles[0]) for m in found)
 
 
 def asker_only(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = None) -> bool:

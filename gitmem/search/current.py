@@ -177,6 +177,7 @@ def ordered(hits: list[Hit]) -> None:
         if new is not None and hits.index(new) > hits.index(old):
             hits.remove(new)
             new.score = max(new.score, old.score)
+            new.weak = new.weak and old.weak  # what replaced a strong answer answers as well
             hits.insert(hits.index(old), new)
 
 

@@ -110,6 +110,9 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         hits = found.hits
         _confidence(nb, hits, query.served)
         current.ordered(hits)
+        # the strong results first, as the text shows them above its WEAK MATCHES: an agent reading the
+        # first three of the JSON read a weak one a person saw below three strong ones (a newcomer)
+        hits.sort(key=lambda h: h.weak)
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"

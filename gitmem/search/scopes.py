@@ -40,7 +40,7 @@ def widen(nb: Notebook, query: Query, found: Results, progress: Progress | None 
         hit.scope = "personal"
     limit = query.limit or nb.settings.limit
     order = {group: i for i, group in enumerate(GROUPS)}
-    merged = sorted(found.results + mine.results, key=lambda h: (order.get(h.group, len(order)), -h.score))
+    merged = sorted(found.results + mine.results, key=lambda h: (h.weak, order.get(h.group, len(order)), -h.score))
     found.results = merged[:limit]
     found.scoped = True
     if found.results:  # one notebook's "no good match" is no verdict on what the other one answered
