@@ -525,3 +525,23 @@ def test_a_question_about_someone_by_the_role_the_is_not_about_the_asker(mem: Me
     top = mem.compact("recall", "how do I email the designer")["results"][0]
     assert (top["text"], top["weak"]) == ("- Greta Holm's email is greta@holm.design", False)
     assert not aliases.about_me("how do I email the designer") and aliases.about_me("how do I take the bus")
+
+
+def test_a_person_named_by_what_they_do_and_a_role_by_its_short_form(mem: Mem) -> None:
+    """A newcomer (2026-11-27): "who is the PO for the project" got no good match over "Oliver Grant is
+    now the product owner" (a role said after the name was not read, and "PO" was no role)."""
+    assert stored.found("Oliver Grant is the product owner for Orchard") == [("product owner", "Oliver Grant")]
+    assert stored.found("Raj is the lead on billing") == [("lead", "Raj")]
+    assert stored.found("Postgres is the database we use") == []  # a thing, not a person by what they do
+    mem("remember", "Oliver Grant is the product owner for Orchard")
+    mem("remember", "Oliver Grant wants weekly demos on Fridays")
+    # "who is the ROLE" asks for the name: the role's line answers, the question asked in the notebook's words
+    out = mem.compact("recall", "who is the PO for the project")
+    assert out["asked_as"] == "who is the product owner for the project"
+    assert out["results"][0]["text"] == "- Oliver Grant is the product owner for Orchard"
+    assert mem.compact("recall", "who is the product owner")["results"][0]["text"] == \
+        "- Oliver Grant is the product owner for Orchard"
+    # what the role's holder wants is asked by their name
+    out = mem.compact("recall", "what does our PO want")
+    assert out["asked_as"] == "what does Oliver want"
+    assert out["results"][0]["text"] == "- Oliver Grant wants weekly demos on Fridays"

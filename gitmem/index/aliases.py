@@ -42,9 +42,16 @@ PATTERNS = (
     re.compile(rf"{NAME}[ \t]+is[ \t]+(?:now[ \t]+)?my[ \t]+{ROLE}"),  # Lucy is my sister
     re.compile(rf"^(?:[#>]+[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+)?(?:(?i:the|our|my)[ \t]+)?{START_ROLE}"
                rf"(?:[ \t]+is(?:[ \t]+now)?|:)[ \t]+{NAME}", re.MULTILINE),  # Product owner is (now) Marcus Bell
+    # Oliver Grant is (now) the product owner: only a role that names a person by what they do (PERSON),
+    # not "Postgres is the database we use"
+    re.compile(rf"{NAME}[ \t]+is[ \t]+(?:now[ \t]+)?(?i:the|our)[ \t]+{ROLE}"),
 )
+# a word that names a person by what they do: "the designer", "the accountant", "the tech lead"
+PERSON = re.compile(r"(?:[a-z]{3}(?:er|or|ist|ant|ent|ian|ee)|\b(?:landlord|landlady|boss|vet|gp|nanny|coach|"
+                    r"chef|nurse|cleaner|tutor|owner|lead|head|po|pm|cto|ceo|cfo|coo))$")
+NAME_FIRST = (1, 3)  # the patterns that say the name before the role
 POSSESSIVE = re.compile(r"['’]s$")
-RULES = "4"  # the patterns' version: an index whose roles were read under others reads them again
+RULES = "5"  # the patterns' version: an index whose roles were read under others reads them again
 # The people a text's facts are written under, stored as this role (a question never asks it: no
 # word holds a parenthesis): a name that list items are nested under ("- Priya Natarajan" over
 # "  - phone: ..."), or that a table row starts with under a header such as "| Name | Phone |".
@@ -64,8 +71,11 @@ def found(body: str) -> list[tuple[str, str]]:
     pairs = []
     for i, pattern in enumerate(PATTERNS):
         for m in pattern.finditer(body):
-            role, name = (m.group(2), m.group(1)) if i == 1 else (m.group(1), m.group(2))
+            role, name = (m.group(2), m.group(1)) if i in NAME_FIRST else (m.group(1), m.group(2))
             pair = _pair(role, name)
+            if pair is not None and i == 3 and not PERSON.search(pair[0]):
+                pair = _pair(role.split()[0], name) if " " in role and PERSON.search(role.split()[0].lower()) \
+                    else None  # "Dana is the lead of ...": ROLE took "lead of"
             if pair is not None:
                 pairs.append(pair)
     return list(dict.fromkeys(pairs))

@@ -48,7 +48,10 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
 # roles at work and in care that people say in other words ("my boss" for the notebook's "My manager
 # is Helen Brooks": rank 5 for a newcomer, 2026-11-26); unlike kin, they name no relative
 ALIKE = {"boss": ("manager",), "manager": ("boss",), "doctor": ("gp",), "gp": ("doctor",),
-         "lawyer": ("solicitor", "attorney"), "solicitor": ("lawyer",), "attorney": ("lawyer",)}
+         "lawyer": ("solicitor", "attorney"), "solicitor": ("lawyer",), "attorney": ("lawyer",),
+         # the short forms of roles at work ("who is the PO": a newcomer got no good match, 2026-11-27)
+         "po": ("product owner",), "pm": ("product manager", "project manager"), "em": ("engineering manager",),
+         "tl": ("tech lead",), "qa": ("qa lead", "tester")}
 # a kinship word before one of these names a thing, not a person ("our sister company", "the
 # parent directory", "the mother board"): only the two words together may be a role
 KINSHIP = frozenset(KIN) | frozenset("""sister brother son daughter parent parents aunt uncle cousin niece nephew
@@ -134,9 +137,15 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
                 or NAMED_AFTER.match(question, mention.end):  # "my daughter Lucy": the question names her
             continue
         role, names = choice
-        chosen += [_called(n) for n, _ in names.most_common()]
-        ranked += [question[at:mention.start], " and ".join(chosen[-len(names):])]
-        judged += [question[at:mention.start], f"{mention.determiner} {role}"]
+        said_as = f"{mention.determiner} {role}"
+        if WHO_IS.search(question, 0, mention.start) and not OWNS.match(question, mention.end):
+            # "who is the PO" asks for the name: the line that names the role answers, asked in its words
+            # ("who is Oliver" put "Oliver wants weekly demos" above "Oliver Grant is the product owner")
+            ranked += [question[at:mention.start], said_as]
+        else:
+            chosen += [_called(n) for n, _ in names.most_common()]
+            ranked += [question[at:mention.start], " and ".join(chosen[-len(names):])]
+        judged += [question[at:mention.start], said_as]
         at = mention.end
     if not ranked:
         return Asked(question, question)
@@ -144,6 +153,8 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
 
 
 NAMED_AFTER = re.compile(rf"[ \t]+[{CAPITAL}]")
+OWNS = re.compile(r"['’](?:s\b|\s)")  # "who is my daughter's ...": asks about someone of hers, by name
+WHO_IS = re.compile(r"\bwho(?:['’]s|\s+(?:is|are|was|were))\s+$", re.IGNORECASE)  # right before the role
 
 
 def _names_of(mention: Mention, named: dict[str, Counter[str]]) -> tuple[str, Counter[str]] | None:
@@ -210,9 +221,6 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     return out
 
 
-# a word that names a person by what they do: "the designer", "the accountant", "the dentist"
-PERSON = re.compile(r"(?:[a-z]{3}(?:er|or|ist|ant|ent|ian|ee)|\b(?:landlord|landlady|boss|vet|gp|nanny|coach|"
-                    r"chef|nurse|cleaner|tutor|owner|lead))$")
 ME = frozenset({"i", "me", "myself"})
 WHO = frozenset({"who", "whom", "whose"})
 
@@ -227,7 +235,7 @@ def about_me(question: str) -> bool:
     # "how do I email the designer" asks about the designer, not the one who asks (a newcomer: Greta's
     # email, someone else's, was weak against it, 2026-11-27); "how do I take the bus" is the asker's
     return not any(role in KINSHIP for m in found for role in m.roles) and \
-        not any(m.determiner.lower() == "the" and PERSON.search(m.roles[0]) for m in found)
+        not any(m.determiner.lower() == "the" and stored.PERSON.search(m.roles[0]) for m in found)
 
 
 def asker_only(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = None) -> bool:
