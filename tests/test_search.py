@@ -80,7 +80,11 @@ def test_filters_apply_before_ranking(mem: Mem) -> None:
     assert "finance/plan.md" not in unfiltered  # below the top 100 without the filter
     assert paths(mem.json("recall", "--mode", "keyword", "--tag", "finance", "budget")) == ["finance/plan.md"]
     assert paths(mem.json("recall", "--tag", "FINANCE", "budget")) == ["finance/plan.md"]
+    assert paths(mem.json("recall", "--tag", "#finance", "budget")) == ["finance/plan.md"]  # as `git mem tags` reads it
     assert paths(mem.json("recall", "--mode", "keyword", "--type", "plan", "budget")) == ["finance/plan.md"]
+    # a tag no page has: a note says so (a newcomer's "no results" said nothing, 2026-11-27)
+    assert mem("recall", "--mode", "keyword", "--tag", "#nosuchtag", "budget").stdout == (
+        "no results for 'budget'\nnote: no page is tagged #nosuchtag; 'git mem tags' lists the tags there are\n")
     assert mem.json("recall", "--mode", "keyword", "--type", "goal", "budget")["results"] == []
 
 

@@ -97,8 +97,16 @@ def not_at(paths: tuple[str, ...]) -> tuple[str, list[Any]]:
 
 
 def tagged(tag: str) -> tuple[str, list[Any]]:
-    """The condition on blob b: it carries this tag (lower-cased, matched whole)."""
-    return "b.tags LIKE ? ESCAPE '\\'", ["%," + _like(tag.strip().lower()) + ",%"]
+    """The condition on blob b: it carries this tag (lower-cased, matched whole; "#apollo" is apollo, as
+    `git mem tags` reads it)."""
+    return "b.tags LIKE ? ESCAPE '\\'", ["%," + _like(tag.strip().lstrip("#").lower()) + ",%"]
+
+
+def carried(conn: apsw.Connection, view: str, tag: str) -> bool:
+    """Whether any page of the view (its SQL) carries this tag."""
+    where, args = tagged(tag)
+    return conn.execute(f"SELECT 1 FROM ({view}) v JOIN blobs b ON b.id = v.blob WHERE {where} LIMIT 1",
+                        args).fetchone() is not None
 
 
 def typed(kind: str) -> tuple[str, list[Any]]:

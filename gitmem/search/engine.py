@@ -17,7 +17,7 @@ from .. import credentials, dates
 from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
-from ..index import confidence, embed, embeddings, extracts, fts, postings
+from ..index import cand, confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
@@ -122,6 +122,9 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             notes.append(f"the notebook never mentions your {found.stranger}: these matches are about others")
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
+            notes.extend(f"no page is tagged #{t.strip().lstrip('#')}; 'git mem tags' lists the tags there are"
+                         for t in query.tags
+                         if not cand.carried(index.conn, view.sql, t))  # "no results" alone said nothing
         secrets, where = redact_secrets(found.hits, query.text, query.full)
         if secrets:
             notes.append(credentials.note(secrets, where))
