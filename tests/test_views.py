@@ -101,6 +101,9 @@ def test_at_on_the_command_line(mem: Mem) -> None:
     text = mem("recall", "--at", "HEAD~1", "--mode", "keyword", "launch").stdout
     assert text.startswith(f"as at {first[:7]} ") and "zeppelin" in text
     assert mem("recall", "--at", "no-such-rev", "x", code=1).stderr.startswith("error: unknown revision 'no-such-rev'")
+    # a date that is none is said as --from says it, not as a revision git does not know (a newcomer)
+    assert mem("recall", "--at", "2026-13-45", "x", code=2).stderr.startswith(
+        "error: '2026-13-45' is not a valid date (month must be in 1..12)")
     assert mem("recall", "--at", "HEAD", "--history", "x", code=2).stderr.startswith("error: --at and --history")
 
 

@@ -12,6 +12,7 @@ whatever blobs the index has not seen yet.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +124,8 @@ def resolve(nb: Notebook, value: str) -> Revision:
         oid = found
     else:
         resolved = git.resolve(value) if value.strip() else None
+        if resolved is None and re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ].*)?", value.strip()):
+            dates.parse(value)  # a date that is none ("2026-13-45"): said as --from says it, not "unknown revision"
         if resolved is None:
             raise UnknownRevision(f"unknown revision {value!r}", REV_HINT)
         oid = resolved
