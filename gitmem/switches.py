@@ -131,14 +131,17 @@ def _name_only(subject: list[str], raw: str) -> bool:
 
 def _differ(old: list[str], new: list[str], verb: bool) -> bool:
     """Two values that say different things: neither is the other said more fully; after a plain
-    verb ("I now drink ...") they share a thing or both hold a number."""
+    verb ("I now drink ...") they share a thing, both hold a number or both are dates."""
     a, b = _content(old), _content(new)
     if not a or not b or a <= b or b <= a:
         return False
     numbered = [any(any(c.isdigit() for c in w) for w in value) for value in (a, b)]
     if numbered[0] != numbered[1]:
         return False  # "daily at the office" and "9:45" are two kinds of value, not two values
-    return (bool(a & b) or all(numbered)) if verb else True
+    # two dates are two values too ("... now renews in September" of "... renews in June": a newcomer's
+    # update stood beside the line, 2026-11-27)
+    dated = all(value and all(w in DATEISH for w in value) for value in (a, b))
+    return (bool(a & b) or all(numbered) or dated) if verb else True
 
 
 def _same_words(a: list[str], b: list[str]) -> bool:

@@ -135,3 +135,29 @@ def test_an_entry_written_bold_or_with_a_colon_is_the_persons(entry: str) -> Non
     assert nesting.entry_name(entry) == "Sofia Diaz" and nesting.entry_name("Notes:") == "Notes:"  # a label
     assert nesting.under(page, "Sofia's email is x") == (2, "  - ")
     assert nesting.find(page, "Sofia Diaz's phone is now 971-555-0999") == (2, "  - Phone: 971-555-0111")
+
+
+def test_a_client_s_nested_date_is_updated_in_place() -> None:
+    """A newcomer (2026-11-27): "The Acme Foods contract now renews in September" was added to the facts
+    page beside the hand-written "Acme Foods > Contract renews in June"."""
+    page = "# Clients\n\n- Acme Foods\n  - Contract renews in June\n  - Contact: Jo Reyes\n- Beta Corp\n" \
+           "  - Contract renews in May\n"
+    new = "The Acme Foods contract now renews in September"
+    assert nesting.find(page, new) == (4, "  - Contract renews in June")
+    assert nesting.rewrite(page, 4, "  - Contract renews in June", new, f"- {new}") == "  - Contract renews in September"
+
+
+def test_remember_updates_a_line_on_a_page_a_person_wrote(mem: Mem) -> None:
+    """A newcomer (2026-11-27): the update was routed to the facts page and stood beside the line on
+    the person's own clients page. The page is found among the keyword matches; the agent's
+    instructions never are."""
+    page = "# Clients\n\n- Acme Foods\n  - Contract renews in June\n  - Contact: Jo Reyes\n"
+    mem.write("projects/clients.md", page)
+    mem.write("reference/agent-instructions.md", "# Instructions\n\n- The Beta Corp contract renews in May\n")
+    mem.commit("clients, by hand")
+    out = mem.json("remember", "The Acme Foods contract now renews in September")
+    assert (out["path"], out["lines"]["start"]) == ("projects/clients.md", 4)
+    assert (mem.path / "projects/clients.md").read_text() == page.replace("June", "September")
+    out = mem.json("remember", "The Beta Corp contract now renews in July")
+    assert out["path"] != "reference/agent-instructions.md"
+    assert "renews in May" in (mem.path / "reference/agent-instructions.md").read_text()

@@ -396,6 +396,9 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     ("- I prefer dark roast coffee with oat milk, never sugar",
      "I switched from dark roast to green tea, no more coffee",
      "- I switched from dark roast to green tea, no more coffee"),
+    # ... a date after a verb that goes on is a value ("now renews in September")
+    ("- The Acme Foods contract renews in June", "The Acme Foods contract now renews in September",
+     "- The Acme Foods contract now renews in September"),
     # ... and "Biscuit's vet" is "the vet for our dog Biscuit"
     ("- The vet for our dog Biscuit is Harbor Animal Clinic", "Biscuit's vet is now Greenway Veterinary",
      "- Biscuit's vet is now Greenway Veterinary"),

@@ -114,7 +114,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         named = None if keep_both else _named(text, near)
         old = None if keep_both else _updated(current, text, named)
         if old is None and not keep_both and not to and not CATEGORIES[cat][2] and nb.settings.layout == "folders":
-            elsewhere = _updated_elsewhere(nb, rel, text, named)
+            elsewhere = _updated_elsewhere(nb, rel, text, named, near)
             if elsewhere is not None:  # "Helen moved to Bath" replaces the contacts line "Helen lives in Bristol"
                 rel, old = elsewhere
         from . import watch  # watch reads pages through this module
@@ -161,15 +161,17 @@ def _updated(page: str, text: str, named: str | None) -> tuple[int, str, str] | 
     return None
 
 
-def _updated_elsewhere(nb: Notebook, routed: str, text: str,
-                       named: str | None) -> tuple[str, tuple[int, str, str]] | None:
+def _updated_elsewhere(nb: Notebook, routed: str, text: str, named: str | None,
+                       near: Callable[[], Results | None]) -> tuple[str, tuple[int, str, str]] | None:
     """(page, as _updated) of the one line on another page of facts (not a list of todos or
     shopping) that the fact updates: an update is routed by its words ("moved to" is a fact, "lives
-    in" a contact), and the line it updates may be on another page. None when no page, or more
+    in" a contact), and the line it updates may be on another page, one of remember's or one a
+    person wrote (among the pages of the keyword matches, `near`: "Acme Foods > Contract renews in
+    June" on projects/clients.md, a newcomer's update stood beside it). None when no page, or more
     than one, has such a line."""
     found = []
-    for page, _, checkbox in CATEGORIES.values():
-        if page == routed or checkbox or not nb.file(page).is_file():
+    for page in _pages_of_facts(nb, near):
+        if page == routed or not nb.file(page).is_file():
             continue
         try:
             hit = _updated(nb.read(page), text, named)
@@ -178,6 +180,22 @@ def _updated_elsewhere(nb: Notebook, routed: str, text: str,
         if hit is not None:
             found.append((page, hit))
     return found[0] if len(found) == 1 else None
+
+
+def _pages_of_facts(nb: Notebook, near: Callable[[], Results | None]) -> list[str]:
+    """remember's pages of facts, then those of the keyword matches but for lists, the agent's
+    instructions, the watch list, the plan, goals and sessions: pages a fact's update may replace
+    a line of."""
+    from .plan import PLAN  # both read pages through this module
+    from .watch import page_of
+
+    listed = [page for page, _, checkbox in CATEGORIES.values() if not checkbox]
+    lists = {page for page, _, checkbox in CATEGORIES.values() if checkbox}
+    found = near()
+    kept = {config.INSTRUCTIONS_PAGE, page_of(nb), nb.page(PLAN)} | lists
+    matched = [h.path for h in (found.results if found is not None else []) if h.group == "notebook"
+               and h.path not in kept and not h.path.startswith(("goals/", "sessions/"))]
+    return list(dict.fromkeys(listed + matched))
 
 
 def _replace_line(page: str, number: int, replacement: str) -> pages.Edit:
