@@ -545,3 +545,21 @@ def test_a_person_named_by_what_they_do_and_a_role_by_its_short_form(mem: Mem) -
     out = mem.compact("recall", "what does our PO want")
     assert out["asked_as"] == "what does Oliver want"
     assert out["results"][0]["text"] == "- Oliver Grant wants weekly demos on Fridays"
+
+
+def test_the_asker_s_own_fact_is_not_the_one_a_question_about_someone_else_asks(family: Mem) -> None:
+    """"when is Tom's birthday" answered by "My birthday is 14 March": the asker's fact is someone else's
+    when the question names a person the notebook knows and says no I, me or we."""
+    family.write("knowledge/me.md", "# Me\n\n- My birthday is 14 March.\n- Tom's birthday is 2 August.\n")
+    family.commit("birthdays")
+    out = family.compact("recall", "when is Tom's birthday")["results"]
+    assert (out[0]["text"], out[0]["weak"]) == ("- Tom's birthday is 2 August.", False)
+    assert all(r["weak"] for r in out if r["text"] == "- My birthday is 14 March.")
+    # a question that says I or me is the asker's too: their facts stay as they are
+    index = Index(open_notebook(family.path))
+    try:
+        for question, mine in (("when did Tom and I meet", False), ("when did Tom start nights", True)):
+            asked = aliases.Asked(question, question)
+            assert aliases.someone_else(index.conn, asked, ["- My birthday is 14 March."]) == [mine], question
+    finally:
+        index.close()

@@ -208,6 +208,9 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     if not mine and not me:
         return [False] * len(facts)
     others = known - mine
+    # a question about someone else that does not say I, me or we ("what is the name of Priya's cat"): the
+    # asker's own facts ("Our cat Biscuit ...") are not theirs
+    theirs_only = bool(mine) and not {w.lower() for w in WORD.findall(asked.ranked)} & FIRST_PERSON
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
@@ -215,12 +218,17 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         # a name the notebook knows no other way, said as whose ("Marcus Ortiz's email is ..."), is
         # someone else's too when the question names a person
         whose = bool(mine) and WHOSE.match(text) is not None
-        out.append(bool(name) and (name in others or whose and name[:1].isupper() and name not in capitals
-                                   and name not in mine and name not in CALENDAR and name.lower() not in NOT_NAMES)
+        asker = theirs_only and ASKER.match(text) is not None
+        out.append((asker or bool(name) and (name in others or whose and name[:1].isupper() and name not in capitals
+                                             and name not in mine and name not in CALENDAR
+                                             and name.lower() not in NOT_NAMES))
                    and not _words(text) & mine)
     return out
 
 
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
+# a fact about the one who writes the notebook: "I ...", "My ...", "Our cat ...", "User is ..."
+ASKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:I|I['’]m|I['’]ve|My|Our|We|We['’]re|User)\b")
 ME = frozenset({"i", "me", "myself"})
 WHO = frozenset({"who", "whom", "whose"})
 
