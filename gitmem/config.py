@@ -23,6 +23,7 @@ DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 # the page `git mem init --agent-instructions` writes: how the agent should use the notebook, which
 # `context` always loads; recall and the prompt hook leave it out (its lines are no memories)
 INSTRUCTIONS_PAGE = "reference/agent-instructions.md"
+PLAN_PAGE = "PLAN.md"  # the agent's plan (notes/plan.py)
 NOTE_SUFFIXES = (".md", ".markdown")  # a note is markdown, whatever notebook.include says
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"

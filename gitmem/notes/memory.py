@@ -186,13 +186,12 @@ def _pages_of_facts(nb: Notebook, near: Callable[[], Results | None]) -> list[st
     """remember's pages of facts, then those of the keyword matches but for lists, the agent's
     instructions, the watch list, the plan, goals and sessions: pages a fact's update may replace
     a line of."""
-    from .plan import PLAN  # both read pages through this module
-    from .watch import page_of
+    from .watch import page_of  # watch reads pages through this module
 
     listed = [page for page, _, checkbox in CATEGORIES.values() if not checkbox]
     lists = {page for page, _, checkbox in CATEGORIES.values() if checkbox}
     found = near()
-    kept = {config.INSTRUCTIONS_PAGE, page_of(nb), nb.page(PLAN)} | lists
+    kept = {config.INSTRUCTIONS_PAGE, page_of(nb), nb.page(config.PLAN_PAGE)} | lists
     matched = [h.path for h in (found.results if found is not None else []) if h.group == "notebook"
                and h.path not in kept and not h.path.startswith(("goals/", "sessions/"))]
     return list(dict.fromkeys(listed + matched))

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import dates
+from .. import config, dates
 from ..errors import GitmemError
 from ..notebook import Notebook, decode
 from . import change, fields, guard, trailers
 from .memory import given_text
 
-PLAN = "PLAN.md"
+PLAN = config.PLAN_PAGE
 TITLE = "# Plan"
 
 
