@@ -101,6 +101,52 @@ def test_a_dirty_work_tree_is_never_swept_into_the_sync(pair: list[Mem]) -> None
     assert "draft" not in b.git("ls-tree", "-r", "--name-only", "origin/main")
 
 
+@pytest.mark.parametrize("diverged", [False, True])
+def test_staged_changes_stay_staged_and_a_staged_version_is_not_lost(pair: list[Mem], diverged: bool) -> None:
+    """An attack run (2026-11-27): git's --autostash puts changes back without --index, so a line
+    staged and then edited away in the work tree was lost, and every staged change came back
+    unstaged. Both ways in: a fast-forward, and a merge of two sides."""
+    a, b = pair
+    a("remember", "The boiler is serviced by Hendricks")
+    a("sync")
+    if diverged:
+        b("remember", "The piano tuner comes in March")
+    contacts = "reference/contacts.md"
+    b.write(contacts, "# Contacts\n\n- Door code is 4411\n")
+    b.git("add", contacts)
+    b.write(contacts, "# Contacts\n\n- Draft: call Tom\n")  # the staged line edited away
+    b.write("knowledge/new.md", "# New\n\n- a new page, staged\n")
+    b.git("add", "knowledge/new.md")
+    b("sync")
+    assert b.git("show", f":{contacts}") == "# Contacts\n\n- Door code is 4411\n"  # staged, as it was
+    assert (b.path / contacts).read_text() == "# Contacts\n\n- Draft: call Tom\n"
+    assert b.git("status", "--porcelain", "--", contacts, "knowledge/new.md") == \
+        f"A  knowledge/new.md\nAM {contacts}\n"
+    assert "Hendricks" in b.git("show", f"HEAD:{FACTS}") and "Door code" not in b.git("log", "-p", "--all")
+    assert not (b.path / ".git/gitmem/staged-before-sync.patch").exists()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_staged_version_that_cannot_be_staged_again_is_kept_and_named(pair: list[Mem]) -> None:
+    """The staged version changes a line that what came in changed too, while the work tree holds the
+    line as committed: the sync goes on, and the staged version is kept as a patch, named."""
+    a, b = pair
+    a("remember", "The boiler is serviced by Hendricks")
+    a("sync")
+    b("sync")
+    a.write(FACTS, (a.path / FACTS).read_text().replace("Hendricks", "Hendricks and Sons"))
+    a.commit("the firm's full name")
+    a("sync")
+    committed = (b.path / FACTS).read_text()
+    b.write(FACTS, committed.replace("Hendricks", "Hendricks Ltd"))
+    b.git("add", FACTS)
+    b.write(FACTS, committed)  # the work tree back as committed: only the staged version differs
+    out = b("sync")
+    patch = b.path / ".git/gitmem/staged-before-sync.patch"
+    assert out.stdout.endswith("the staged version is kept: git apply --cached " + str(patch) + "\n"), out.stdout
+    assert "Hendricks Ltd" in patch.read_text() and "Hendricks and Sons" in (b.path / FACTS).read_text()
+
+
 @pytest.mark.tally("bad-input/fault matrix")
 def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_one_command(pair: list[Mem]) -> None:
     a, b = pair

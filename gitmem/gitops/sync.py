@@ -18,6 +18,7 @@ bounded (ATTEMPTS); a sync that runs out says what is left and changes nothing m
   only the merge. If they cannot be put back cleanly, git keeps them in the stash, and the sync
   stops there (exit 1, nothing pushed) saying so: git itself exits 0 then, and its message was
   not shown.
+  What was staged is staged again after (git's autostash puts it back unstaged; see _staged).
 - A remote that no longer holds what this clone fetched from it before (someone force-pushed an
   older or other history) is refused before anything changes here: following it could drop facts
   (that is what `git pull --rebase` with its fork point does). `allow_rewritten` merges it anyway,
@@ -93,7 +94,7 @@ def sync(git: Git, remote: str | None = None, allow_rewritten: bool = False, att
             _check_rewritten(git, remote, upstream, tip, allow_rewritten)
             if tip:
                 update_ref_forced(git, _tracking(remote, upstream), tip)
-            result.integrated = _integrate(git, remote, upstream, tip, mode, allow_rewritten)
+            result.integrated = _integrate(git, remote, upstream, tip, mode, allow_rewritten, result.notes)
             specs = _branch_push(git, branch, upstream, tip) + _side_refs(git, remote, theirs)
             result.head = git.head()
             if not specs:
@@ -213,8 +214,11 @@ def _check_rewritten(git: Git, remote: str, upstream: str, tip: str | None, allo
 
 
 # -- integrating the branch ----------------------------------------------------
-def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str, unrelated: bool = False) -> str:
-    """Bring the remote's tip in; `unrelated`: histories with no commit in common may be joined."""
+def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str, unrelated: bool = False,
+               notes: list[str] | None = None) -> str:
+    """Bring the remote's tip in; `unrelated`: histories with no commit in common may be joined;
+    `notes` hears what the person should know of their uncommitted changes."""
+    notes = notes if notes is not None else []
     head = git.head()
     if tip is None or tip == head:
         return "up to date" if tip else "nothing on the remote yet"
@@ -222,7 +226,7 @@ def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str,
         return "up to date"
     name = f"{remote}/{upstream.removeprefix('refs/heads/')}"
     if head is None or git.is_ancestor(head, tip):
-        _integrating(git, ["merge", "--ff-only", "--autostash", "--quiet", tip], "fast-forward")
+        notes += _integrating(git, ["merge", "--ff-only", "--autostash", "--quiet", tip], "fast-forward")
         return "fast-forward"
     if not _related(git, head, tip) and not unrelated:
         # two clones of an empty remote that each ran `git mem init`, or a remote of another notebook
@@ -232,11 +236,11 @@ def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str,
                           "if it is this notebook's remote, join the two (every fact of both is kept): "
                           "git mem sync --allow-rewritten")
     if mode == "rebase":
-        _integrating(git, ["rebase", "--quiet", "--autostash", "--no-fork-point", tip], "rebase")
+        notes += _integrating(git, ["rebase", "--quiet", "--autostash", "--no-fork-point", tip], "rebase")
         return "rebased"
     join = ["--allow-unrelated-histories"] if unrelated else []
-    _integrating(git, ["merge", "--quiet", "--autostash", "--no-edit", *join, "-m", f"mem: sync with {name}", tip],
-                 "merge")
+    notes += _integrating(git, ["merge", "--quiet", "--autostash", "--no-edit", *join, "-m", f"mem: sync with {name}",
+                                tip], "merge")
     return "merged"
 
 
@@ -249,9 +253,11 @@ def _related(git: Git, head: str, tip: str) -> bool:
         return False
 
 
-def _integrating(git: Git, args: list[str], what: str) -> None:
+def _integrating(git: Git, args: list[str], what: str) -> list[str]:
+    """Run the merge or rebase; what the person should know of their staged changes (see _restage)."""
     # GITMEM_SYNCING (notes/pulled.SYNCING): the hooks this fires leave naming what came in to sync
     env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no", "GITMEM_SYNCING": "1"}
+    staged = _staged(git)
     try:
         git.run(*args, env=env)
     except GitFailed as exc:
@@ -277,6 +283,51 @@ def _integrating(git: Git, args: list[str], what: str) -> None:
             f"keep what you want between the markers in {shlex.quote(left[0])}, then 'git restore --staged "
             f"{shlex.quote(left[0])}' and 'git stash drop' (your changes as they were: git stash show -p), "
             "then 'git mem sync' again")
+    return _restage(git, staged)
+
+
+STAGED_PATCH = "staged-before-sync.patch"  # in the git dir's gitmem/ folder while a sync runs
+PATCH_ARGS = ("--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--src-prefix=a/",
+              "--dst-prefix=b/")
+
+
+def _staged(git: Git) -> tuple[bytes, list[str]]:
+    """The staged changes as a patch over HEAD, and their paths, kept in the git dir too: git's
+    --autostash puts changes back without --index, so a staged version that the work tree no
+    longer holds was lost ("git add" of a line, then the line edited away; an attack run,
+    2026-11-27), and every staged change came back unstaged."""
+    if git.head() is None:
+        return b"", []
+    patch = git.run("diff", "--cached", *PATCH_ARGS)
+    if not patch:
+        return b"", []
+    names = git.run("diff", "--cached", "--name-only", "-z", "--no-renames")
+    folder = git.git_dir / "gitmem"
+    folder.mkdir(exist_ok=True)
+    (folder / STAGED_PATCH).write_bytes(patch)
+    return patch, [os.fsdecode(n) for n in names.split(b"\0") if n]
+
+
+def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
+    """Stage again what was staged before the merge (the paths' index entries as HEAD's, then the
+    patch applied to the index alone, three-way when plain fails); a note naming the kept patch
+    when it cannot be (what came in changed the same lines)."""
+    patch, paths = staged
+    if not patch:
+        return []
+    saved = git.git_dir / "gitmem" / STAGED_PATCH
+    # the index only: the work tree keeps what autostash put back (paths on stdin: there may be many)
+    git.run("reset", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
+            input=b"".join(os.fsencode(p) + b"\0" for p in paths), env={"GIT_LITERAL_PATHSPECS": "1"})
+    for extra in ((), ("--3way",)):
+        try:
+            git.run("apply", "--cached", *extra, "-", input=patch)
+        except GitFailed:
+            continue
+        saved.unlink(missing_ok=True)
+        return []
+    return [f"your staged changes could not be staged again over what came in (they are in your work tree "
+            f"as they were); the staged version is kept: git apply --cached {shlex.quote(str(saved))}"]
 
 
 def unmerged(git: Git) -> list[str]:
