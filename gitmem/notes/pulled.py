@@ -39,8 +39,10 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
     40 s, a review found), the rest named as not checked."""
     if not before or not after or before == after:
         return []
-    pages = [(rel, old, new) for path, old, new in plumbing.changed_blobs(nb.git, before, after)
-             if new is not None and (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
+    changed = [(rel, old, new) for path, old, new in plumbing.changed_blobs(nb.git, before, after)
+               if (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
+    steering = _steering(nb, changed, before, after)
+    pages = [(rel, old, new) for rel, old, new in changed if new is not None]
     left = pages[most:] if most is not None else []
     pages = pages[:most] if most is not None else pages
     tail = [f"{len(left)} more pulled page(s) were not checked here: 'git mem guard --notes-only "
@@ -48,15 +50,39 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
     # every page's two versions in one batch (a pull of thousands of pages: no call per page)
     texts = nb.git.read_blobs([oid for _, old, new in pages for oid in (old, new) if oid], largest=MAX_PAGE_BYTES)
     out: list[str] = []
+    large = [rel for rel, _, new in pages if new not in texts]
     for rel, old, new in pages:
         if new not in texts:
-            continue  # larger than MAX_PAGE_BYTES: `git mem guard PATH` checks it
+            continue  # larger than MAX_PAGE_BYTES: named below, `git mem guard PATH` checks it
         out.extend(_page(rel, texts.get(old, b"") if old else b"", texts[new]))
         if len(out) >= MAX_FINDINGS:
             break
     if len(out) > MAX_FINDINGS:
         out = out[:MAX_FINDINGS] + ["... and more: git mem guard PAGE checks a whole page"]
-    return out + tail
+    # a page too large to read here was passed over without a word (an attack run hid a line in 1.6 MB)
+    tail = [f"pulled page {shown(rel)} is over {MAX_PAGE_BYTES >> 20} MiB and was not checked here: "
+            f"git mem guard {shlex.quote(rel)}" for rel in large[:MAX_FINDINGS]] + tail
+    return steering + out + tail
+
+
+def _steering(nb: Notebook, changed: list[tuple[str, str | None, str | None]], before: str,
+              after: str) -> list[str]:
+    """One line per pulled change to a page that tells the agent who it is, whom it serves and how
+    to work (SOUL.md, IDENTITY.md, USER.md, AGENTS.md, CLAUDE.md, the instructions page): whatever
+    it says, the agent is told it every time, so a person hears of it, as consolidation holds such
+    a change for review (an attack run's pulled rewording of USER.md reached the agent's context
+    without a word, 2026-11-27). The other always-on pages (reference/ by default) change with
+    every teammate's fact; their added lines are judged by the guard and the lines they replace named."""
+    from .instructions import PATH, STEERING
+
+    out = []
+    for rel, old, new in changed:
+        if rel != PATH and rel.rsplit("/", 1)[-1] not in STEERING:
+            continue
+        how = "added" if old is None else "deleted" if new is None else "changed"
+        out.append(f"pulled change to a page that steers the agent ({how}): {shown(rel)}; review it: "
+                   f"git diff {before[:12]} {after[:12]} -- {shlex.quote(_top_relative(nb, rel))}")
+    return out[:MAX_FINDINGS]
 
 
 def _page(rel: str, old: bytes, new: bytes) -> list[str]:
@@ -107,3 +133,8 @@ def _updates(rel: str, name: str, text: str, had: set[str], added: set[int]) -> 
         out.append(f"pulled line {name}:{new} replaces line {old} for an agent (its context leaves that line "
                    f"out): \"{quoted}\"{_read(rel, name, f'{old}-{new}')}")
     return out
+
+
+def _top_relative(nb: Notebook, rel: str) -> str:
+    """A page as a git pathspec from anywhere in the work tree (":/memory/USER.md" in a notebook folder)."""
+    return rel if nb.prefix == "." else f":/{nb.repo_path(rel)}"
