@@ -50,3 +50,32 @@ def test_recall_and_the_prompt_hook_leave_the_instructions_page_out(blank: Mem) 
         assert found and not [r for r in found if r["where"].startswith(instructions.PATH)], found
         assert instructions.PATH not in prompt.context(str(blank.path), "ask the user where to look", mode)
     assert [p["path"] for p in blank.json("context")["parts"]][:1] == [instructions.PATH]
+
+
+def test_init_never_writes_the_page_through_a_committed_symlink(blank: Mem, tmp_path) -> None:
+    """An attack run (2026-11-27): a clone whose `reference` is a committed symlink to a folder elsewhere
+    got the instructions page written there."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    blank.git("init", "-q")
+    (blank.path / "reference").symlink_to(outside)
+    blank.git("add", "reference")
+    blank.git("commit", "-q", "-m", "a link")
+    out = blank("init", "--no-index", "--agent-instructions", code=1)
+    assert out.stderr == ("error: reference/agent-instructions.md goes through a symlink (reference) "
+                          "(gitmem never follows symlinks; use the real path)\n")
+    assert list(outside.iterdir()) == [] and not (blank.path / ".gitattributes").exists()
+
+
+def test_init_leaves_a_persons_uncommitted_gitattributes_uncommitted(mem: Mem) -> None:
+    """An attack run (2026-11-27): 'mem: init notebook' committed .gitattributes whole, a person's staged
+    and unstaged lines with gitmem's."""
+    mem.write(".gitattributes", "*.png binary\n")
+    mem.git("add", ".gitattributes")
+    mem.write(".gitattributes", "*.png binary\n*.gif binary\n")
+    head = mem.git("rev-parse", "HEAD")
+    out = mem("init", "--no-index")
+    assert "\nnote: .gitattributes has uncommitted changes of yours, so gitmem's lines were added to it but not " \
+        "committed; commit them with yours when you are ready: git commit .gitattributes\n" in out.stdout
+    assert mem.git("rev-parse", "HEAD") == head and mem.git("show", ":.gitattributes") == "*.png binary\n"
+    assert (mem.path / ".gitattributes").read_text().startswith("*.png binary\n*.gif binary\n# gitmem:")

@@ -8,6 +8,8 @@ once written it is the user's page to edit.
 
 from __future__ import annotations
 
+import os
+
 from .. import config
 from ..notebook import Notebook
 
@@ -69,7 +71,8 @@ def write(nb: Notebook) -> str | None:
     """Write the instructions page if it is missing; its notebook path, or None if it was there."""
     from ..gitops.lock import atomic_write
 
-    if nb.file(PATH).exists():
+    rel = nb.page(PATH)  # a symlink anywhere on the way is refused: a committed `reference -> /elsewhere` was followed
+    if os.path.lexists(nb.file(rel)):
         return None
-    atomic_write(nb.file(PATH), render(nb).encode("utf-8"))
-    return PATH
+    atomic_write(nb.file(rel), render(nb).encode("utf-8"))
+    return rel

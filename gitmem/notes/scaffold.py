@@ -55,14 +55,22 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     settings = _settings(git.top, layout, folder, notes, created)
     nb = Notebook(git, settings)
     nb.check_root()  # before anything is made: the folder may come from a pulled .gitmem.toml
+    if agent_instructions:
+        nb.page(instructions.PATH)  # ... and before anything is made, a symlink on the page's way is refused
     nb.root.mkdir(parents=True, exist_ok=True)
     if settings.layout == "flat" and not nb.file("MEMORY.md").exists():
         atomic_write(nb.file("MEMORY.md"), FLAT_MEMORY.encode())
         created.append(nb.repo_path("MEMORY.md"))
     if agent_instructions and instructions.write(nb):
         created.append(nb.repo_path(instructions.PATH))
+    attributes = nb.repo_path(".gitattributes")
+    theirs = bool(git.status(attributes))  # a person's uncommitted changes to it, staged or not
     if merge.write_attributes(nb.root, settings):
-        created.append(nb.repo_path(".gitattributes"))
+        if not theirs:
+            created.append(attributes)
+        else:  # committed whole, "mem: init notebook" held the person's changes too (an attack run)
+            notes.append(f"{attributes} has uncommitted changes of yours, so gitmem's lines were added to it but "
+                         f"not committed; commit them with yours when you are ready: git commit {attributes}")
     commit, identity = None, None
     created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
