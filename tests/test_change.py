@@ -127,6 +127,24 @@ def test_a_page_staged_by_a_person_gets_the_change_and_stays_staged(mem: Mem) ->
     assert mem.git("diff", "--", FACTS) == ""
 
 
+def test_a_version_staged_while_gitmem_commits_stays_staged(mem: Mem) -> None:
+    """An attack run (2026-11-27): a `git add` made while gitmem committed (a person's pre-commit hook
+    took two seconds) was overwritten by the staged version gitmem had read before. Here the hook
+    itself stages a newer version, as the person's own `git add` from another shell would."""
+    mem("remember", "The bins go out on Tuesday")
+    page = mem.path / FACTS
+    page.write_text(page.read_text() + "- S1\n")
+    mem.git("add", FACTS)
+    hook = mem.path / ".git/hooks/pre-commit"
+    hook.write_text(f"#!/bin/sh\nprintf -- '- S2\\n' >> {FACTS}\nenv -u GIT_INDEX_FILE git add {FACTS}\n")
+    hook.chmod(0o755)
+    mem("remember", "The recycling goes out on Friday")
+    hook.unlink()
+    staged = mem.git("show", f":{FACTS}")
+    assert "- S1" in staged and "- S2" in staged  # the person's newer staged version, as they staged it
+    assert changed_in_head(mem) == "+- The recycling goes out on Friday"
+
+
 def test_write_daily_and_forget_commit_only_their_change(mem: Mem) -> None:
     mem("write", "notes/plan.md", "--", "- step one")
     plan = mem.path / "notes/plan.md"

@@ -49,7 +49,11 @@ def commit(git: Git, paths: list[str], message: str,
     return head, fallback
 
 
-def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[str, bytes] | None = None,
+# path -> (the blob a person had staged, when gitmem read it; that version with gitmem's change)
+Staged = dict[str, tuple[str, bytes]]
+
+
+def commit_files(git: Git, files: dict[str, bytes], message: str, staged: Staged | None = None,
                  trailers: list[tuple[str, str]] | None = None, base: str | None = UNREAD,
                  removed: tuple[str, ...] = ()) -> tuple[str | None, bool]:
     """Commit HEAD's tree with these files' contents (repo-relative path -> bytes), without the
@@ -60,7 +64,8 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: dict[s
     The commit is made through a temporary index (hooks run as for any commit). Then git's
     own index takes the new contents for each path it had at HEAD's version, so `git status`
     shows only what a person changed (if the commit fails, they stay staged there); a path a
-    person staged their own version of gets `staged[path]` (theirs with the same change).
+    person staged their own version of gets `staged[path]` (theirs with the same change), unless
+    they staged another since (see _restage).
 
     `base` is the HEAD the caller built `files` from (None: an unborn branch). The commit is made
     on that HEAD or not at all: `git commit` parents it on HEAD as it is when git starts, so a
@@ -104,7 +109,7 @@ def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, s
     return oids, git.run("write-tree", env=env).decode().strip()
 
 
-def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
+def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: Staged,
                         message: str, env: dict[str, str], tree: str, removed: tuple[str, ...] = ()) -> str:
     """Commit the private index, then bring git's own index along (see commit_files); the commit."""
     try:
@@ -164,11 +169,14 @@ def _store(git: Git, data: bytes) -> str:
         raise GitFailed(f"git could not store the page: {exc.strerror or exc}") from exc
 
 
-def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str, bytes],
+def _restage(git: Git, head: str | None, oids: dict[str, str], staged: Staged,
              removed: tuple[str, ...] = ()) -> None:
     """Point git's index at the new blobs for the paths where it held HEAD's version (or nothing,
-    where HEAD had nothing); where a person staged their own version, at `staged[path]`. A
-    removed path leaves git's index where the index held HEAD's version of it."""
+    where HEAD had nothing); where a person staged their own version, at `staged[path]`'s bytes
+    (theirs with gitmem's change), only while the index still holds the version those were made
+    from: one they `git add`-ed while gitmem committed (its hooks can take seconds) is theirs,
+    and stays (an attack run's second `git add` was overwritten, 2026-11-27). A removed path
+    leaves git's index where the index held HEAD's version of it."""
     gone = [path for path in removed if (entry := git.index_entry(path)) is not None
             and [entry[2]] == ([e.oid for e in git.tree(head, path) if e.path == path] if head else [])]
     if gone:
@@ -178,9 +186,9 @@ def _restage(git: Git, head: str | None, oids: dict[str, str], staged: dict[str,
         at_head = git.tree(head, path) if head else []
         was = next((e.oid for e in at_head if e.path == path), None)
         if (entry[2] if entry else None) != was:
-            if path not in staged:
+            if path not in staged or entry is None or entry[2] != staged[path][0]:
                 continue
-            oid = _store(git, staged[path])
+            oid = _store(git, staged[path][1])
         info = f"100644,{oid},{path}"
         indexlock.retry(git, partial(git.run, "update-index", "--add", "--cacheinfo", info))
     try:  # record the files' stat data, as `git add` would (else git sees them as not up to date)

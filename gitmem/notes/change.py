@@ -215,8 +215,9 @@ def _to_commit(nb: Notebook, changes: dict[str, Change], head: str | None) -> di
     return out
 
 
-def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[str, bytes]:
-    """The change made to a person's staged version of a page (where it differs from HEAD's)."""
+def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> commits.Staged:
+    """The change made to a person's staged version of a page (where it differs from HEAD's), with
+    the blob of that version."""
     out = {}
     for rel, change in changes.items():
         path = nb.repo_path(rel)
@@ -229,7 +230,7 @@ def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[
         text = decode(nb.git.read_blob(entry[2]))
         edit = change(text)
         if edit is not None:
-            out[path] = edit.text.encode("utf-8")
+            out[path] = (entry[2], edit.text.encode("utf-8"))
     return out
 
 
