@@ -192,8 +192,9 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                 after = make(before)
                 guard.check(after if must_be_new else _added(before, after), False, rel)
                 self.nb.file(rel).parent.mkdir(parents=True, exist_ok=True)
-                change.apply(self.nb, {rel: change.towards(self.nb, before, after, rel)},
-                             f"mem: memory {verb} {rel}", trailers=self._trailers(verb))
+                with trailers.by_agent():  # the agent's: never a page that tells it who it is
+                    change.apply(self.nb, {rel: change.towards(self.nb, before, after, rel)},
+                                 f"mem: memory {verb} {rel}", trailers=self._trailers(verb))
                 return after
         except GitmemError as exc:
             raise ToolError(f"error: {exc.line()}") from exc

@@ -181,7 +181,7 @@ class Handler:
         args = lenient(tool, dict(arguments or {}))
         try:
             check(tool, args)
-            with self._lock, trailers.client(self.client), trailers.in_session(self.session):
+            with self._lock, trailers.client(self.client), trailers.in_session(self.session), trailers.by_agent():
                 data = records.jsonable(tool.run(self.nb, args))
                 if not tool.hints.get("readOnlyHint") and isinstance(data, dict):
                     # as QuillAI's enrichToolResponse: the agent sees what its session has written so far

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import GitFailed, GitmemError
+from ..errors import GitFailed, GitmemError, Refused
 from ..gitops import commits, indexlock, plumbing
 from ..gitops.lock import FileLock, atomic_write_all
 from ..notebook import Notebook, decode
@@ -115,6 +115,21 @@ def current(nb: Notebook, rel: str) -> str:
                       "then run the command again")
 
 
+def not_the_agents(rels: Iterable[str]) -> None:
+    """Refused: an agent's write (trailers.by_agent) to a page that tells it who it is and how to
+    work. Whatever an agent says may not rewrite its own instructions (a prompt-injected agent could
+    make the change last, and sync would push it to every teammate; an attack run, 2026-11-27)."""
+    from . import instructions, trailers
+
+    if not trailers.agent_writes():
+        return
+    held = next((rel for rel in rels if instructions.tells_the_agent(rel)), None)
+    if held is not None:
+        raise Refused(f"{held} tells the agent who it is and how to work: an agent may not change it",
+                      f"ask the user to change it themselves (at a terminal: git mem write {held} ..., or in "
+                      "git mem serve's editor)")
+
+
 def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
           trailers: list[tuple[str, str]] | None = None, expected: dict[str, str] | None = None) -> Applied | None:
     """Apply each page's change to its current text, write the pages (and `extra` files) all
@@ -123,6 +138,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     browser's form); one that differs when read just before writing is refused with
     PageChanged (a `git pull` does not take gitmem's lock)."""
     committable(nb)
+    not_the_agents(changes)
     changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
     for _ in range(ATTEMPTS):
         before = {rel: current(nb, rel) for rel in changes}

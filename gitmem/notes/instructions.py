@@ -61,6 +61,13 @@ def steers(nb: Notebook, rel: str) -> bool:
     return rel == PATH or rel.rsplit("/", 1)[-1] in STEERING or config.matches(nb.settings.always_on, rel)
 
 
+def tells_the_agent(rel: str) -> bool:
+    """Whether a page tells the agent who it is, whom it serves and how to work: this instructions
+    page, or SOUL.md, IDENTITY.md, USER.md, AGENTS.md, CLAUDE.md at the notebook's top (what
+    `context` loads as such). An agent may not change one (change.not_the_agents)."""
+    return rel == PATH or rel in STEERING
+
+
 def render(nb: Notebook) -> str:
     from .memory import daily_path
 

@@ -27,6 +27,7 @@ SUPERSEDES_MAX = 200  # a path, a line, a hash and the old text
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CLIENT: ContextVar[str | None] = ContextVar("gitmem_client", default=None)
 _SESSION: ContextVar[str | None] = ContextVar("gitmem_session", default=None)
+_AGENT: ContextVar[bool] = ContextVar("gitmem_agent", default=False)
 
 
 def clean(value: str) -> str:
@@ -102,3 +103,18 @@ def client(name: str | None) -> Iterator[None]:
         yield
     finally:
         _CLIENT.reset(token)
+
+
+@contextmanager
+def by_agent() -> Iterator[None]:
+    """What is written inside is an agent's (an MCP tool call, the memory tool): change.apply refuses
+    it the pages that tell the agent who it is and how to work."""
+    token = _AGENT.set(True)
+    try:
+        yield
+    finally:
+        _AGENT.reset(token)
+
+
+def agent_writes() -> bool:
+    return _AGENT.get()
