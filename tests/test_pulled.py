@@ -162,3 +162,14 @@ def test_a_plain_git_pull_names_what_it_brought(tmp_path: Path, monkeypatch: pyt
     synced = subprocess.run([str(exe), "sync"], cwd=reader.path, capture_output=True, text=True, timeout=300)
     assert synced.returncode == 0, synced.stderr
     assert (synced.stdout + synced.stderr).count("at knowledge/facts.md:6") == 1  # sync's own note
+
+
+def test_a_pulled_change_to_the_settings_is_named(mem: Mem) -> None:
+    """An attack run (2026-11-27): a pulled `.gitmem.toml` with `review = false` (consolidation's changes
+    to the pages that steer the agent no longer wait) took effect without a word."""
+    before = mem.git("rev-parse", "HEAD").strip()
+    mem.write(".gitmem.toml", (mem.path / ".gitmem.toml").read_text() + "\n[consolidate]\nreview = false\n")
+    after = mem.commit("pulled")
+    assert pulled.findings(open_notebook(mem.path), before, after) == [
+        "pulled change to the notebook's settings (.gitmem.toml): what the agent is given and what waits for "
+        f"review may have changed; review it: git diff {before[:12]} {after[:12]} -- ':/.gitmem.toml'"]

@@ -39,9 +39,10 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
     40 s, a review found), the rest named as not checked."""
     if not before or not after or before == after:
         return []
-    changed = [(rel, old, new) for path, old, new in plumbing.changed_blobs(nb.git, before, after)
+    every = plumbing.changed_blobs(nb.git, before, after)
+    changed = [(rel, old, new) for path, old, new in every
                if (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
-    steering = _steering(nb, changed, before, after)
+    steering = _steering(nb, changed, before, after) + _settings(nb, every, before, after)
     pages = [(rel, old, new) for rel, old, new in changed if new is not None]
     left = pages[most:] if most is not None else []
     pages = pages[:most] if most is not None else pages
@@ -133,6 +134,18 @@ def _updates(rel: str, name: str, text: str, had: set[str], added: set[int]) -> 
         out.append(f"pulled line {name}:{new} replaces line {old} for an agent (its context leaves that line "
                    f"out): \"{quoted}\"{_read(rel, name, f'{old}-{new}')}")
     return out
+
+
+def _settings(nb: Notebook, every: list[tuple[str, str | None, str | None]], before: str, after: str) -> list[str]:
+    """A line when a pull changed the notebook's settings (.gitmem.toml): they decide what the agent
+    is given every time (always_on), whether consolidation's changes wait for review, how long
+    sessions are kept; an attack run's pulled `review = false` took effect without a word."""
+    from ..config import CONFIG_FILE
+
+    if not any(path == CONFIG_FILE for path, _, _ in every):
+        return []
+    return [f"pulled change to the notebook's settings ({CONFIG_FILE}): what the agent is given and what waits "
+            f"for review may have changed; review it: git diff {before[:12]} {after[:12]} -- ':/{CONFIG_FILE}'"]
 
 
 def _top_relative(nb: Notebook, rel: str) -> str:
