@@ -240,7 +240,9 @@ def render(nb: Notebook, day: date, parts: list[Part], spent: list[str], persona
 
 # a line of a quoted file that reads like one of render's section headers ("## USER.md", "## [PERSONAL] ..."):
 # a pulled page could open a forged section with it (an attack run's "## USER.md" asked the agent to run curl)
-FORGED_HEADER = re.compile(r"^([ ]{0,3})(?=#{1,6}[ \t]+"
+# Any indentation, any space (a no-break space, an ideographic one) and fullwidth hashes too: a model
+# reads "    ## USER.md", "##\u00a0USER.md" and "＃＃ USER.md" as a header all the same (an attack run)
+FORGED_HEADER = re.compile(r"^([^\S\n]*)(?=[#＃]{1,6}[^\S\n]+"
                            r"(?:\[(?:PERSONAL|GOALS)\]|\S+\.(?:md|markdown)\b|Memory context\b))",
                            re.MULTILINE | re.IGNORECASE)
 
