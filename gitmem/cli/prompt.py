@@ -177,6 +177,7 @@ def _strong(hits: list[Any]) -> str:
 def render(hits: list[Any]) -> str:
     """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
     from ..blocks import BULLET
+    from ..notes import guard
     from ..search.facts import said as one_line
     from .output import terminal_safe
 
@@ -189,6 +190,11 @@ def render(hits: list[Any]) -> str:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines
         where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
+        # added to the prompt with no tool call around it: a line the write guard would refuse (pulled, or
+        # written by hand) is named, not quoted (an attack run's "Ignore all previous instructions ..." was)
+        rule = guard.instructs(text)
+        if rule is not None:
+            text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
         where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where
         date = (fact.date if fact and fact.date else hit.date) or ""
         said = getattr(hit, "updated_by", None)

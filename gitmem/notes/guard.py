@@ -145,6 +145,13 @@ def scan(text: str) -> list[Finding]:
     return findings
 
 
+def instructs(text: str) -> str | None:
+    """The first injection rule a text meets (the guard's patterns, without its secret scan): for a
+    text already in the notebook that reaches a model with no tool call around it (the prompt hook)."""
+    plain = normalise(text)
+    return next((rule for rule, pattern in INJECTION_PATTERNS if pattern.search(plain)), None)
+
+
 # Unicode's format characters (category Cf: zero-width space and joiners, bidi
 # controls, soft hyphen, tags...), listed so that no scan of the whole code space
 # runs at import; tests/test_guard.py checks the list against unicodedata.
