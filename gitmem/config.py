@@ -24,6 +24,17 @@ DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 # `context` always loads; recall and the prompt hook leave it out (its lines are no memories)
 INSTRUCTIONS_PAGE = "reference/agent-instructions.md"
 PLAN_PAGE = "PLAN.md"  # the agent's plan (notes/plan.py)
+# the pages that tell the agent who it is, whom it serves and how to work, at the notebook's top
+IDENTITY_PAGES = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")
+
+
+def tells_the_agent(rel: str) -> bool:
+    """Whether a page tells the agent who it is, whom it serves and how to work: the instructions
+    page, or an identity page at the notebook's top (what `context` loads as such), in any case
+    of its letters (USER.md and user.md are one file where file names are case-insensitive). An
+    agent may not change one (notes/change.not_the_agents)."""
+    folded = rel.casefold()
+    return folded == INSTRUCTIONS_PAGE.casefold() or folded in {p.casefold() for p in IDENTITY_PAGES}
 NOTE_SUFFIXES = (".md", ".markdown")  # a note is markdown, whatever notebook.include says
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"

@@ -166,10 +166,15 @@ def _subtree(lines: list[str], at: int, width: int) -> tuple[int, str | None]:
     children's indentation, numbered one on in a numbered list); None for the start when no item is
     nested under it."""
     last, indent, marker = at, None, "-"
-    for j in range(at + 1, len(lines)):
+    j = at + 1
+    while j < len(lines):
         line = lines[j].rstrip("\r")
-        if not line.strip():  # a loose list: the items nested under it may come after a blank line
-            if _indent(next((ln for ln in lines[j + 1:] if ln.strip()), "")) > width:
+        if not line.strip():  # a loose list: the items nested under it may come after blank lines
+            k = j
+            while k < len(lines) and not lines[k].strip():  # the run of blanks, once (no rescan per blank)
+                k += 1
+            if k < len(lines) and _indent(lines[k]) > width:
+                j = k
                 continue
             break
         if _indent(line) <= width:
@@ -178,6 +183,7 @@ def _subtree(lines: list[str], at: int, width: int) -> tuple[int, str | None]:
         if child is not None and indent in (None, child.group(1)):
             indent, marker = child.group(1), child.group(2)
         last = j
+        j += 1
     if indent is None:
         return last, None
     if marker[0].isdigit():  # "2." after "1.": a numbered list goes on numbered

@@ -143,8 +143,13 @@ def test_a_staged_version_that_cannot_be_staged_again_is_kept_and_named(pair: li
     b.write(FACTS, committed)  # the work tree back as committed: only the staged version differs
     out = b("sync")
     patch = b.path / ".git/gitmem/staged-before-sync.patch"
-    assert out.stdout.endswith("the staged version is kept: git apply --cached " + str(patch) + "\n"), out.stdout
+    assert out.stdout.endswith(f"the staged version is kept as a patch: git apply --3way {patch} puts it in the "
+                               "work tree and the index, with conflict markers where it meets what came in\n"), out.stdout
     assert "Hendricks Ltd" in patch.read_text() and "Hendricks and Sons" in (b.path / FACTS).read_text()
+    # nothing is left unmerged in the index (a review: "UU", and the next remember staged a revert of a's change)
+    assert b.git("status", "--porcelain", "--", FACTS) == "" and b.git("ls-files", "-u") == ""
+    b("remember", "The piano tuner comes in March")
+    assert b.git("diff", "--cached") == "" and "Hendricks and Sons" in b.git("show", f"HEAD:{FACTS}")
 
 
 @pytest.mark.tally("bad-input/fault matrix")

@@ -161,3 +161,10 @@ def test_remember_updates_a_line_on_a_page_a_person_wrote(mem: Mem) -> None:
     out = mem.json("remember", "The Beta Corp contract now renews in July")
     assert out["path"] != "reference/agent-instructions.md"
     assert "renews in May" in (mem.path / "reference/agent-instructions.md").read_text()
+    # nor USER.md, whose line an agent may not change (its remember was refused, a review found), and a
+    # committed symlink among the pages left out fails no remember
+    mem.write("USER.md", "# User\n\n- Helen Brooks lives in Bristol\n")
+    (mem.path / "PLAN.md").symlink_to("/etc/hostname")
+    mem.commit("user, a link")
+    out = mem.json("remember", "Helen Brooks moved to Bath")
+    assert out["path"] != "USER.md" and "Bristol" in (mem.path / "USER.md").read_text()

@@ -120,9 +120,18 @@ def test_an_agent_may_not_rewrite_the_pages_that_tell_it_who_it_is(mem: Mem) -> 
                               "reference/agent-instructions.md"),
                              ("forget", {"target": "USER.md:3"}, "USER.md")):
         ok, out = h.call(name, args)
-        assert not ok and out.startswith(f"error: {page} tells the agent who it is and how to work: an agent "
-                                         "may not change it (ask the user"), (name, out)
-    assert mem.git("rev-parse", "HEAD") == head and not (mem.path / "SOUL.md").exists()
+        assert not ok and out == (f"error: {page} tells the agent who it is and how to work: an agent may not "
+                                  "change it (ask the user to change it themselves, by hand or in the notebook's "
+                                  "web editor)"), (name, out)
+    # nor through a link on one that a rename would rewrite, nor in another case of its letters (a review)
+    mem.write("notes/a.md", "# A\n")
+    mem.write("USER.md", (mem.path / "USER.md").read_text() + "- See [[notes/a]].\n")
+    mem.commit("a page and a link to it")
+    head = mem.git("rev-parse", "HEAD")
+    for name, args in (("mv", {"old": "notes/a.md", "new": "notes/b.md"}), ("write", {"page": "user.md", "content": "x"})):
+        ok, out = h.call(name, args)
+        assert not ok and "tells the agent who it is" in out, (name, out)
+    assert mem.git("rev-parse", "HEAD") == head and (mem.path / "notes/a.md").exists()
     ok, out = h.call("remember", {"text": "Sarah's phone is 555-1234"})  # its other pages, as before
     assert ok and out["path"] == "reference/contacts.md"
     mem("write", "USER.md", "--", "- Prefers short answers.")  # the person may, at a terminal

@@ -50,6 +50,12 @@ def test_each_line_is_reported_once_at_its_own_number(mem: Mem) -> None:
     out = mem.json("remember", "--to", "knowledge/facts.md", "Sam Lee's phone is 555-2222")
     assert [(c["path"], c["lines"]["start"], c["text"]) for c in out["watched"]] == [
         ("reference/contacts.md", 3, "- Sam Lee's phone is 555-1111")]
+    # a secret on a watched line is redacted, as the search's hits were (a review: the token went back whole)
+    mem.write("knowledge/keys.md", "# Keys\n\n- Sam Lee token: ghp_" + "a1" * 18 + "\n")
+    mem.commit("by hand")
+    out = mem.json("remember", "--to", "knowledge/facts.md", "Sam Lee token: abc")
+    texts = [c["text"] for c in out["watched"] or []]
+    assert "- Sam Lee token: [redacted]" in texts and not any("ghp_" in t for t in texts), texts
 
 
 def test_reported_even_when_the_new_fact_replaces_the_old(mem: Mem) -> None:

@@ -242,7 +242,10 @@ def render(nb: Notebook, day: date, parts: list[Part], spent: list[str], persona
 # a pulled page could open a forged section with it (an attack run's "## USER.md" asked the agent to run curl)
 # Any indentation, any space (a no-break space, an ideographic one) and fullwidth hashes too: a model
 # reads "    ## USER.md", "##\u00a0USER.md" and "＃＃ USER.md" as a header all the same (an attack run)
-FORGED_HEADER = re.compile(r"^([^\S\n]*)(?=[#＃]{1,6}[^\S\n]+"
+# ... and after invisible characters, a quote's ">" or a list marker, with invisible ones between the
+# hashes ("\u200b## USER.md", "> ## USER.md", "#\u200b# USER.md": a review)
+_HIDDEN = "\u200b-\u200f\u2060\ufeff"
+FORGED_HEADER = re.compile(rf"^((?:[^\S\n]|[{_HIDDEN}]|>|[-*+](?=\s))*)(?=(?:[#＃][{_HIDDEN}]*){{1,6}}[^\S\n]+"
                            r"(?:\[(?:PERSONAL|GOALS)\]|\S+\.(?:md|markdown)\b|Memory context\b))",
                            re.MULTILINE | re.IGNORECASE)
 

@@ -186,13 +186,13 @@ def render(hits: list[Any]) -> str:
         fact = getattr(hit, "fact", None)
         # a nested item with the items it is under: "Marcus Obi › role: on-call lead" (whose role)
         text = one_line(fact) if fact else BULLET.sub("", " ".join(hit.snippet.split()))
+        rule = guard.instructs(text)  # on the whole text: what follows the cut is the model's to read too
         if len(text) > MAX_FACT:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines
         where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
         # added to the prompt with no tool call around it: a line the write guard would refuse (pulled, or
         # written by hand) is named, not quoted (an attack run's "Ignore all previous instructions ..." was)
-        rule = guard.instructs(text)
         if rule is not None:
             text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
         where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where

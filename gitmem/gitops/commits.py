@@ -182,6 +182,8 @@ def _restage(git: Git, head: str | None, oids: dict[str, str], staged: Staged,
     if gone:
         indexlock.retry(git, lambda: git.run("update-index", "--force-remove", "--", *gone))
     for path, oid in oids.items():
+        if git.unmerged(path):
+            continue  # a conflict in the index (stages 1-3) is the person's to resolve, never gitmem's to overwrite
         entry = git.index_entry(path)
         at_head = git.tree(head, path) if head else []
         was = next((e.oid for e in at_head if e.path == path), None)

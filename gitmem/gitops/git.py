@@ -416,6 +416,11 @@ class Git:
                 return tag, mode, oid
         return None
 
+    def unmerged(self, path: str) -> bool:
+        """Whether git's index holds `path` unmerged (stages 1-3: a conflict not yet resolved)."""
+        raw = self.run("ls-files", "-u", "-z", "--", path)
+        return any(_dec(item.partition(b"\t")[2]) == path for item in raw.split(b"\0") if item)
+
     def blame_times(self, path: str) -> list[int]:
         """For each line of the work-tree file, when it was last written (committer time; uncommitted: now)."""
         try:

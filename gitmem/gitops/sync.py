@@ -316,9 +316,12 @@ def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
     if not patch:
         return []
     saved = git.git_dir / "gitmem" / STAGED_PATCH
-    # the index only: the work tree keeps what autostash put back (paths on stdin: there may be many)
-    git.run("reset", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
-            input=b"".join(os.fsencode(p) + b"\0" for p in paths), env={"GIT_LITERAL_PATHSPECS": "1"})
+
+    def unstage() -> None:  # the index only: the work tree keeps what autostash put back (paths on stdin)
+        git.run("reset", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
+                input=b"".join(os.fsencode(p) + b"\0" for p in paths), env={"GIT_LITERAL_PATHSPECS": "1"})
+
+    unstage()
     for extra in ((), ("--3way",)):
         try:
             git.run("apply", "--cached", *extra, "-", input=patch)
@@ -326,8 +329,11 @@ def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
             continue
         saved.unlink(missing_ok=True)
         return []
-    return [f"your staged changes could not be staged again over what came in (they are in your work tree "
-            f"as they were); the staged version is kept: git apply --cached {shlex.quote(str(saved))}"]
+    unstage()  # a failed three-way apply leaves the paths unmerged in the index: a commit would fail on them
+    return [f"your staged changes could not be staged again over what came in (the work tree is as you left "
+            f"it, and those files are unstaged); the staged version is kept as a patch: git apply --3way "
+            f"{shlex.quote(str(saved))} puts it in the work tree and the index, with conflict markers where "
+            "it meets what came in"]
 
 
 def unmerged(git: Git) -> list[str]:

@@ -211,7 +211,8 @@ def _conflicts(index: Index) -> dict[str, Any]:
     rows = cast(list[tuple[str]], index.conn.execute(f"""SELECT v.path FROM ({LIVE_VIEW}) v
                                   JOIN blobs b ON b.id = v.blob
                                   WHERE b.flags LIKE '%conflict%'""").fetchall())
-    paths = {path for (path,) in rows} | {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
+    # repo-relative both (the index keeps notebook-relative paths: a notebook in a folder counted one page twice)
+    paths = {nb.repo_path(path) for (path,) in rows} | {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
     pages = []
     for path in sorted(paths):
         rel = nb.rel(path)

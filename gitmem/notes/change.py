@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import config
 from ..errors import GitFailed, GitmemError, Refused
 from ..gitops import commits, indexlock, plumbing
 from ..gitops.lock import FileLock, atomic_write_all
@@ -119,15 +120,14 @@ def not_the_agents(rels: Iterable[str]) -> None:
     """Refused: an agent's write (trailers.by_agent) to a page that tells it who it is and how to
     work. Whatever an agent says may not rewrite its own instructions (a prompt-injected agent could
     make the change last, and sync would push it to every teammate; an attack run, 2026-11-27)."""
-    from . import instructions, trailers
+    from . import trailers
 
     if not trailers.agent_writes():
         return
-    held = next((rel for rel in rels if instructions.tells_the_agent(rel)), None)
+    held = next((rel for rel in rels if config.tells_the_agent(rel)), None)
     if held is not None:
         raise Refused(f"{held} tells the agent who it is and how to work: an agent may not change it",
-                      f"ask the user to change it themselves (at a terminal: git mem write {held} ..., or in "
-                      "git mem serve's editor)")
+                      "ask the user to change it themselves, by hand or in the notebook's web editor")
 
 
 def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
@@ -238,7 +238,7 @@ def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> commi
     for rel, change in changes.items():
         path = nb.repo_path(rel)
         entry = nb.git.index_entry(path)
-        if entry is None:
+        if entry is None or nb.git.unmerged(path):  # a conflict in the index is the person's to resolve
             continue
         at_head = [e.oid for e in nb.git.tree(head, path) if e.path == path] if head else []
         if at_head == [entry[2]]:

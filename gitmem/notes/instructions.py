@@ -15,7 +15,7 @@ from ..notebook import Notebook
 
 PATH = config.INSTRUCTIONS_PAGE
 # Pages agents read as who they are and how to behave, wherever `context` is told to look.
-STEERING = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")
+STEERING = config.IDENTITY_PAGES
 
 TEMPLATE = """# How to use this notebook (for the agent)
 
@@ -59,13 +59,6 @@ def steers(nb: Notebook, rel: str) -> bool:
     always loads (the always-on patterns: SOUL.md, IDENTITY.md, USER.md, MEMORY.md, reference/*.md by
     default). Consolidation never writes one without a person's review."""
     return rel == PATH or rel.rsplit("/", 1)[-1] in STEERING or config.matches(nb.settings.always_on, rel)
-
-
-def tells_the_agent(rel: str) -> bool:
-    """Whether a page tells the agent who it is, whom it serves and how to work: this instructions
-    page, or SOUL.md, IDENTITY.md, USER.md, AGENTS.md, CLAUDE.md at the notebook's top (what
-    `context` loads as such). An agent may not change one (change.not_the_agents)."""
-    return rel == PATH or rel in STEERING
 
 
 def render(nb: Notebook) -> str:

@@ -183,17 +183,18 @@ def _updated_elsewhere(nb: Notebook, routed: str, text: str, named: str | None,
 
 
 def _pages_of_facts(nb: Notebook, near: Callable[[], Results | None]) -> list[str]:
-    """remember's pages of facts, then those of the keyword matches but for lists, the agent's
-    instructions, the watch list, the plan, goals and sessions: pages a fact's update may replace
-    a line of."""
-    from .watch import page_of  # watch reads pages through this module
-
+    """remember's pages of facts, then those of the keyword matches but for lists, the pages that
+    tell the agent who it is (SOUL.md, USER.md, the instructions: an agent's remember was refused
+    for an old line on USER.md, a review found), the watch list, the plan, goals and sessions: pages
+    a fact's update may replace a line of."""
     listed = [page for page, _, checkbox in CATEGORIES.values() if not checkbox]
     lists = {page for page, _, checkbox in CATEGORIES.values() if checkbox}
     found = near()
-    kept = {config.INSTRUCTIONS_PAGE, page_of(nb), nb.page(config.PLAN_PAGE)} | lists
+    # names, not nb.page(): a committed symlink among them must not make every remember fail (a review)
+    kept = {"reference/watched.md", "WATCHED.md", config.PLAN_PAGE} | lists
     matched = [h.path for h in (found.results if found is not None else []) if h.group == "notebook"
-               and h.path not in kept and not h.path.startswith(("goals/", "sessions/"))]
+               and h.path not in kept and not config.tells_the_agent(h.path)
+               and not h.path.startswith(("goals/", "sessions/"))]
     return list(dict.fromkeys(listed + matched))
 
 

@@ -74,11 +74,12 @@ def _steering(nb: Notebook, changed: list[tuple[str, str | None, str | None]], b
     a change for review (an attack run's pulled rewording of USER.md reached the agent's context
     without a word, 2026-11-27). The other always-on pages (reference/ by default) change with
     every teammate's fact; their added lines are judged by the guard and the lines they replace named."""
-    from .instructions import PATH, STEERING
+    from ..config import IDENTITY_PAGES, tells_the_agent
 
+    names = {p.casefold() for p in IDENTITY_PAGES}
     out = []
-    for rel, old, new in changed:
-        if rel != PATH and rel.rsplit("/", 1)[-1] not in STEERING:
+    for rel, old, new in changed:  # an identity page in any folder: a pulled one may be meant to pass for one
+        if not tells_the_agent(rel) and rel.rsplit("/", 1)[-1].casefold() not in names:
             continue
         how = "added" if old is None else "deleted" if new is None else "changed"
         out.append(f"pulled change to a page that steers the agent ({how}): {shown(rel)}; review it: "

@@ -74,8 +74,8 @@ def move(nb: Notebook, old: str, new: str, links: bool = True) -> Moved:
         change.committable(nb)
         rel_old, rel_new = names(nb, old, new)  # again under the lock: another write may have made it
         _movable(nb, rel_old)
-        change.not_the_agents([rel_old, rel_new])
         found = _relinks(nb, rel_old, rel_new) if links else {}
+        change.not_the_agents([rel_old, rel_new, *found])  # a link on USER.md is the page's text too (a review)
         moves = {rel_old: rel_new}
         every = sorted(set(found) | {rel_old})
         pages_now = _pages(nb)

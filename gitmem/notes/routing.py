@@ -93,7 +93,7 @@ INFRA = (r"\b(servers?|databases?|db|clusters?|hosts?|hostname|bastion|ports?|in
 
 RULES: tuple[Rule, ...] = (
     # said as a task, whatever it names ("TODO: write the data retention policy" went to the rules, a newcomer)
-    _rule("todo", "marked as a task", r"^\s*(todo|to-do|task)\s*[:\-–]"),
+    _rule("todo", "marked as a task", r"^\s*(todo|to-do|task)(\s*:|\s+[-–]\s)"),  # not "Task-force meeting ..."
     _rule("shopping", "buying", r"\b(buy|buying|groceries|grocery|shopping|pick up|order (new|more|some|a|an))\b"),
     _rule("shopping", "running out", r"\b(get more|we'?re out of|(ran|run|running|are) (out|low) (of|on))\b"),
     _rule("shopping", "needing a thing", r"^\s*(i |we )?need (some |more |a |an |new )*(?!to\b)[a-z]"),

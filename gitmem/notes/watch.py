@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import supersede
+from .. import credentials, supersede
 from ..errors import GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
@@ -189,7 +189,8 @@ def _lines_about(nb: Notebook, name: str) -> list[tuple[str, int, str]]:
             page = nb.read(path)
         except (GitmemError, OSError):
             continue
-        out.extend((path, number, line) for number, line in enumerate(page.split("\n"), start=1)
+        # redacted as the search's hits were: a watched line goes back to whoever wrote (an agent, too)
+        out.extend((path, number, credentials.redact(line)[0]) for number, line in enumerate(page.split("\n"), start=1)
                    if mentions(line, name))
     return out
 

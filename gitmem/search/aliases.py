@@ -210,7 +210,8 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     others = known - mine
     # a question about someone else that does not say I, me or we ("what is the name of Priya's cat"): the
     # asker's own facts ("Our cat Biscuit ...") are not theirs
-    theirs_only = bool(mine) and not {w.lower() for w in WORD.findall(asked.ranked)} & FIRST_PERSON
+    # (judged: the question with its roles as said, "my daughter" kept; ranked has her name in their place)
+    theirs_only = bool(mine) and not {w.lower() for w in WORD.findall(asked.judged)} & FIRST_PERSON
     out = []
     for text in facts:
         subject = SUBJECT.match(text)
