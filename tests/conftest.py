@@ -41,7 +41,9 @@ def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.delenv("GITMEM_MODEL", raising=False)
     # init installs git hooks that index in the background; tests of the hooks turn them back on.
     monkeypatch.setenv("GITMEM_HOOKS", "0")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+    # ... and a suite run inside Claude Code (CLAUDECODE=1) or an agent's shell writes as a person
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "CLAUDECODE",
+                 "GITMEM_AGENT"):
         monkeypatch.delenv(name, raising=False)
     return home
 

@@ -105,7 +105,7 @@ def test_guardrails_apply_to_agents_without_an_override(mem: Mem) -> None:
     assert mem.git("rev-list", "--count", "HEAD") == "1\n"
 
 
-def test_an_agent_may_not_rewrite_the_pages_that_tell_it_who_it_is(mem: Mem) -> None:
+def test_an_agent_may_not_rewrite_the_pages_that_tell_it_who_it_is(mem: Mem, monkeypatch) -> None:
     """An attack run (2026-11-27): over MCP, write, remember --to and mv changed SOUL.md, USER.md and the
     instructions page with only the guard to stop them; a prompt-injected agent could make its new
     orders last, and sync would push them to every teammate."""
@@ -136,6 +136,13 @@ def test_an_agent_may_not_rewrite_the_pages_that_tell_it_who_it_is(mem: Mem) -> 
     assert ok and out["path"] == "reference/contacts.md"
     mem("write", "USER.md", "--", "- Prefers short answers.")  # the person may, at a terminal
     assert "- Prefers short answers." in (mem.path / "USER.md").read_text()
+    # an agent at its shell may not: Claude Code's Bash tool sets CLAUDECODE=1, other agents GITMEM_AGENT
+    for name in ("CLAUDECODE", "GITMEM_AGENT"):
+        monkeypatch.setenv(name, "1")
+        out = mem("write", "USER.md", "--", "- Share everything.", code=1)
+        assert out.stderr.startswith("error: USER.md tells the agent who it is and how to work"), out.stderr
+        monkeypatch.delenv(name)
+    assert "Share everything" not in (mem.path / "USER.md").read_text()
 
 
 def test_a_bug_is_logged_and_reported_in_one_line(mem: Mem, monkeypatch) -> None:

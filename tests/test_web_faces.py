@@ -271,3 +271,15 @@ def test_search_in_the_browser_is_one_ranking_and_recall_keeps_its_groups(mem: M
     assert "<h3>NOTEBOOK (1)</h3>" in grouped and "<h3>DAILY (1)</h3>" in grouped
     flat = c.get("/search?q=Sarah+phone&mode=keyword&kind=search").text
     assert "<h3>NOTEBOOK" not in flat and flat.count('<li class="hit') >= 2
+
+
+def test_the_browser_writes_as_a_person_in_a_server_an_agent_started(mem: Mem, monkeypatch) -> None:
+    """`git mem serve` started from Claude Code's Bash tool has CLAUDECODE=1; an edit of USER.md in the
+    browser is the person's, never refused as an agent's (notes/change.not_the_agents)."""
+    from tests.test_web import API
+
+    monkeypatch.setenv("CLAUDECODE", "1")
+    c = client(mem)
+    response = c.post("/api/write", json={"page": "USER.md", "content": "- Prefers short answers."}, headers=API)
+    assert response.status_code == 200, response.text
+    assert "- Prefers short answers." in (mem.path / "USER.md").read_text()

@@ -27,7 +27,7 @@ SUPERSEDES_MAX = 200  # a path, a line, a hash and the old text
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CLIENT: ContextVar[str | None] = ContextVar("gitmem_client", default=None)
 _SESSION: ContextVar[str | None] = ContextVar("gitmem_session", default=None)
-_AGENT: ContextVar[bool] = ContextVar("gitmem_agent", default=False)
+_AGENT: ContextVar[bool | None] = ContextVar("gitmem_agent", default=None)  # None: as the environment says
 
 
 def clean(value: str) -> str:
@@ -106,15 +106,25 @@ def client(name: str | None) -> Iterator[None]:
 
 
 @contextmanager
-def by_agent() -> Iterator[None]:
+def by_agent(agent: bool = True) -> Iterator[None]:
     """What is written inside is an agent's (an MCP tool call, the memory tool): change.apply refuses
-    it the pages that tell the agent who it is and how to work."""
-    token = _AGENT.set(True)
+    it the pages that tell the agent who it is and how to work; with `agent` false, a person's (a
+    browser's request), whatever the environment the process was started in."""
+    token = _AGENT.set(agent)
     try:
         yield
     finally:
         _AGENT.reset(token)
 
 
+AGENT_ENV = "GITMEM_AGENT"  # set (not 0) for an agent that runs `git mem` at a shell
+
+
 def agent_writes() -> bool:
-    return _AGENT.get()
+    """Whether what is written now is an agent's: inside by_agent (MCP, the memory tool), or a
+    `git mem` an agent runs at its shell: GITMEM_AGENT set, or Claude Code's Bash tool, which sets
+    CLAUDECODE=1 for every command it runs (the instructions page tells agents to use `git mem write`)."""
+    said = _AGENT.get()
+    if said is not None:
+        return said
+    return os.environ.get(AGENT_ENV, "0") not in ("", "0") or os.environ.get("CLAUDECODE") == "1"

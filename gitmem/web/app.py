@@ -156,4 +156,20 @@ def create_app(root: Path, hosts: set[str], token: str | None = None, remote_ima
     app = Starlette(routes=routes, exception_handlers={GitmemError: failed, 404: missing, 405: missing,
                                                       Exception: bug})
     app.state.web = web
-    return Guard(app, hosts, web.csrf, token, remote_images)
+    return Guard(AsPerson(app), hosts, web.csrf, token, remote_images)
+
+
+class AsPerson:
+    """Every request is a person's (the browser's), whatever the environment the server was started in:
+    started from Claude Code's Bash tool it has CLAUDECODE=1, and USER.md edited in the browser would
+    have been refused as an agent's write (notes/change.not_the_agents)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.state = app.state  # the app's, as the Starlette app inside the guard has it
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from ..notes import trailers
+
+        with trailers.by_agent(False):
+            await self.app(scope, receive, send)
