@@ -48,6 +48,10 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     ("The mortgage pre-approval from Nationwide expires in March", "fact"),
     ("I take 50mg of sertraline every morning", "fact"),
     ("I take my coffee black", "preference"),
+    # ... and a rent "due on the 1st" (of every month) was a todo: a date that comes back is a fact
+    ("Rent is due on the 1st", "fact"),
+    ("Council tax is due monthly", "fact"),
+    ("The report is due on Friday", "todo"),
     ("Sarah's birthday is 3 May", "contact"),
     ("Need to buy a birthday present for Jake", "shopping"),  # buying beats the birthday
     ("Reply to Tom's email about the budget", "todo"),  # a task verb first beats the e-mail

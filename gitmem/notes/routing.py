@@ -17,7 +17,7 @@ legal must review any contract over $50k" a rule, not a todo):
    subject that is not the writer ("Visitors must sign in"); always/never/
    don't + a work verb first ("Never deploy on Fridays");
 4. todo: an intention anywhere (need to, have to, must, should, remember to,
-   don't forget, remind me, make sure, todo, due on/by), or a line that
+   don't forget, remind me, make sure, todo, due on/by, not "due on the 1st"), or a line that
    starts with a task verb (call, email, book, renew, pay, follow up, ...);
 5. decision: decided, decision:, agreed, chose, settled on, opted for,
    going with, picked ... for, approved;
@@ -91,6 +91,9 @@ INFRA = (r"\b(servers?|databases?|db|clusters?|hosts?|hostname|bastion|ports?|in
          r"webhooks?|tls|certificates?|eu-west-\d|us-east-\d)\b|\b[\w-]+\.internal\b|s3://|https?://|"
          r"\b\d{1,3}(\.\d{1,3}){3}\b|[a-z]:\d{2,5}\b")
 
+NTH = r"\d+(st|nd|rd|th)\b"
+MONTHLY = rf"on the {NTH}|every|each|monthly|weekly|yearly|annually|quarterly"
+
 RULES: tuple[Rule, ...] = (
     # said as a task, whatever it names ("TODO: write the data retention policy" went to the rules, a newcomer)
     _rule("todo", "marked as a task", r"^\s*(todo|to-do|task)(\s*:|\s+[-–]\s)"),  # not "Task-force meeting ..."
@@ -106,9 +109,10 @@ RULES: tuple[Rule, ...] = (
     _rule("rule", "must, said of others", r"^(?!\s*(i|we|you|must|please)\b)(?!.*\b(by|before) (mon|tues|wednes|"
                                           r"thurs|fri|satur|sun)day\b).*\b(must|mustn'?t|shall)\b"),
     _rule("rule", "always or never, as an order", rf"^\s*(always|never|do not|don'?t)\s+{WORK_VERBS}\b"),
+    # "is due on the 1st" / "due monthly": a date that comes back is a fact, not a task (a newcomer's rent line)
     _rule("todo", "an intention", r"\b(need to|needs to|have to|has to|must|should|got to|remember to|"
-                                  r"don'?t forget|do not forget|remind me|make sure|todo|to-do|(is|are) due|"
-                                  r"due (on|by|next|this))\b"),
+                                  r"don'?t forget|do not forget|remind me|make sure|todo|to-do|"
+                                  rf"(is|are) due(?! ({MONTHLY}))|due (on(?! the {NTH})|by|next|this))\b"),
     _rule("todo", "a task verb first", rf"^\s*(please\s+)?({TASK_VERBS})\b(?! me\b)(?!\s+{NOT_AN_OBJECT}\b)"),
     _rule("decision", "a decision", r"\b(decided|decision:|^decision\b|agreed|chose|settled on|opted (for|to)|"
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),
