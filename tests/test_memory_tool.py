@@ -211,3 +211,19 @@ def test_a_file_git_does_not_hold_is_never_deleted(mem: Mem, tool: NotebookMemor
     with pytest.raises(ToolError, match="changes not committed yet"):
         tool.call({"command": "rename", "old_path": "/memories/mine.md", "new_path": "/memories/x.md"})
     assert (mem.path / "memories/mine.md").read_text() == "# Mine\n\nwritten by hand, never committed\n"
+
+
+def test_a_rename_never_replaces_a_file_made_at_its_new_name_meanwhile(mem: Mem, tool: NotebookMemoryTool,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack run (2026-11-27): the destination was checked, then os.rename replaced whatever was made
+    there in between (a person's editor takes no lock). Here the check sees nothing, as in that moment."""
+    import gitmem.agent.memory_tool as memory_tool
+
+    tool.call({"command": "create", "path": "/memories/a.md", "file_text": "# A\n"})
+    (mem.path / "memories/b.md").write_text("# B, a person's\n")
+    real = memory_tool.os.path.lexists
+    monkeypatch.setattr(memory_tool.os.path, "lexists", lambda p: False if str(p).endswith("b.md") else real(p))
+    with pytest.raises(ToolError, match="already exists"):
+        tool.call({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"})
+    assert (mem.path / "memories/b.md").read_text() == "# B, a person's\n"
+    assert (mem.path / "memories/a.md").read_text() == "# A\n"

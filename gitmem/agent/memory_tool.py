@@ -252,11 +252,19 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                 if dirty:
                     raise ToolError(f"{self._shown(dirty[0])} has changes not committed yet; nothing was changed "
                                     "(commit them first: git commit)")
+                with trailers.by_agent():  # never a page that tells the agent who it is (folder="reference")
+                    change.not_the_agents([*removed, *(n for _, n in moved)])
                 for rel in removed:
                     if rel in dict(moved):
                         new = dict(moved)[rel]
                         self.nb.file(new).parent.mkdir(parents=True, exist_ok=True)
-                        os.rename(self.nb.file(rel), self.nb.file(new))
+                        # a link, then the old name gone: a file made at the new name meanwhile (a person's
+                        # editor takes no lock) is refused, where os.rename would have replaced it
+                        try:
+                            os.link(self.nb.file(rel), self.nb.file(new))
+                        except FileExistsError:
+                            raise ToolError(f"File {self._shown(new)} already exists") from None
+                        self.nb.file(rel).unlink()
                     else:
                         self.nb.file(rel).unlink()
                 # what git knows of, or what is there now: `git add -A` refuses a path that is neither
