@@ -47,6 +47,16 @@ def pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, daemon: GitDaemon) -> 
     return _clones(tmp_path, monkeypatch, daemon.url(), 2)
 
 
+def _changed_on_the_remote(a: Mem, b: Mem, fact: str, old: str, new: str) -> None:
+    """Both clones hold `fact`; then `a` changes `old` in it to `new` and pushes: `b` has not pulled that yet."""
+    a("remember", fact)
+    a("sync")
+    b("sync")
+    a.write(FACTS, (a.path / FACTS).read_text().replace(old, new))
+    a.commit(f"{old} is now {new}")
+    a("sync")
+
+
 def _remote_text(m: Mem, path: str) -> str:
     return m.git("show", f"origin/main:{path}")
 
@@ -131,12 +141,7 @@ def test_a_staged_version_that_cannot_be_staged_again_is_kept_and_named(pair: li
     """The staged version changes a line that what came in changed too, while the work tree holds the
     line as committed: the sync goes on, and the staged version is kept as a patch, named."""
     a, b = pair
-    a("remember", "The boiler is serviced by Hendricks")
-    a("sync")
-    b("sync")
-    a.write(FACTS, (a.path / FACTS).read_text().replace("Hendricks", "Hendricks and Sons"))
-    a.commit("the firm's full name")
-    a("sync")
+    _changed_on_the_remote(a, b, "The boiler is serviced by Hendricks", "Hendricks", "Hendricks and Sons")
     committed = (b.path / FACTS).read_text()
     b.write(FACTS, committed.replace("Hendricks", "Hendricks Ltd"))
     b.git("add", FACTS)
@@ -350,12 +355,7 @@ def test_an_uncommitted_edit_that_cannot_be_put_back_stops_the_sync_and_says_so(
     """git exits 0 when its autostash comes back with conflicts; an attack run's sync said it had
     fast-forwarded (exit 0) while the person's edit sat only in the stash."""
     a, b = pair
-    a("remember", "The gate code is 1234")
-    a("sync")
-    b("sync")
-    a.write(FACTS, (a.path / FACTS).read_text().replace("1234", "5678"))
-    a.commit("new code")
-    a("sync")
+    _changed_on_the_remote(a, b, "The gate code is 1234", "1234", "5678")
     b.write(FACTS, (b.path / FACTS).read_text().replace("1234", "9999"))  # not committed
     stopped = b("sync", code=1)
     assert stopped.stderr.startswith(f"error: the fast-forward is done, but your uncommitted changes to {FACTS} "
