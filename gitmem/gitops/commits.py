@@ -49,6 +49,8 @@ def commit(git: Git, paths: list[str], message: str,
     return head, fallback
 
 
+UNMERGED = "M"  # git ls-files -v's tag of an index entry in conflict
+
 # path -> (the blob a person had staged, when gitmem read it; that version with gitmem's change)
 Staged = dict[str, tuple[str, bytes]]
 
@@ -182,9 +184,9 @@ def _restage(git: Git, head: str | None, oids: dict[str, str], staged: Staged,
     if gone:
         indexlock.retry(git, lambda: git.run("update-index", "--force-remove", "--", *gone))
     for path, oid in oids.items():
-        if git.unmerged(path):
-            continue  # a conflict in the index (stages 1-3) is the person's to resolve, never gitmem's to overwrite
         entry = git.index_entry(path)
+        if entry is not None and entry[0] == UNMERGED:
+            continue  # a conflict in the index (stages 1-3) is the person's to resolve, never gitmem's to overwrite
         at_head = git.tree(head, path) if head else []
         was = next((e.oid for e in at_head if e.path == path), None)
         if (entry[2] if entry else None) != was:

@@ -407,7 +407,8 @@ class Git:
 
     def index_entry(self, path: str) -> tuple[str, str, str] | None:
         """(tag, mode, blob id) of `path` in git's index (tag S: skip-worktree, i.e. left out of
-        a sparse checkout), or None if the index does not track it."""
+        a sparse checkout; M: unmerged, a conflict not yet resolved, its first stage), or None if the
+        index does not track it."""
         raw = self.run("ls-files", "-s", "-v", "-z", "--", path)
         for item in raw.split(b"\0"):
             meta, _, name = item.partition(b"\t")
@@ -415,11 +416,6 @@ class Git:
                 tag, mode, oid, _stage = meta.decode().split()
                 return tag, mode, oid
         return None
-
-    def unmerged(self, path: str) -> bool:
-        """Whether git's index holds `path` unmerged (stages 1-3: a conflict not yet resolved)."""
-        raw = self.run("ls-files", "-u", "-z", "--", path)
-        return any(_dec(item.partition(b"\t")[2]) == path for item in raw.split(b"\0") if item)
 
     def blame_times(self, path: str) -> list[int]:
         """For each line of the work-tree file, when it was last written (committer time; uncommitted: now)."""

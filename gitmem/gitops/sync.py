@@ -38,6 +38,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import GitFailed, GitmemError
 from .git import Git, words
@@ -291,6 +292,10 @@ PATCH_ARGS = ("--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--ful
               "--dst-prefix=b/")
 
 
+def _patch_file(git: Git) -> Path:
+    return git.git_dir / "gitmem" / STAGED_PATCH
+
+
 def _staged(git: Git) -> tuple[bytes, list[str]]:
     """The staged changes as a patch over HEAD, and their paths, kept in the git dir too: git's
     --autostash puts changes back without --index, so a staged version that the work tree no
@@ -302,9 +307,8 @@ def _staged(git: Git) -> tuple[bytes, list[str]]:
     if not patch:
         return b"", []
     names = git.run("diff", "--cached", "--name-only", "-z", "--no-renames")
-    folder = git.git_dir / "gitmem"
-    folder.mkdir(exist_ok=True)
-    (folder / STAGED_PATCH).write_bytes(patch)
+    _patch_file(git).parent.mkdir(exist_ok=True)
+    _patch_file(git).write_bytes(patch)
     return patch, [os.fsdecode(n) for n in names.split(b"\0") if n]
 
 
@@ -315,7 +319,7 @@ def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
     patch, paths = staged
     if not patch:
         return []
-    saved = git.git_dir / "gitmem" / STAGED_PATCH
+    saved = _patch_file(git)
 
     def unstage() -> None:  # the index only: the work tree keeps what autostash put back (paths on stdin)
         git.run("reset", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",

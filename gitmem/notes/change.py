@@ -238,7 +238,7 @@ def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> commi
     for rel, change in changes.items():
         path = nb.repo_path(rel)
         entry = nb.git.index_entry(path)
-        if entry is None or nb.git.unmerged(path):  # a conflict in the index is the person's to resolve
+        if entry is None or entry[0] == commits.UNMERGED:  # a conflict in the index is the person's to resolve
             continue
         at_head = [e.oid for e in nb.git.tree(head, path) if e.path == path] if head else []
         if at_head == [entry[2]]:
