@@ -503,6 +503,22 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])
 
 
+def test_a_name_the_notebook_never_mentions_gets_only_weak_matches(mem: Mem) -> None:
+    """"what is Leo's favourite film" in a notebook without a Leo: Sam's film was a strong answer."""
+    mem.write("reference/preferences.md", "# Preferences\n\n- Sam's favourite film is Alien.\n"
+                                          "- I have an ESTA valid until 2027.\n- We run PostgreSQL 16.\n")
+    mem.commit("prefs")
+    for question in ("what is Leo's favourite film", "which film does Leo love most", "Leo's favourite film?"):
+        out = mem.json("recall", question)
+        assert out["results"] and all(r["weak"] for r in out["results"]), (question, out["results"])
+        assert "the notebook never mentions Leo: these matches are about others" in out["notes"], question
+    # a name it says, one it says in a longer word, and a name the question does not ask about, are no strangers
+    for question in ("what is Sam's favourite film", "which Postgres version do we run"):
+        out = mem.json("recall", question)
+        assert not any("never mentions" in n for n in out["notes"]) and not out["results"][0]["weak"], question
+    assert not any("never mentions" in n for n in mem.json("recall", "can I visit the United States")["notes"])
+
+
 def test_the_strong_results_come_first_in_the_json_as_in_the_text(family: Mem) -> None:
     """A newcomer (2026-11-27): the JSON listed a weak result (someone else's, its score halved) above
     strong ones the text showed it below, under WEAK MATCHES: an agent's top three were not a person's."""

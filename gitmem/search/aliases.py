@@ -314,13 +314,44 @@ def _role_word(word: str) -> bool:
 
 
 def stranger(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
-    """The relative a question asks about ("my sister") when the notebook never says that word or
-    one meaning the same, in any text: its facts are all someone else's."""
+    """Whom or what a question asks about that the notebook never mentions, in any text: a relative
+    ("your sister", when no text says sister or a word meaning the same) or a name ("Leo", said with
+    a capital, when no word of any text starts so). Its facts are all about others: "what is
+    Leo's favourite film" got Sam's film as a strong answer."""
+    return _relative(conn, question, asked) or _unknown_name(conn, question)
+
+
+def _relative(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
     if asked.names:
         return None
     for m in mentions(question):
         if m.determiner.lower() not in ("my", "our") or m.roles[0] not in KINSHIP:
             continue
         if not any(fts.matching(conn, f'"{w}"') for r in m.roles for w in r.split()):
-            return m.roles[0]
+            return f"your {m.roles[0]}"
+    return None
+
+
+# a word said as a name: a capital, then small letters ("Leo", "O'Brien"); not "API", "iPhone" or "3D"
+NAMED = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)*")
+NOT_SAID = frozenset(w.lower() for w in NOT_NAMES | CALENDAR | TITLES | KINSHIP | frozenset(ALIKE))
+# right before the one a question asks about ("what does Leo do", "is Leo vegetarian")
+ASKS_OF = re.compile(r"\b(?:is|was|are|were|does|did|do|has|had|will|can|could|should|would)\s+$", re.IGNORECASE)
+
+
+def _unknown_name(conn: apsw.Connection, question: str) -> str | None:
+    """The first person or thing the question asks about by name that no word of the notebook's
+    texts starts with (a prefix match: "Postgres" is said by "PostgreSQL", "Toms" by "Tom"). Asked
+    about: said as whose ("Leo's favourite film") or right after the question's verb ("what does Leo
+    do"). A name elsewhere may be said another way by the answer: "can I visit the United States"
+    is answered by "I have an ESTA valid until 2027"."""
+    for m in NAMED.finditer(question):
+        word = stored.POSSESSIVE.sub("", m.group())
+        if word == m.group() and not ASKS_OF.search(question, 0, m.start()):
+            continue
+        if word.lower() in NOT_SAID or len(word) < 3:
+            continue
+        stems = {word, word[:-1]} if word.endswith("s") and not word.endswith("ss") else {word}
+        if not any(fts.matching(conn, f'"{s}"*') for s in stems):
+            return word
     return None

@@ -119,7 +119,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         if found.empty:
             notes.append(scale.no_match_note(query.text, found.evidence))
         elif found.stranger and found.hits:
-            notes.append(f"the notebook never mentions your {found.stranger}: these matches are about others")
+            notes.append(f"the notebook never mentions {found.stranger}: these matches are about others")
         if not found.hits:
             notes.extend(_in_sessions(index, query, embedder, view))
             notes.extend(f"no page is tagged #{t.strip().lstrip('#')}; 'git mem tags' lists the tags there are"
@@ -183,7 +183,7 @@ class Ranking:
     evidence: scale.Evidence
     empty: bool = False  # no good match: the confidence is below the floor
     asked_as: str | None = None  # the question with its roles replaced by names, when any was (aliases.py)
-    stranger: str | None = None  # the relative the question asks about whom the notebook never mentions
+    stranger: str | None = None  # whom the question asks about that the notebook never mentions ("your sister", "Leo")
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
