@@ -426,6 +426,9 @@ def test_what_a_question_asks_of_someone_is_judged_on_their_facts(family: Mem) -
     blood = family.compact("recall", "what is Tom's blood type")
     assert blood["results"] and all(r["weak"] for r in blood["results"]), blood
     assert all("Tom" in r["text"] for r in blood["results"]), blood  # his facts, none of the others
+    # their scores are 0.00 (nothing answers): a note says why they are shown at all
+    assert blood["notes"] == ["nothing answers \"what is Tom's blood type\" well: these are the closest of "
+                              "what the notebook says about Tom"], blood["notes"]
 
 
 def test_a_common_word_or_a_crowded_role_is_no_one_s_name(family: Mem) -> None:

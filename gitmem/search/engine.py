@@ -118,6 +118,9 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         mode = query.mode if embedder else "keyword"
         if found.empty:
             notes.append(scale.no_match_note(query.text, found.evidence))
+        elif found.closest_of and found.hits:  # their scores are 0.00: say why they are shown at all
+            notes.append(f"nothing answers {query.text!r} well: these are the closest of what the notebook "
+                         f"says about {found.closest_of}")
         elif found.stranger and found.hits:
             notes.append(f"the notebook never mentions {found.stranger}: these matches are about others")
         if not found.hits:
@@ -184,6 +187,7 @@ class Ranking:
     empty: bool = False  # no good match: the confidence is below the floor
     asked_as: str | None = None  # the question with its roles replaced by names, when any was (aliases.py)
     stranger: str | None = None  # whom the question asks about that the notebook never mentions ("your sister", "Leo")
+    closest_of: str | None = None  # nothing answers: the hits are the closest facts of these people ("Sam")
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
@@ -209,6 +213,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     nothing = min_score > 0 and scale.nothing(evidence)
+    closest_of = None
     if nothing and not unnamed:
         return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
     # over history, of texts that score alike the newer first (texts are stored as commits are read,
@@ -223,6 +228,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         ranked = [t for t in ranked if t in theirs]
         if not ranked:
             return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
+        closest_of = " and ".join(n.title() for n in sorted(unnamed[1]))
     pool = max(limit, POOL)
     found: list[facts.Found] = []
     if view.kind == "history":
@@ -246,7 +252,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         kept = {id(h) for h in shown}
         facts.cite_found(index, [f for f in found if id(f.hit) in kept])
         current.dated(shown)
-    return Ranking(shown, evidence, asked_as=asked_as, stranger=stranger)
+    return Ranking(shown, evidence, asked_as=asked_as, stranger=stranger, closest_of=closest_of)
 
 
 # Results are worked out for at least POOL of them and cut to the limit last, so that a smaller
