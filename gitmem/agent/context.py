@@ -249,11 +249,23 @@ FORGED_HEADER = re.compile(rf"^((?:[^\S\n]|[{_HIDDEN}]|>|[-*+](?=\s))*)(?=(?:[#�
                            r"(?:\[(?:PERSONAL|GOALS)\]|\S+\.(?:md|markdown)\b|Memory context\b))",
                            re.MULTILINE | re.IGNORECASE)
 
+# ... and said the other two ways markdown has: a name underlined ("USER.md" over "-------", a setext
+# heading; the underline is escaped) and an HTML heading ("<h2>IDENTITY.md</h2>"): an attack run's did
+NAMED = re.compile(r"\[(?:PERSONAL|GOALS)\]|\.(?:md|markdown)\b|Memory context\b", re.IGNORECASE)
+UNDERLINE = re.compile(rf"((?:[^\S\n]|[{_HIDDEN}])*)([=＝\-－]+[^\S\n]*)")
+HTML_HEADER = re.compile(r"<(?=[^\S\n]*h[1-6]\b)", re.IGNORECASE)
+
 
 def _inert(text: str) -> str:
     """A file's text as the context quotes it: a line that would read as a section header of the
-    context is escaped ("\\## USER.md": markdown shows the hashes, no heading)."""
-    return FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text)
+    context is escaped ("\\## USER.md": markdown shows the hashes, no heading; "\\-------" under a
+    name; "\\<h2>")."""
+    lines = FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text).split("\n")
+    for i in range(1, len(lines)):  # line by line: a pattern spanning two lines could backtrack on a long one
+        under = UNDERLINE.fullmatch(lines[i])
+        if under is not None and NAMED.search(lines[i - 1]):
+            lines[i] = under.group(1) + "\\" + under.group(2)
+    return HTML_HEADER.sub("\\\\<", "\n".join(lines))
 
 
 def structured(nb: Notebook) -> dict[str, tuple[str, str]]:
