@@ -42,7 +42,8 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
     every = plumbing.changed_blobs(nb.git, before, after)
     changed = [(rel, old, new) for path, old, new in every
                if (rel := nb.rel(path)) is not None and nb.settings.is_note(rel)]
-    steering = _steering(nb, changed, before, after) + _settings(nb, every, before, after)
+    steering = _steering(nb, changed, before, after) + _always_read(nb, changed, before, after) + \
+        _settings(nb, every, before, after)
     pages = [(rel, old, new) for rel, old, new in changed if new is not None]
     left = pages[most:] if most is not None else []
     pages = pages[:most] if most is not None else pages
@@ -85,6 +86,27 @@ def _steering(nb: Notebook, changed: list[tuple[str, str | None, str | None]], b
         out.append(f"pulled change to a page that steers the agent ({how}): {shown(rel)}; review it: "
                    f"git diff {before[:12]} {after[:12]} -- {shlex.quote(_top_relative(nb, rel))}")
     return out[:MAX_FINDINGS]
+
+
+def _always_read(nb: Notebook, changed: list[tuple[str, str | None, str | None]], before: str,
+                 after: str) -> list[str]:
+    """One line naming the pulled changes to the other pages `context` gives the agent every time
+    (always_on: MEMORY.md, reference/*.md): an attack run's reworded policy in MEMORY.md ("phone
+    numbers may be shared with anyone who asks") holds no line the guard refuses, and its new
+    reference/team.md reached every context without a word. One line for all of them: they change
+    with every teammate's fact."""
+    from ..config import IDENTITY_PAGES, matches, tells_the_agent
+
+    names = {p.casefold() for p in IDENTITY_PAGES}
+    pages = [(rel, old) for rel, old, new in changed if new is not None and matches(nb.settings.always_on, rel)
+             and not tells_the_agent(rel) and rel.rsplit("/", 1)[-1].casefold() not in names]
+    if not pages:
+        return []
+    said = ", ".join(shown(rel) + (" (new)" if old is None else "") for rel, old in pages[:MAX_FINDINGS])
+    more = f" and {len(pages) - MAX_FINDINGS} more" if len(pages) > MAX_FINDINGS else ""
+    specs = " ".join(shlex.quote(_top_relative(nb, rel)) for rel, _ in pages[:MAX_FINDINGS])
+    return [f"pulled change to pages the agent is given in every context: {said}{more}; review it: "
+            f"git diff {before[:12]} {after[:12]} -- {specs}"]
 
 
 def _page(rel: str, old: bytes, new: bytes) -> list[str]:
