@@ -16,11 +16,20 @@ gitdir=.git
 # After a merge or a rebase (a plain `git pull`), in the foreground, on stderr: the lines it brought
 # that the write guard would refuse (a secret, an instruction to the model, a line replacing one of
 # yours), as `git mem sync` names them. It never fails the hook.
+# A merge that stopped on a conflict fires no post-merge: the commit that concludes it fires
+# post-commit, with a second parent (one rev-parse a commit; a rebase's picks are left alone).
+pulled=
 if [ "$hook" = post-merge ] || [ "$hook $1" = "post-rewrite rebase" ]; then
+  pulled=ORIG_HEAD
+elif [ "$hook" = post-commit ] && ! { [ -d "$gitdir/rebase-merge" ] || [ -d "$gitdir/rebase-apply" ]; } &&
+     git rev-parse -q --verify 'HEAD^2' >/dev/null 2>&1; then
+  pulled='HEAD^1'
+fi
+if [ -n "$pulled" ]; then
   if [ -x "$GITMEM_PYTHON" ]; then
-    "$GITMEM_PYTHON" -I -c @BOOT@ "$GITMEM_HOME" gitmem hooks pulled </dev/null 1>&2
+    "$GITMEM_PYTHON" -I -c @BOOT@ "$GITMEM_HOME" gitmem hooks pulled "$pulled" </dev/null 1>&2
   elif command -v git-mem >/dev/null 2>&1; then
-    git-mem hooks pulled </dev/null 1>&2
+    git-mem hooks pulled "$pulled" </dev/null 1>&2
   fi
 fi
 if [ "$hook" = post-checkout ] || [ "$hook $1" = "post-rewrite rebase" ] ||

@@ -173,9 +173,11 @@ def hooks_run(name: str | None, args: tuple[str, ...]) -> None:
 
 
 @hooks.command("pulled", hidden=True)
-def hooks_pulled() -> None:
-    """What post-merge and a rebase's post-rewrite run in the foreground: name on stderr what the merge
-    or rebase brought (ORIG_HEAD..HEAD) that the write guard would refuse, as sync does; exits 0."""
+@click.argument("since", required=False, default="ORIG_HEAD", type=click.Choice(["ORIG_HEAD", "HEAD^1"]))
+def hooks_pulled(since: str) -> None:
+    """What post-merge and a rebase's post-rewrite run in the foreground (and post-commit for the commit
+    that concludes a merge stopped on a conflict, since its first parent): name on stderr what the merge
+    or rebase brought (SINCE..HEAD) that the write guard would refuse, as sync does; exits 0."""
     from ..gitops import hookrun
     from ..notes import pulled
 
@@ -185,7 +187,7 @@ def hooks_pulled() -> None:
         nb = notebook()
         if hookrun.switched_off(nb.git):
             return
-        found = pulled.findings(nb, nb.git.resolve("ORIG_HEAD"), nb.git.head(), pulled.HOOK_PAGES)
+        found = pulled.findings(nb, nb.git.resolve(since), nb.git.head(), pulled.HOOK_PAGES)
     except GitmemError:
         return  # a hook never fails git for gitmem's sake; a read says what is wrong
     if found:  # pulled text, quoted: no control sequence of it reaches the terminal

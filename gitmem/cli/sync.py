@@ -39,7 +39,16 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
 
     nb = notebook()
     before = nb.git.head()
-    result = syncing.sync(nb.git, remote, allow_rewritten)
+    try:
+        result = syncing.sync(nb.git, remote, allow_rewritten)
+    except syncing.SyncStopped:
+        # the pages that merged cleanly are in the work tree already, and `context` reads them: named now
+        # (stopped on a conflict, nothing was named: an attack run, 2026-11-27); `resolve` names them again
+        from .output import terminal_safe
+
+        for line in pulled.findings(nb, before, syncing.incoming(nb.git)):
+            click.echo(terminal_safe(f"note: {line}"), err=True)
+        raise
     result.notes.extend(pulled.findings(nb, before, result.head))
     show(result, as_json, output.synced)
 

@@ -340,6 +340,17 @@ def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
             "it meets what came in"]
 
 
+def incoming(git: Git) -> str | None:
+    """The tip a merge or rebase in progress brings in (MERGE_HEAD, or what the rebase is onto)."""
+    if git.in_progress() == "merge":
+        return git.resolve("MERGE_HEAD")
+    for folder in ("rebase-merge", "rebase-apply"):
+        onto = git.git_dir / folder / "onto"
+        if onto.is_file():
+            return git.resolve(onto.read_text(encoding="ascii", errors="replace").strip())
+    return None
+
+
 def unmerged(git: Git) -> list[str]:
     """Repo-relative paths git has left unmerged (a conflict)."""
     raw = git.run("diff", "--name-only", "--diff-filter=U", "-z")
@@ -458,12 +469,12 @@ def _run(git: Git, args: list[str], env: dict[str, str]) -> tuple[int, str, str]
 
 def commit_merge(git: Git) -> str | None:
     """Conclude the merge or rebase git stopped in, once nothing is unmerged; the new HEAD."""
-    # no GITMEM_SYNCING here: a sync that stopped on a conflict named nothing yet, and a rebase's
-    # post-rewrite hook names what it brought once it is concluded
+    # a rebase's post-rewrite hook names what it brought once it is concluded; a merge's commit fires
+    # post-commit, whose naming is left to the caller (notes/resolve.py), once (GITMEM_SYNCING)
     env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
     busy = git.in_progress()
     if busy == "merge":
-        git.run("commit", "--quiet", "--no-edit", env=env)
+        git.run("commit", "--quiet", "--no-edit", env={**env, "GITMEM_SYNCING": "1"})
     elif busy in ("rebase", "cherry-pick", "revert"):
         git.run(busy, "--continue", env=env)
     return git.head()

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from ..errors import GitFailed, GitmemError, UsageError
 from ..gitops import factmerge, sync
-from ..gitops.git import Git
 from ..gitops.lock import atomic_write
 from ..notebook import Notebook
-from . import change
+from . import change, pulled
 from .pages import Edit
 
 
@@ -48,14 +47,15 @@ def resolve(nb: Notebook, rel: str, take: str) -> Resolved:
         with change.write_lock(nb):
             atomic_write(nb.file(rel), resolved.encode("utf-8"))
             sync.stage(git, path)
-            return _conclude(git, rel, take, count, busy)
+            return _conclude(nb, rel, take, count, busy)
     with change.write_lock(nb):
         applied = change.apply(nb, {rel: lambda now: Edit(factmerge.resolve_text(now, take)[0], 1, 1)},
                                f"mem: resolve {count} conflict(s) in {rel} (--take {take})")
     return Resolved(rel, take, count, None, applied.commit if applied else None)
 
 
-def _conclude(git: Git, rel: str, take: str, count: int, busy: str) -> Resolved:
+def _conclude(nb: Notebook, rel: str, take: str, count: int, busy: str) -> Resolved:
+    git = nb.git
     left = sync.unmerged(git)
     if left:
         return Resolved(rel, take, count, None, None, left,
@@ -68,4 +68,7 @@ def _conclude(git: Git, rel: str, take: str, count: int, busy: str) -> Resolved:
             raise
         return Resolved(rel, take, count, None, None, left,
                         [f"the {busy} went on and stopped again: {exc.message}"])
-    return Resolved(rel, take, count, busy, head, [], ["run 'git mem sync' to push it"])
+    # what the merge brought, named as sync names it (its hook is quiet: commit_merge): a merge that
+    # stopped on a conflict was concluded without a word of it (an attack run, 2026-11-27)
+    came = pulled.findings(nb, git.resolve("HEAD^1"), head) if busy == "merge" and head else []
+    return Resolved(rel, take, count, busy, head, [], [*came, "run 'git mem sync' to push it"])
