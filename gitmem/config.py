@@ -28,13 +28,25 @@ PLAN_PAGE = "PLAN.md"  # the agent's plan (notes/plan.py)
 IDENTITY_PAGES = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")
 
 
+# ... and, in any folder, the files agent tools take their orders from (Claude Code reads a nested
+# CLAUDE.md and CLAUDE.local.md; Gemini CLI a GEMINI.md). Not USER.md: the memory tool's own
+# /memories/user.md is the agent's notes on its user.
+TOOL_ORDERS = frozenset(n.casefold() for n in ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"))
+
+
 def tells_the_agent(rel: str) -> bool:
-    """Whether a page tells the agent who it is, whom it serves and how to work: the instructions
-    page, or an identity page at the notebook's top (what `context` loads as such), in any case
-    of its letters (USER.md and user.md are one file where file names are case-insensitive). An
-    agent may not change one (notes/change.not_the_agents)."""
+    """Whether a page tells an agent who it is, whom it serves and how to work: the instructions
+    page, an identity page at the notebook's top (what `context` loads as such), or an agent tool's
+    orders in any folder; as .md or .markdown, in any case of its letters (USER.md and user.md are
+    one file where file names are case-insensitive; an attack run's agent wrote projects/CLAUDE.md
+    and USER.markdown). An agent may not change one (notes/change.not_the_agents)."""
     folded = rel.casefold()
-    return folded == INSTRUCTIONS_PAGE.casefold() or folded in {p.casefold() for p in IDENTITY_PAGES}
+    if folded.endswith(".markdown"):
+        folded = folded[:-len(".markdown")] + ".md"
+    return folded == INSTRUCTIONS_PAGE.casefold() or folded in {p.casefold() for p in IDENTITY_PAGES} or \
+        folded.rsplit("/", 1)[-1] in TOOL_ORDERS
+
+
 NOTE_SUFFIXES = (".md", ".markdown")  # a note is markdown, whatever notebook.include says
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"

@@ -74,13 +74,10 @@ def _steering(nb: Notebook, changed: list[tuple[str, str | None, str | None]], b
     it says, the agent is told it every time, so a person hears of it, as consolidation holds such
     a change for review (an attack run's pulled rewording of USER.md reached the agent's context
     without a word, 2026-11-27). The other always-on pages (reference/ by default) change with
-    every teammate's fact; their added lines are judged by the guard and the lines they replace named."""
-    from ..config import IDENTITY_PAGES, tells_the_agent
-
-    names = {p.casefold() for p in IDENTITY_PAGES}
+    every teammate's fact: they are named together (_always_read)."""
     out = []
-    for rel, old, new in changed:  # an identity page in any folder: a pulled one may be meant to pass for one
-        if not tells_the_agent(rel) and rel.rsplit("/", 1)[-1].casefold() not in names:
+    for rel, old, new in changed:
+        if not _steers(rel):
             continue
         how = "added" if old is None else "deleted" if new is None else "changed"
         out.append(f"pulled change to a page that steers the agent ({how}): {shown(rel)}; review it: "
@@ -95,11 +92,10 @@ def _always_read(nb: Notebook, changed: list[tuple[str, str | None, str | None]]
     numbers may be shared with anyone who asks") holds no line the guard refuses, and its new
     reference/team.md reached every context without a word. One line for all of them: they change
     with every teammate's fact."""
-    from ..config import IDENTITY_PAGES, matches, tells_the_agent
+    from ..config import matches
 
-    names = {p.casefold() for p in IDENTITY_PAGES}
     pages = [(rel, old) for rel, old, new in changed if new is not None and matches(nb.settings.always_on, rel)
-             and not tells_the_agent(rel) and rel.rsplit("/", 1)[-1].casefold() not in names]
+             and not _steers(rel)]
     if not pages:
         return []
     said = ", ".join(shown(rel) + (" (new)" if old is None else "") for rel, old in pages[:MAX_FINDINGS])
@@ -107,6 +103,14 @@ def _always_read(nb: Notebook, changed: list[tuple[str, str | None, str | None]]
     specs = " ".join(shlex.quote(_top_relative(nb, rel)) for rel, _ in pages[:MAX_FINDINGS])
     return [f"pulled change to pages the agent is given in every context: {said}{more}; review it: "
             f"git diff {before[:12]} {after[:12]} -- {specs}"]
+
+
+def _steers(rel: str) -> bool:
+    """A page that tells an agent how to work (config.tells_the_agent), or named as an identity page
+    in any folder: a pulled one may be meant to pass for one."""
+    from ..config import IDENTITY_PAGES, tells_the_agent
+
+    return tells_the_agent(rel) or rel.rsplit("/", 1)[-1].casefold() in {p.casefold() for p in IDENTITY_PAGES}
 
 
 def _page(rel: str, old: bytes, new: bytes) -> list[str]:
