@@ -365,6 +365,34 @@ def test_an_uncommitted_edit_that_cannot_be_put_back_stops_the_sync_and_says_so(
     assert "9999" not in _remote_text(b, FACTS)
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_sync_that_stops_names_the_staged_version_it_kept(pair: list[Mem]) -> None:
+    """An attack run (2026-11-27): a staged version, then the line edited again, and a sync that stops on
+    the work tree's conflict: git's stash holds the work tree's version only, the message named no
+    other, and the next sync overwrote the one patch file that held the staged version."""
+    a, b = pair
+    _changed_on_the_remote(a, b, "The gate code is 1234", "1234", "5678")
+    b.write(FACTS, (b.path / FACTS).read_text().replace("1234", "2222 (staged)"))
+    b.git("add", FACTS)
+    b.write(FACTS, (b.path / FACTS).read_text().replace("2222 (staged)", "3333"))
+    stopped = b("sync", code=1)
+    patch = b.path / ".git/gitmem/staged-before-sync.patch"
+    assert f"; what you had staged is kept as {patch} ('git apply --cached --3way {patch}' stages it again)" \
+        in stopped.stderr and "2222 (staged)" in patch.read_text()
+    # the next sync keeps a patch of its own, never over this one
+    b.git("checkout", "--theirs", "--", FACTS)
+    b.git("restore", "--staged", FACTS)
+    b.git("stash", "drop")
+    b.write("knowledge/other.md", "# Other\n\n- staged again\n")
+    b.git("add", "knowledge/other.md")
+    b.write("knowledge/other.md", "# Other\n\n- staged again, then edited\n")
+    a("remember", "The plumber is Ivo")
+    a("sync")
+    b("sync")
+    assert "2222 (staged)" in patch.read_text()  # the first sync's, as it was
+    assert b.git("show", ":knowledge/other.md") == "# Other\n\n- staged again\n"
+
+
 def test_a_pulled_line_the_guard_refuses_is_named(pair: list[Mem]) -> None:
     """Text another clone committed by hand never met the write guard: sync names each such line
     it brought, with the command that shows it; what the page held before is not named again."""

@@ -267,12 +267,14 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
             shown = ", ".join(conflicted)
             raise SyncStopped(
                 f"the {what} stopped on a conflict in {shown}: the same fact was changed differently here and on "
-                f"the remote; the {what} is left in progress, nothing was pushed",
+                f"the remote; the {what} is left in progress, nothing was pushed{_kept(staged)}",
                 f"run 'git mem resolve {shlex.quote(conflicted[0])} --take ours|theirs|both' (or edit the "
                 "markers), then 'git mem sync' again") from exc
         if git.in_progress():  # stopped for another reason (a hook, say): leave it to the person, as git does
-            raise SyncStopped(f"the {what} stopped: {exc.message}", f"finish it, or abort it (git {what} --abort)") \
-                from exc
+            raise SyncStopped(f"the {what} stopped: {exc.message}{_kept(staged)}",
+                              f"finish it, or abort it (git {what} --abort)") from exc
+        if staged[2] is not None:  # nothing changed: the index still holds what the patch keeps
+            staged[2].unlink(missing_ok=True)
         raise SyncRefused(f"could not {what}: {exc.message}; nothing was changed",
                           "commit or stash your uncommitted changes to those files (git stash), then run "
                           "'git mem sync' again") from exc
@@ -280,7 +282,8 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
     if left:  # git exits 0 when the edits it set aside (--autostash) come back with conflicts
         raise SyncStopped(
             f"the {what} is done, but your uncommitted changes to {', '.join(left)} conflict with what came in: "
-            "git put them back with conflict markers and kept them in the stash too; nothing was pushed",
+            f"git put them back with conflict markers and kept them in the stash too; nothing was pushed"
+            f"{_kept(staged)}",
             f"keep what you want between the markers in {shlex.quote(left[0])}, then 'git restore --staged "
             f"{shlex.quote(left[0])}' and 'git stash drop' (your changes as they were: git stash show -p), "
             "then 'git mem sync' again")
@@ -293,33 +296,47 @@ PATCH_ARGS = ("--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--ful
 
 
 def _patch_file(git: Git) -> Path:
-    return git.git_dir / "gitmem" / STAGED_PATCH
+    """Where this sync keeps the staged changes: a name no other sync's kept patch has (one that
+    stopped left its own, which the next sync overwrote: an attack run, 2026-11-27)."""
+    folder = git.git_dir / "gitmem"
+    path, n = folder / STAGED_PATCH, 1
+    while path.exists():
+        n += 1
+        path = folder / STAGED_PATCH.replace(".patch", f"-{n}.patch")
+    return path
 
 
-def _staged(git: Git) -> tuple[bytes, list[str]]:
-    """The staged changes as a patch over HEAD, and their paths, kept in the git dir too: git's
+def _kept(staged: tuple[bytes, list[str], Path | None]) -> str:
+    """What a sync that stopped says of the staged changes it kept (git's stash keeps them unstaged)."""
+    saved = staged[2]
+    return (f"; what you had staged is kept as {shlex.quote(str(saved))} ('git apply --cached --3way "
+            f"{shlex.quote(str(saved))}' stages it again)") if saved is not None else ""
+
+
+def _staged(git: Git) -> tuple[bytes, list[str], Path | None]:
+    """The staged changes as a patch over HEAD, and their paths, kept in the git dir too (where): git's
     --autostash puts changes back without --index, so a staged version that the work tree no
     longer holds was lost ("git add" of a line, then the line edited away; an attack run,
     2026-11-27), and every staged change came back unstaged."""
     if git.head() is None:
-        return b"", []
+        return b"", [], None
     patch = git.run("diff", "--cached", *PATCH_ARGS)
     if not patch:
-        return b"", []
+        return b"", [], None
     names = git.run("diff", "--cached", "--name-only", "-z", "--no-renames")
-    _patch_file(git).parent.mkdir(exist_ok=True)
-    _patch_file(git).write_bytes(patch)
-    return patch, [os.fsdecode(n) for n in names.split(b"\0") if n]
+    saved = _patch_file(git)
+    saved.parent.mkdir(exist_ok=True)
+    saved.write_bytes(patch)
+    return patch, [os.fsdecode(n) for n in names.split(b"\0") if n], saved
 
 
-def _restage(git: Git, staged: tuple[bytes, list[str]]) -> list[str]:
+def _restage(git: Git, staged: tuple[bytes, list[str], Path | None]) -> list[str]:
     """Stage again what was staged before the merge (the paths' index entries as HEAD's, then the
     patch applied to the index alone, three-way when plain fails); a note naming the kept patch
     when it cannot be (what came in changed the same lines)."""
-    patch, paths = staged
-    if not patch:
+    patch, paths, saved = staged
+    if not patch or saved is None:
         return []
-    saved = _patch_file(git)
 
     def unstage() -> None:  # the index only: the work tree keeps what autostash put back (paths on stdin)
         git.run("reset", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
