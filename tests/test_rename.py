@@ -91,6 +91,21 @@ def test_mv_keeps_a_persons_uncommitted_edits_out_of_its_commit(mem: Mem) -> Non
     assert sorted(mem.git("status", "--porcelain").splitlines()) == [" M archive/apollo.md", " M daily/2026-11-25.md"]
 
 
+def test_mv_gives_a_persons_staged_version_of_a_linking_page_the_new_link(mem: Mem) -> None:
+    """An attack run (2026-11-27): a linking page's edit was staged, and after the rename the index still
+    held the old link, so the person's next commit undid gitmem's rewrite of it."""
+    _linked(mem)
+    mem.write("knowledge/notes.md", "# Notes\n\n- see [[reference/contacts]] for Sarah\n")
+    mem.commit("a link")
+    mem.write("knowledge/notes.md", "# Notes\n\n- see [[reference/contacts]] for Sarah\n- staged line\n")
+    mem.git("add", "knowledge/notes.md")
+    mem("mv", "reference/contacts.md", "people/contacts.md")
+    assert mem.git("show", ":knowledge/notes.md") == "# Notes\n\n- see [[people/contacts]] for Sarah\n- staged line\n"
+    assert mem.git("show", "HEAD:knowledge/notes.md") == "# Notes\n\n- see [[people/contacts]] for Sarah\n"
+    mem.git("commit", "-q", "-m", "the person's commit")
+    assert "[[people/contacts]]" in mem.git("show", "HEAD:knowledge/notes.md")
+
+
 @TALLY
 def test_mv_refuses_what_it_must_not_do(mem: Mem) -> None:
     _linked(mem)

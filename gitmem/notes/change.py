@@ -180,7 +180,7 @@ def _commit(nb: Notebook, changes: dict[str, Change], committed: dict[str, bytes
     them again on it (a few times), so gitmem's commit never undoes one."""
     for attempt in range(ATTEMPTS):
         try:
-            return commits.commit_files(nb.git, committed, message, _staged(nb, changes, base), trailers, base)
+            return commits.commit_files(nb.git, committed, message, staged_changes(nb, changes, base), trailers, base)
         except commits.HeadMoved:
             if attempt == ATTEMPTS - 1:
                 raise GitFailed("commits kept landing while gitmem committed; the pages are written and "
@@ -231,7 +231,7 @@ def _to_commit(nb: Notebook, changes: dict[str, Change], head: str | None) -> di
     return out
 
 
-def _staged(nb: Notebook, changes: dict[str, Change], head: str | None) -> commits.Staged:
+def staged_changes(nb: Notebook, changes: dict[str, Change], head: str | None) -> commits.Staged:
     """The change made to a person's staged version of a page (where it differs from HEAD's), with
     the blob of that version."""
     out = {}

@@ -185,7 +185,10 @@ def _apply(nb: Notebook, rel_old: str, rel_new: str, changes: dict[str, change.C
                           "free some space or make the notebook writable, then run the command again") from exc
     for attempt in range(change.ATTEMPTS):
         try:
-            return commits.commit_files(nb.git, committed, message, None, trailers.for_verb("mv"), base, removed)
+            # a relinked page a person staged a version of gets the new link there too, as a write's does: with
+            # None the index kept their old link, and their next commit undid the rename's (an attack run)
+            staged = change.staged_changes(nb, {rel: ch for rel, ch in changes.items() if rel != rel_old}, base)
+            return commits.commit_files(nb.git, committed, message, staged, trailers.for_verb("mv"), base, removed)
         except commits.HeadMoved:
             if attempt == change.ATTEMPTS - 1:
                 raise GitFailed(f"commits kept landing while gitmem committed; {rel_new} is written and nothing "
