@@ -42,6 +42,10 @@ _SOURCES: list[tuple[str, tuple[str, int]]] = [
     ("password in another language", _source(
         r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])" + _SP +
         r"(:|：|=|\b(ist|lautet|war|est|était|es|era|é|is|jest|je|är|on|er)\b|是|为|為|は)" + _SP + _VALUE, re.I)),
+    # a card's or a phone's PIN is a secret however short ("My bank PIN is 4821": a newcomer's was
+    # stored, 2026-11-27); a door or gate code is a household fact people keep in their notes
+    ("PIN", _source(r"\b(pin(" + _SP + r"(code|number))?|passcode)" + _SP + r"(:|=|\bis\b|\bwas\b)" + _SP +
+                    r"(?P<v>\d{4,12})(?![\w-])", re.I)),
     ("secret in an environment variable", _source(
         r"(?<![A-Z0-9_])[A-Z][A-Z0-9_]{0,63}(KEY|TOKEN|SECRET|PASSWORD|PASSWD)" + _SP + "=" + _SP +
         r"['\"]?(?P<v>(?!\[)[^\s'\"]{8,})")),
@@ -89,7 +93,7 @@ def patterns() -> list[tuple[str, re.Pattern[str]]]:
     return [(rule, re.compile(source, flags)) for rule, (source, flags) in _SOURCES]
 
 # Rules that name no token type; reported after those that do.
-GENERIC = {"password assignment", "password in another language", "secret in an environment variable",
+GENERIC = {"password assignment", "PIN", "password in another language", "secret in an environment variable",
            ".env line with a secret", "Secret Keyword"}
 
 REDACTED = "[redacted]"

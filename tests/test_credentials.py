@@ -27,6 +27,11 @@ LINE = f"- Staging AWS key: {AWS} (from Dana)"
     ("postgres://app:Zx9-secret@db.internal/app", "postgres://app:[redacted]@db.internal/app"),
     ("token ghp_" + "a1" * 18, "token [redacted]"),
     ("- Sarah prefers tea; the password is required", "- Sarah prefers tea; the password is required"),
+    # a PIN however short (a newcomer's "My bank PIN is 4821" was stored); a gate code is a household fact
+    ("- My bank PIN is 4821.", "- My bank PIN is [redacted]."),
+    ("SIM PIN code: 0000", "SIM PIN code: [redacted]"),
+    ("- The gate code is 4512", "- The gate code is 4512"),
+    ("- The pin is in the drawer", "- The pin is in the drawer"),
 ])
 def test_a_secret_value_is_redacted_and_the_words_around_it_stay(text: str, expected: str) -> None:
     assert credentials.redact(text)[0] == expected
