@@ -504,6 +504,12 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert out["results"][0]["text"] == "- Mum takes warfarin, so no grapefruit for her." and \
         not any("never mentions" in n for n in out["notes"])
     assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])
+    # "sibling" is said by "brother" or "sister" (a newcomer: "the notebook never mentions your sibling", 2026-11-27)
+    family.write("knowledge/tomas.md", "# Tomás\n\n- My brother Tomás lives in Denver.\n")
+    family.commit("tomas")
+    out = family.compact("recall", "which city is my sibling in")
+    assert out["asked_as"] == "which city is Tomás in" and out["results"][0]["text"] == "- My brother Tomás lives in Denver."
+    assert not any("never mentions" in n for n in out["notes"])
 
 
 def test_a_name_the_notebook_never_mentions_gets_only_weak_matches(mem: Mem) -> None:

@@ -44,7 +44,8 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "spouse": ("husband", "wife", "partner"), "mother": ("mum", "mom"), "mum": ("mother", "mom"),
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
-       "children": ("kids", "son", "daughter")}
+       "children": ("kids", "son", "daughter"), "sibling": ("brother", "sister"),
+       "siblings": ("brothers", "sisters", "brother", "sister")}
 # roles at work and in care that people say in other words ("my boss" for the notebook's "My manager
 # is Helen Brooks": rank 5 for a newcomer, 2026-11-26); unlike kin, they name no relative
 ALIKE = {"boss": ("manager",), "manager": ("boss",), "doctor": ("gp",), "gp": ("doctor",),
