@@ -40,6 +40,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
     with `model_dir`, remember that local model in this clone's git config (mem.modelDir)."""
     if layout is not None and layout not in config.LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", f"use one of {', '.join(config.LAYOUTS)}")
+    # first: a wrong model folder is refused before anything is made (a newcomer's refused init left a .git)
+    model = model_folder(model_dir) if model_dir is not None else None
     path.mkdir(parents=True, exist_ok=True)
     try:
         git = Git.find(path)
@@ -49,8 +51,8 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         git = Git.init(path)
     assert git.top is not None
     notes: list[str] = []
-    if model_dir is not None:  # first: a wrong folder is refused before anything is made
-        notes.append(remember_model(git, model_dir))
+    if model is not None:
+        notes.append(remember_model(git, model))
     created: list[str] = []
     settings = _settings(git.top, layout, folder, notes, created)
     nb = Notebook(git, settings)
@@ -101,14 +103,20 @@ def _share_refs(git: Git) -> list[str]:
     return notes
 
 
-def remember_model(git: Git, model_dir: Path) -> str:
-    """Keep the local model's folder in this clone's git config, so later shells need no
-    GITMEM_MODEL_DIR (which, when set, still wins). A folder with no model is refused."""
+def model_folder(model_dir: Path) -> Path:
+    """The local model's folder, whole; refused when it holds no model."""
     folder = model_dir.expanduser().resolve()
     if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
         raise UsageError(f"no embedding model in {folder} (a folder with tokenizer.json and an .onnx file)",
                          "name the folder that holds the model's model.onnx and tokenizer.json, "
                          "e.g. git mem init --model-dir ~/models/all-MiniLM-L6-v2-onnx-int8")
+    return folder
+
+
+def remember_model(git: Git, model_dir: Path) -> str:
+    """Keep the local model's folder in this clone's git config, so later shells need no
+    GITMEM_MODEL_DIR (which, when set, still wins). A folder with no model is refused."""
+    folder = model_folder(model_dir)
     git.config_set(config.MODEL_DIR_KEY, str(folder))
     return f"model: {folder} kept in git config {config.MODEL_DIR_KEY}; later shells need no {config.MODEL_DIR_ENV}"
 
