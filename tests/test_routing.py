@@ -45,6 +45,9 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     # a newcomer, 2026-11-27: a marked task with "policy" in it went to the rules, a pre-approval was a
     # rule, and a dose taken was a taste
     ("TODO: write the data retention policy for EU customers", "todo"),
+    ("Deploys to production are never allowed on Fridays", "rule"),  # a newcomer's went to infrastructure
+    ("The Falcon team standup is at 9:30 every weekday", "event"),  # ... a named team's meeting to the facts
+    ("Project Falcon is the route-optimization service I lead", "fact"),  # ... a service I lead to the contacts
     ("The mortgage pre-approval from Nationwide expires in March", "fact"),
     ("I take 50mg of sertraline every morning", "fact"),
     ("I take my coffee black", "preference"),
@@ -108,6 +111,10 @@ def test_remember_routes_through_the_rules(mem: Mem) -> None:
     out = mem.json("remember", "I need to reset my password on Monday")
     assert (out["path"], out["category"]) == ("lists/todos.md", "todo")
     assert (mem.path / "lists/todos.md").read_text().endswith("- [ ] I need to reset my password on Monday\n")
+    # a task marked as one loses the mark: its checkbox says it (a newcomer's "- [ ] TODO: write ...")
+    out = mem.json("remember", "TODO: write the data retention policy")
+    assert (out["path"], out["category"]) == ("lists/todos.md", "todo")
+    assert (mem.path / "lists/todos.md").read_text().endswith("- [ ] write the data retention policy\n")
 
 
 @pytest.mark.parametrize("text, page, title", [

@@ -84,6 +84,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     text = given_text(text, "fact")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
+    text = routing.unmarked(text) if CATEGORIES[cat][2] else text
     guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
 

@@ -11,7 +11,7 @@ legal must review any contract over $50k" a rule, not a todo):
    line that starts with "need" and a thing ("Need printer paper");
 2. preference, how to treat the user (please reply/answer/use..., don't use,
    keep my, reply to me, wants answers...);
-3. rule: a standing rule or policy: policy, not allowed, approval(s) (not a pre-approval),
+3. rule: a standing rule or policy: policy, not/never allowed, approval(s) (not a pre-approval),
    sign-off, requires approval/review; an obligation on a whole class (any,
    all, every, each, only, no one ... must/may/has to/gets); "must" with a
    subject that is not the writer ("Visitors must sign in"); always/never/
@@ -23,7 +23,7 @@ legal must review any contract over $50k" a rule, not a todo):
    going with, picked ... for, approved;
 6. contact, a person's role: account contact, contact for, handles, account
    manager, talk to ... about; a named person's job ("Dana Okafor is the tech
-   lead of the payments team");
+   lead of the payments team"; not "Project Falcon is the service I lead");
 7. infrastructure: servers, databases, hosts, ports, clusters, cloud,
    CI, deploys, backups, DNS, VPN, IP addresses, internal host names, URLs;
 8. contact: a person's details: a phone number (7 to 15 digits, not a date,
@@ -94,14 +94,24 @@ INFRA = (r"\b(servers?|databases?|db|clusters?|hosts?|hostname|bastion|ports?|in
 NTH = r"\d+(st|nd|rd|th)\b"
 MONTHLY = rf"on the {NTH}|every|each|monthly|weekly|yearly|annually|quarterly"
 
+TASK_MARK = r"^\s*(todo|to-do|task)(\s*:|\s+[-–]\s)"  # not "Task-force meeting ..."
+
+
+def unmarked(text: str) -> str:
+    """A task without the word that marked it: its checkbox says it is one ("- [ ] TODO: write ..."
+    said it twice, a newcomer found)."""
+    return re.sub(TASK_MARK + r"\s*", "", text, count=1, flags=re.IGNORECASE) or text
+
+
 RULES: tuple[Rule, ...] = (
     # said as a task, whatever it names ("TODO: write the data retention policy" went to the rules, a newcomer)
-    _rule("todo", "marked as a task", r"^\s*(todo|to-do|task)(\s*:|\s+[-–]\s)"),  # not "Task-force meeting ..."
+    _rule("todo", "marked as a task", TASK_MARK),
     _rule("shopping", "buying", r"\b(buy|buying|groceries|grocery|shopping|pick up|order (new|more|some|a|an))\b"),
     _rule("shopping", "running out", r"\b(get more|we'?re out of|(ran|run|running|are) (out|low) (of|on))\b"),
     _rule("shopping", "needing a thing", r"^\s*(i |we )?need (some |more |a |an |new )*(?!to\b)[a-z]"),
     HOW_TO_TREAT,  # before the task verbs: "Please reply in short bullet points" is not a task
-    _rule("rule", "a policy", r"\b(polic(y|ies)|not allowed|forbidden|prohibited|(?<!pre-)approvals?|sign-?off|"
+    _rule("rule", "a policy", r"\b(polic(y|ies)|(not|never) (allowed|permitted)|forbidden|prohibited|"
+                              r"(?<!pre-)approvals?|sign-?off|"
                               r"requires? (an? |the )?(\w+ )?(approval|review|sign-?off|permission|consent))\b"),
     _rule("rule", "an obligation on a class",
           r"\b(any|all|every|each|only|no one|nobody)\b.*\b(must|may|has to|have to|gets|get|go|goes)\b|"
@@ -120,7 +130,9 @@ RULES: tuple[Rule, ...] = (
                                         r"account manager|talk to \w+( \w+)? about|relationship with)\b"),
     # "Dana Okafor is the tech lead of the payments team": a named person and their job
     Rule("contact", "a person's job", re.compile(
-        r"^\s*[A-Z][a-z]+(?: [A-Z][a-z'-]+)+ (?:is|was|has been) (?:the|our|their|a|an|my) (?:[\w-]+ ){0,3}?"
+        # not a thing someone has that job for ("Project Falcon is the service I lead")
+        r"^\s*[A-Z][a-z]+(?: [A-Z][a-z'-]+)+ (?:is|was|has been) (?:the|our|their|a|an|my) "
+        r"(?:(?!(?i:i|we|you|they|he|she)\b)[\w-]+ ){0,3}?"
         r"(?i:lead|manager|owner|engineer|designer|director|officer|architect|admin|administrator|"
         r"developer|analyst|accountant|lawyer|counsel|recruiter|founder|ceo|cto|cfo|coo|vp|president|chair|"
         r"coordinator|consultant|contractor|advisor|adviser|mentor|sponsor|champion|approver|reviewer)\b")),
@@ -146,7 +158,9 @@ RULES: tuple[Rule, ...] = (
     _rule("event", "a meeting that comes back",
           # the meeting is the subject, and it is at a time or on a day: "The sync job runs every day at
           # 2am" and "Retro notes are updated weekly" are no meetings
-          r"^\s*(the |our |my |team |weekly |daily |monthly |fortnightly )*(standup|stand-up|sync|retro|"
+          # ... a team's by its name too ("The Falcon team standup": a newcomer's went to the facts)
+          r"^\s*(the |our |my |team |weekly |daily |monthly |fortnightly |(?-i:[A-Z][\w-]*) )*"
+          r"(standup|stand-up|sync|retro|"
           r"retrospective|planning meeting|1:1|one-on-one|all-hands|town hall)( meeting)?( with \w+( \w+)?)? "
           r"(is|are|happens|takes place|runs)\b.*(\b\d{1,2}(:\d{2})? ?(am|pm)?\b|\b(every|on) \w+day|"
           r"\bdaily\b|\bweekly\b|\b(monday|tuesday|wednesday|thursday|friday)s?\b)"),
