@@ -58,6 +58,22 @@ def test_a_line_that_reads_like_an_instruction_is_named_not_quoted(nb: Path) -> 
            "read it] (people/sarah.md:" in context
 
 
+def test_the_weak_facts_of_someone_the_prompt_names_are_given_marked_weak(nb: Path) -> None:
+    """A newcomer (2026-11-27): "what should I pack for Maya's school lunch" got nothing, where recall's
+    first, weak, was "Maya is allergic to peanuts"; a prompt naming no one still gets no weak fact."""
+    (nb / "people/maya.md").write_text("# Maya\n\n- My daughter Maya is 7 and goes to Oakfield Primary.\n"
+                                       "- Maya is allergic to peanuts and carries an EpiPen.\n")
+    subprocess.run(["git", "add", "-A"], cwd=nb, check=True)
+    subprocess.run(["git", "commit", "-qm", "maya"], cwd=nb, check=True)
+    date = gm(nb, "log", "-n", "1", "--json").stdout.split('"date": "')[1][:10]
+    asked = {**PAYLOAD, "prompt": "what should I pack for Maya's school lunch"}
+    assert prompt(nb, asked, GITMEM_PROMPT_BUDGET="600") == (0, expected(
+        f"- Maya is allergic to peanuts and carries an EpiPen. (people/maya.md:4, {date}; weak: it may not answer)",
+        f"- My daughter Maya is 7 and goes to Oakfield Primary. (people/maya.md:3, {date}; weak: it may not "
+        "answer)"), "")
+    assert prompt(nb, {**PAYLOAD, "prompt": "how do I fix a flat tyre"}, GITMEM_PROMPT_BUDGET="600") == (0, "", "")
+
+
 def test_nothing_once_the_budget_is_spent(nb: Path) -> None:
     """The prompt is never held: past the budget the hook prints nothing and exits 0."""
     assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (

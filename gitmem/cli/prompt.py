@@ -153,25 +153,42 @@ def context(where: str, query: str, mode: str, partial: Callable[[str], object] 
     asked = engine.Query(query, mode=mode, limit=LIMIT, served=True, instructions=False)
     results = engine.run(nb, asked)
     if partial is not None:
-        partial(_strong(results.results))
+        partial(_strong(results.results, results.about))
     try:  # by keyword in every mode: cheap, and it never embeds the personal notebook's new text now
         results = scopes.widen(nb, replace(asked, mode="keyword"), results)
     except GitmemError:  # a personal notebook gone missing: the project's facts still reach the prompt
         pass
-    return _strong(results.results)
+    return _strong(results.results, results.about)
 
 
-def _strong(hits: list[Any]) -> str:
+ABOUT = 2  # weak facts of a person the prompt names, at most
+
+
+def _strong(hits: list[Any], about: tuple[str, ...] = ()) -> str:
     """What the prompt gets: weak matches are shown to a person as weak, a prompt gets only what
     stands out, and of that only what scores near the best of its notebook (recall fills its limit
     with the next best: a newcomer's "remind me how to reach Priya" got Priya's two facts, then
-    Dana's email, Dana's role and the database's port, in every prompt's context)."""
-    strong = [hit for hit in hits if not getattr(hit, "weak", False) and not getattr(hit, "replaced", False)]
+    Dana's email, Dana's role and the database's port, in every prompt's context). And the best
+    ABOUT weak facts that say the name of someone the prompt names (by name or by role), marked
+    weak: "what should I pack for Maya's school lunch" got nothing, where recall's first, weak,
+    was "Maya is allergic to peanuts" (a newcomer, 2026-11-27)."""
+    current = [hit for hit in hits if not getattr(hit, "replaced", False)]
+    strong = [hit for hit in current if not getattr(hit, "weak", False)]
     best: dict[str, float] = {}  # per notebook: each scores on its own words and background
     for hit in strong:
         scope = getattr(hit, "scope", "project")
         best[scope] = max(best.get(scope, 0.0), hit.score)
-    return render([hit for hit in strong if hit.score >= NEAR * best[getattr(hit, "scope", "project")]])
+    shown = [hit for hit in strong if hit.score >= NEAR * best[getattr(hit, "scope", "project")]]
+    theirs = [hit for hit in current if getattr(hit, "weak", False) and _says(hit, about)][:ABOUT]
+    return render(shown + theirs[:max(0, LIMIT - len(shown))])
+
+
+def _says(hit: Any, names: tuple[str, ...]) -> bool:
+    import re
+
+    fact = getattr(hit, "fact", None)
+    text = fact.text if fact else hit.snippet
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) for name in names)
 
 
 def render(hits: list[Any]) -> str:
@@ -199,5 +216,6 @@ def render(hits: list[Any]) -> str:
         date = (fact.date if fact and fact.date else hit.date) or ""
         said = getattr(hit, "updated_by", None)
         updated = f"; {said}" if said else ""
+        updated += "; weak: it may not answer" if getattr(hit, "weak", False) else ""
         lines.append(terminal_safe(f"- {text} ({where}{', ' + date[:10] if date else ''}{updated})"))
     return "\n".join([HEADER, *lines]) if lines else ""

@@ -133,7 +133,7 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
             notes.append(credentials.note(secrets, where))
         return Results(said, mode, embedder is not None, found.hits, timing, notes,
                        credentials.redact_all(view.describe())[0],  # `--at`'s commit subject
-                       evidence=found.evidence, full=query.full, asked_as=found.asked_as)
+                       evidence=found.evidence, full=query.full, asked_as=found.asked_as, about=found.about)
     finally:
         index.close()
 
@@ -188,6 +188,7 @@ class Ranking:
     asked_as: str | None = None  # the question with its roles replaced by names, when any was (aliases.py)
     stranger: str | None = None  # whom the question asks about that the notebook never mentions ("your sister", "Leo")
     closest_of: str | None = None  # nothing answers: the hits are the closest facts of these people ("Sam")
+    about: tuple[str, ...] = ()  # the people the question names, as the notebook calls them (by role or by name)
 
 
 def rank(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View | None = None) -> list[Hit]:
@@ -252,7 +253,8 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         kept = {id(h) for h in shown}
         facts.cite_found(index, [f for f in found if id(f.hit) in kept])
         current.dated(shown)
-    return Ranking(shown, evidence, asked_as=asked_as, stranger=stranger, closest_of=closest_of)
+    about = (*asked.names, *(n.title() for n in sorted(unnamed[1] if unnamed else ())))
+    return Ranking(shown, evidence, asked_as=asked_as, stranger=stranger, closest_of=closest_of, about=about)
 
 
 # Results are worked out for at least POOL of them and cut to the limit last, so that a smaller

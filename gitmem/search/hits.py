@@ -128,6 +128,7 @@ class Results:
     full: bool = False  # the JSON record carries every field of each result (record)
     scoped: bool = False  # a personal notebook was read too: every compact result names its scope
     asked_as: str | None = None  # the question as ranked, its roles replaced by the notebook's names (aliases.py)
+    about: tuple[str, ...] = ()  # the people the question names, as the notebook calls them (the prompt hook)
 
     def record(self) -> dict[str, Any]:
         """The results as JSON: compact results unless `full` (see Hit.record)."""
