@@ -36,6 +36,7 @@ to be the old one said more fully.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -297,8 +298,12 @@ def _no_longer(clause: str, old: list[str]) -> Update | None:
 
 
 def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
-    """Whether the old line names a subject the update does not (a capitalised word outside A, B)."""
-    return bool(_names(old_raw) - allowed)
+    """Whether the old line names a subject the update does not (a capitalised word outside A, B);
+    a name's other parts right after it are the same one ("Omar Haddad, college roommate, now lives
+    in Lisbon" for "Omar moved from Lisbon to Berlin": a newcomer's stood beside it, 2026-11-27)."""
+    said = re.findall(r"\b[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*)*", old_raw)
+    whole = {w.lower() for run in said if run.split()[0].lower() in allowed for w in run.split()}
+    return bool(_names(old_raw) - allowed - whole)
 
 
 def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
@@ -317,6 +322,31 @@ def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
         return Update((), ())
     return Update(tuple(w for w in m["a"].split() if w not in STOP),
                   tuple(w for w in m["b"].split() if w not in STOP))
+
+
+LIVES = frozenset("live lives living lived stay stays staying".split())
+AFTER_PLACE = frozenset("with since for because until and but so now".split())
+MOVED_HOME = re.compile(r"^(?P<s>.+?) (?:have |has |just )*(?:moved|relocated) (?:house |home )?(?:to|into) (?P<v>.+)$")
+
+
+def _moved_home(clause: str, old: list[str], old_raw: str) -> Update | None:
+    """`S moved to PLACE` against `S live(s) in/at ...`: where S lives now, the whole line ("We moved
+    to 14 Harbor Street, Alameda" stood beside "We live at 88 Larkspur Lane", a newcomer's)."""
+    m = MOVED_HOME.match(clause)
+    if m is None:
+        return None
+    at = next((i for i, w in enumerate(old[:-1]) if w in LIVES and old[i + 1] in ("in", "at", "on")), None)
+    said = set(m["s"].split())
+    subject = _content(m["s"].split()) | (said & SELF)
+    if at is None or not subject or not subject <= set(old[:at]):
+        return None
+    lives = re.search(r"\b(?:live|lives|living|lived|stay|stays|staying)\b", old_raw, re.IGNORECASE)
+    if lives is None or _named_elsewhere(old_raw[:lives.start()], subject):
+        return None  # the place after the verb is the value; a name before it is someone else
+    # the place: what the line says before it stays ("Omar Haddad, college roommate"), and after it
+    # ("with his two cats")
+    place = list(itertools.takewhile(lambda w: w not in AFTER_PLACE, old[at + 2:]))
+    return Update(tuple(place), tuple(m["v"].split())) if place else None
 
 
 def _over(old: list[str], a: set[str], b: set[str]) -> bool:
@@ -368,7 +398,7 @@ def switch(new: str, old: str) -> Update | None:
     for part in clauses(new):
         clause, marked = core(part)
         found = _no_longer(clause, old_words) or _from_to(clause, old_words, old_raw) or \
-            _instead(clause, old_words)
+            _instead(clause, old_words) or _moved_home(clause, old_words, old_raw)
         if found is None:
             now = NOW.match(clause)
             if now is not None:

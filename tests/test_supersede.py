@@ -122,6 +122,10 @@ def test_updates(new: str, old: str) -> None:
     ("Sarah: the pricing page needs a rewrite", "- Sarah: I'll send the design deck by Friday"),
     ("The budget for Kestrel is 5260 EUR", "- The budget for Apollo is 7070 EUR"),  # whose budget: another's
     ("The deadline for the grant report is May 1", "- The deadline for the tax return is April 15"),
+    ("Sarah moved to Leeds", "- We live in York"),  # someone else's move
+    ("Sarah moved to Leeds", "- Tom Baker lives in York"),
+    ("We moved the meeting to Friday", "- We live in York"),  # a meeting moved, not us
+    ("Sarah moved from Lisbon to Berlin", "- Omar Haddad, college roommate, now lives in Lisbon"),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
@@ -402,6 +406,13 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     # ... and "Biscuit's vet" is "the vet for our dog Biscuit"
     ("- The vet for our dog Biscuit is Harbor Animal Clinic", "Biscuit's vet is now Greenway Veterinary",
      "- Biscuit's vet is now Greenway Veterinary"),
+    # a newcomer, 2026-11-27: a move said of us, or of a person by first name alone, stood beside where they lived
+    ("- We live at 88 Larkspur Lane, Oakland", "We moved to 14 Harbor Street, Alameda",
+     "- We live at 14 Harbor Street, Alameda"),
+    ("- Omar Haddad, college roommate, now lives in Lisbon", "Omar moved to Berlin",
+     "- Omar Haddad, college roommate, now lives in Berlin"),
+    ("- Omar Haddad, college roommate, now lives in Lisbon", "Omar moved from Lisbon to Berlin",
+     "- Omar Haddad, college roommate, now lives in Berlin"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
