@@ -56,7 +56,12 @@ STOP = frozenset("a an the to of in on at for by with from and or my our your hi
 LIKES = frozenset("like likes love loves prefer prefers enjoy enjoys adore adores".split())
 MOVES = r"(?:moved|pushed back|pushed|postponed|rescheduled|delayed|brought forward|slipped)"
 # "slipped to May 5", "slipped again, now May 5", "pushed back once more to June"
+# ... and an amount that rose or fell ("Our rent went up to 2550 a month as of December": a newcomer's
+# stood beside the old rent)
 NOW = re.compile(rf"^(?P<s>.+?) (?:(?:is|are|was) now|(?:has |have )?(?:changed|switched) to|"
+                 r"(?:went|goes|has gone|have gone|is going|are going) (?:up|down) to|"
+                 r"(?:has |have )?(?:rose|risen|rises|fell|fallen|falls|dropped|increased|decreased|gone up|"
+                 r"gone down) to|"
                  rf"(?:was |has been |is being |got |is )?{MOVES}(?: again| once more| further)?"
                  rf" (?:to|until|for|now(?: to| until| for)?)) (?P<v>.+)$")
 # an old line that says a move itself: "Apollo launch slipped to April 28" (its value follows these)
@@ -70,6 +75,8 @@ FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|conv
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
 REPLACED = re.compile(r"^(?P<s>.*?)\breplaced (?P<a>.+?) with (?P<b>.+)$")
 REASON = re.compile(r" (?:because|due to|owing to|thanks to|following|so that|as a result)\b.*$")
+# when it takes effect, said last: "Annual physical moved to June, starting 2027" (a newcomer's was no update)
+TAKES_EFFECT = re.compile(r" (?:starting|effective|beginning|as of)(?: \w+){1,3}$")
 NEGATED = re.compile(r"\b(?:no longer|not|never|don t|doesn t|didn t|stopped|quit)\b")
 DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
                  "april may june july august september october november december jan feb mar apr jun jul aug sep "
@@ -103,7 +110,7 @@ def clauses(text: str) -> list[str]:
 def core(clause: str) -> tuple[str, bool]:
     """The clause without a leading time marker ("as of May", "from now on") and a trailing
     reason ("because of the auth bug"), and whether it had a marker."""
-    clause = REASON.sub("", clause)
+    clause = TAKES_EFFECT.sub("", REASON.sub("", clause))
     marker = MARKER.match(clause)
     if marker is None:
         return clause, False

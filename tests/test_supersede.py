@@ -78,6 +78,10 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Atlas launch slipped again, now April 2", "- Project Atlas launch is planned for March 14"),
     ("Project Atlas launch slipped to April 2", "- Atlas launch is planned for March 14"),
     ("I switched from tea to coffee", "- I prefer tea over coffee"),  # a preference turned round
+    # a newcomer, 2026-11-27: an amount that went up, and a move with when it takes effect said last
+    ("Our rent went up to 2550 dollars a month as of December", "- Rent is 2400 dollars a month, due on the 1st"),
+    ("The rent rose to 1,450 a month", "- The rent is 1,300 a month"),
+    ("Annual physical moved to June, starting 2027", "- Annual physical is every May with Dr. Farah Haddad"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -125,6 +129,7 @@ def test_updates(new: str, old: str) -> None:
     ("Sarah moved to Leeds", "- We live in York"),  # someone else's move
     ("Sarah moved to Leeds", "- Tom Baker lives in York"),
     ("We moved the meeting to Friday", "- We live in York"),  # a meeting moved, not us
+    ("The rent rose to 1,450 a month", "- The deposit is 2,000"),  # another amount
     ("Sarah moved from Lisbon to Berlin", "- Omar Haddad, college roommate, now lives in Lisbon"),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
