@@ -54,6 +54,9 @@ def _value_changed(line: str, start: int, part: str, new: str, found: Update, fo
     old_span, new_span = span_of(part, found.old), value_span(new, found.new)
     if old_span is None or new_span is None or _qualifies(part[old_span[0]:old_span[1]], part[old_span[1]:]):
         return None
+    article = re.search(r"\b(?:an?|the) $", new[:new_span[0]], re.IGNORECASE)
+    if article and re.match(r"(?:an?|the) ", part[old_span[0]:], re.IGNORECASE):  # "is a 2019 ..." -> "is a 2024 ..."
+        new_span = (article.start(), new_span[1])
     value = _to_end(new, new_span)
     end = start + old_span[1]
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
