@@ -57,6 +57,10 @@ def test_recall_says_when_sessions_would_answer(notes: Mem) -> None:
         "sessions/2026-11-20-1000.md"
     text = notes("recall", "Sarah's phone").stdout
     assert "in sessions" not in text
+    # weak matches only: a session may still answer (a newcomer, 2026-11-27: no word of the saved session)
+    weak = notes.json("recall", "when is Bob's train to Lyon")
+    assert weak["results"] and all(r["weak"] for r in weak["results"])
+    assert weak["notes"][-1] == "1 match in sessions: git mem search --in sessions 'when is Bob'\"'\"'s train to Lyon'"
 
 
 @pytest.mark.parametrize("query", ["my", "the the the"])

@@ -150,7 +150,7 @@ def context(where: str, query: str, mode: str, partial: Callable[[str], object] 
     from ..search import engine, scopes
 
     nb = open_notebook(where)
-    asked = engine.Query(query, mode=mode, limit=LIMIT, served=True, instructions=False)
+    asked = engine.Query(query, mode=mode, limit=LIMIT, served=True, instructions=False, hints=False)
     results = engine.run(nb, asked)
     if partial is not None:
         partial(_strong(results.results, results.about))

@@ -54,6 +54,7 @@ class Query:
     # the agent's instructions page (config.INSTRUCTIONS_PAGE) may be a result: not for recall and
     # the agent's lookups, which `context` gives the page to whole ("3. Ask the user." answered a wifi question)
     instructions: bool = True
+    hints: bool = True  # notes that cost another search (sessions that would answer): not for the prompt hook
 
 
 Progress = Callable[[int, int], None]
@@ -123,8 +124,10 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
                          f"says about {found.closest_of}")
         elif found.stranger and found.hits:
             notes.append(f"the notebook never mentions {found.stranger}: these matches are about others")
+        if not found.hits or query.hints and all(h.weak for h in found.hits):
+            # weak matches only: a saved session may still answer ("where are we staying in Texas", a newcomer)
+            notes.extend(_in_sessions(index, query, embedder, view, strong=bool(found.hits)))
         if not found.hits:
-            notes.extend(_in_sessions(index, query, embedder, view))
             notes.extend(f"no page is tagged #{t.strip().lstrip('#')}; 'git mem tags' lists the tags there are"
                          for t in query.tags
                          if not cand.carried(index.conn, view.sql, t))  # "no results" alone said nothing
@@ -400,17 +403,19 @@ def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[s
     return {t for t in terms if t.strip('"') in parts}
 
 
-def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View) -> list[str]:
-    """When recall (which leaves sessions out) finds nothing good: whether saved sessions would answer."""
+def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View,
+                 strong: bool = False) -> list[str]:
+    """When recall (which leaves sessions out) finds nothing good: whether saved sessions would answer
+    (`strong`: only their strong matches count, beside recall's weak ones)."""
     import shlex
     from dataclasses import replace
 
     if "sessions" in query.groups or view.kind != "live":
         return []
     found = ranking(index, replace(query, groups=("sessions",), detail=False), embedder, view)
-    if not found.hits:
+    n = len([h for h in found.hits if not (strong and h.weak)])
+    if not n:
         return []
-    n = len(found.hits)
     return [f"{n} match{'es' if n != 1 else ''} in sessions: git mem search --in sessions {shlex.quote(query.text)}"]
 
 
