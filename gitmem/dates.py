@@ -4,8 +4,9 @@ A period (N followed by m, h, d or w: minutes, hours, days, weeks) counts
 back from now. A bare date is a whole day in local time: as a lower bound it
 means the start of the day, as an upper bound (or for --at) its end, so
 `--from 2026-02-20 --to 2026-02-20` is that one day. A date with a time is
-that instant (local time unless it carries an offset). `today`, `yesterday`
-and `now` are understood too.
+that instant (local time unless it carries an offset). `today`, `yesterday`,
+`tomorrow` and `now` are understood too, and periods as said: "3 days ago",
+"3.days.ago" (git's spelling), "-7d", "last week" (7 days), "last month" (30).
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from datetime import date, datetime, time, timedelta
 from .errors import UsageError
 
 UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
-PERIOD = re.compile(r"^(\d{1,6})\s*([mhdw])$")
+# "7d", "-7d" (as git's --since=-7d is not, but people type it), "3 days ago", "3.days.ago" (git's spelling)
+PERIOD = re.compile(r"^-?(\d{1,6})\s*([mhdw])$")
+SAID = re.compile(r"^(\d{1,6})[\s.]*(min|mins|minute|minutes|hour|hours|hr|hrs|day|days|week|weeks)(?:[\s.]+ago)?$")
+LAST = {"last week": "1w", "last month": "30d", "last year": "52w", "a week ago": "1w", "a month ago": "30d",
+        "a year ago": "52w"}
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[-_T ]?(\d{2}):?(\d{2}))?(?!\d)")
-HINT = "use a period like 30m, 24h, 7d, 2w, a date like 2026-02-20, or a time like 2026-02-20T14:30"
+HINT = ("use a period like 30m, 24h, 7d, 2w, '3 days ago', 'last week', a date like 2026-02-20, or a time like "
+        "2026-02-20T14:30")
 
 
 @dataclass(frozen=True)
@@ -63,15 +69,17 @@ def parse(value: str, current: datetime | None = None, end_of_day: bool = False)
 
 
 def _parse(value: str, current: datetime | None, end_of_day: bool) -> datetime:
-    text = value.strip().lower()
+    text = " ".join(value.strip().lower().split())
     current = current or now()
+    said = SAID.match(text)
+    text = LAST.get(text, f"{said.group(1)}{said.group(2)[0]}" if said else text)
     match = PERIOD.match(text)
     if match:
         return current - int(match.group(1)) * UNITS[match.group(2)]
     if text == "now":
         return current
-    if text in ("today", "yesterday"):
-        day = current.date() - timedelta(days=1 if text == "yesterday" else 0)
+    if text in ("today", "yesterday", "tomorrow"):
+        day = current.date() + timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[text])
         return _day_bound(day, end_of_day)
     if DAY.match(text):
         try:

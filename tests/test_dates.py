@@ -62,7 +62,12 @@ def test_words() -> None:
     assert dates.parse("now", NOW) == NOW
     assert dates.parse("today", NOW) == datetime(2026, 2, 20).astimezone()
     assert dates.parse("Yesterday", NOW, end_of_day=True) == datetime(2026, 2, 19, 23, 59, 59).astimezone()
-    for bad in ("2026-02-30", "2026-13-01", "7y", "-7d", "HEAD~3", "2026-02-20T25:00"):
+    # periods as people say them (a newcomer's "last week" and "-3d" were refused, 2026-11-27)
+    assert dates.parse("tomorrow", NOW) == datetime(2026, 2, 21).astimezone()
+    for said, period in (("-7d", "7d"), ("3 days ago", "3d"), ("3.days.ago", "3d"), ("last week", "1w"),
+                         ("Last  Month", "30d"), ("2 hours", "2h"), ("1 week ago", "1w")):
+        assert dates.parse(said, NOW) == dates.parse(period, NOW), said
+    for bad in ("2026-02-30", "2026-13-01", "7y", "--7d", "HEAD~3", "2026-02-20T25:00", "last decade", "3 ago"):
         with pytest.raises(UsageError):
             dates.parse(bad, NOW)
     with pytest.raises(UsageError, match="starts"):
@@ -93,6 +98,16 @@ def test_dates_beyond_a_timestamp_are_usage_errors(value: str) -> None:
 
 def test_a_file_named_for_the_last_day_has_no_span() -> None:
     assert dates.name_span("daily/9999-12-31.md") is None
+
+
+def test_a_since_after_now_says_so(mem) -> None:
+    """A newcomer (2026-11-27): `--since 2027-05-01` printed "no results" and nothing more."""
+    mem.write("knowledge/k.md", "# K\n\n- kiwi today\n")
+    mem.commit("k")
+    out = mem.json("recall", "--since", "tomorrow", "kiwi")
+    assert out["results"] == [] and out["notes"] == [
+        "--since tomorrow is after now: only a page dated later (a daily log named for a later day) could match"]
+    assert mem.json("recall", "--since", "last week", "kiwi")["results"]
 
 
 def test_far_dates_through_the_cli(mem) -> None:

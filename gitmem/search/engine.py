@@ -17,13 +17,14 @@ from .. import credentials, dates
 from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
-from ..index import cand, confidence, embed, embeddings, extracts, fts, postings
+from ..index import confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
 from . import aliases, candidates, current, facts, rankers, scale, views
 from .hits import WORD, Hit, Results, snippet, unsaid
 from .hits import redact as redact_secrets
+from .remarks import in_sessions, remarks
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -117,20 +118,13 @@ def run(nb: Notebook, query: Query, progress: Progress | None = None, indexing: 
         timing["search_ms"] = _ms(mark)
         timing["total_ms"] = _ms(started)
         mode = query.mode if embedder else "keyword"
-        if found.empty:
-            notes.append(scale.no_match_note(query.text, found.evidence))
-        elif found.closest_of and found.hits:  # their scores are 0.00: say why they are shown at all
-            notes.append(f"nothing answers {query.text!r} well: these are the closest of what the notebook "
-                         f"says about {found.closest_of}")
-        elif found.stranger and found.hits:
-            notes.append(f"the notebook never mentions {found.stranger}: these matches are about others")
-        if not found.hits or query.hints and all(h.weak for h in found.hits):
-            # weak matches only: a saved session may still answer ("where are we staying in Texas", a newcomer)
-            notes.extend(_in_sessions(index, query, embedder, view, strong=bool(found.hits)))
-        if not found.hits:
-            notes.extend(f"no page is tagged #{t.strip().lstrip('#')}; 'git mem tags' lists the tags there are"
-                         for t in query.tags
-                         if not cand.carried(index.conn, view.sql, t))  # "no results" alone said nothing
+        # recall leaves sessions out: whether they would answer costs another search, not made for the prompt
+        # hook beside weak matches (hints)
+        look = (query.hints or not found.hits) and "sessions" not in query.groups and view.kind == "live"
+        sessions = replace(query, groups=("sessions",), detail=False)
+        notes += remarks(index.conn, view.sql, query.text, query.since, query.tags, found,
+                         (lambda strong: in_sessions(query.text, strong, ranking(index, sessions, embedder, view).hits))
+                         if look else None)
         secrets, where = redact_secrets(found.hits, query.text, query.full)
         if secrets:
             notes.append(credentials.note(secrets, where))
@@ -401,22 +395,6 @@ def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[s
         return set()
     parts = {w for name in unnamed[1] for w in WORD.findall(name)}  # "mary-kate" is asked as "mary" "kate"
     return {t for t in terms if t.strip('"') in parts}
-
-
-def _in_sessions(index: Index, query: Query, embedder: embed.Embedder | None, view: views.View,
-                 strong: bool = False) -> list[str]:
-    """When recall (which leaves sessions out) finds nothing good: whether saved sessions would answer
-    (`strong`: only their strong matches count, beside recall's weak ones)."""
-    import shlex
-    from dataclasses import replace
-
-    if "sessions" in query.groups or view.kind != "live":
-        return []
-    found = ranking(index, replace(query, groups=("sessions",), detail=False), embedder, view)
-    n = len([h for h in found.hits if not (strong and h.weak)])
-    if not n:
-        return []
-    return [f"{n} match{'es' if n != 1 else ''} in sessions: git mem search --in sessions {shlex.quote(query.text)}"]
 
 
 def _relative_to_best(scores: dict[int, float]) -> dict[int, float]:

@@ -137,6 +137,7 @@ class Results:
         if self.full:
             out = asdict(self)
             del out["full"], out["scoped"]  # every full result carries its scope anyway
+            del out["about"]  # the prompt hook's: `asked_as` says whom a role was read as
             return out
         evidence = asdict(self.evidence) if self.evidence is not None else None
         if evidence is not None:
