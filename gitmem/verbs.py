@@ -89,7 +89,7 @@ class Remember:
     to: str | None = param("Store it on this page (relative to the current folder, as in git; ':/PAGE' from the "
                            "notebook's root).", "--to", metavar="PAGE",
                            agent="Store it on this page (notebook-relative path).")
-    section: str | None = param("Under this H2 section of the page.", "--section")
+    section: str | None = param("Under this H2 section of the page (the page's own title: under it).", "--section")
     category: str | None = param("Route by category instead of guessing from the text.", "--category",
                                  choices=CATEGORIES, agent="Route by category instead of guessing.")
     force: bool = param("Store it even if the notebook already says it.", "--force", default=False)

@@ -48,6 +48,15 @@ def test_append_creates_missing_section_at_end() -> None:
     assert edit.start_line == 9
 
 
+def test_a_section_named_as_the_page_s_title_is_the_page_s_top() -> None:
+    """A newcomer (2026-11-27): `write people/friends.md --section Friends` on a new page gave "# Friends"
+    then "## Friends"; the page's own title is where the text goes, above its first H2."""
+    edit = pages.append("# Friends\n\n- Omar\n\n## College\n\n- Ana\n", "- Bea", "friends")
+    assert edit.text == "# Friends\n\n- Omar\n- Bea\n\n## College\n\n- Ana\n"
+    assert (edit.start_line, edit.end_line) == (4, 4)
+    assert pages.append("# Friends\n", "- Omar", "Friends").text == "# Friends\n\n- Omar\n"
+
+
 def test_section_headings_in_code_fences_are_not_sections() -> None:
     text = "# P\n\n```\n## Fake\n```\n## Real\n\nbody\n"
     assert [s.title for s in pages.sections(text)] == ["P", "Real"]

@@ -72,9 +72,13 @@ def append(text: str, content: str, section: str | None = None) -> Edit:
     if section is None:
         return _insert(text, len(text), content)
     found = find_section(text, section)
-    if found is None:
-        return _insert(text, len(text), content, heading=f"## {section.strip()}")
-    return _insert(text, found.end, content)
+    if found is not None:
+        return _insert(text, found.end, content)
+    every = sections(text)
+    top = next((s for s in every if s.level == 1 and _norm_title(s.title) == _norm_title(section)), None)
+    if top is not None:  # the page's own title: under it, before its first H2 ("# Friends" then "## Friends")
+        return _insert(text, next((s.start for s in every if s.level == 2 and s.start > top.start), top.end), content)
+    return _insert(text, len(text), content, heading=f"## {section.strip()}")
 
 
 def replace(text: str, content: str, section: str | None = None) -> Edit:
