@@ -118,7 +118,8 @@ class Write:
 
     page: str = param(agent="Notebook-relative page path, e.g. projects/apollo.md.", required=True, default="")
     content: str = param(agent="The markdown to write.", words=True, required=True, default="")
-    section: str | None = param("Write into this H2 section (created if missing).", "--section")
+    section: str | None = param("Write into this H2 section (created if missing; the page's own title: under it).",
+                                "--section")
     replace: bool = param("Replace the page (or the section) instead of appending.", "--replace", default=False)
     allow: bool = param(GUARD, "--no-guard", default=False, faces=PEOPLE)
     expected: str | None = param("The page as the editor read it: refused if it changed since ('' for a page "
