@@ -526,6 +526,8 @@ def test_a_name_the_notebook_never_mentions_gets_only_weak_matches(mem: Mem) -> 
         out = mem.json("recall", question)
         assert not any("never mentions" in n for n in out["notes"]) and not out["results"][0]["weak"], question
     assert not any("never mentions" in n for n in mem.json("recall", "can I visit the United States")["notes"])
+    # a question that asks of the one who asks too is answered in part
+    assert not any("never mentions" in n for n in mem.json("recall", "what is Leo's favourite film, and mine?")["notes"])
 
 
 def test_the_strong_results_come_first_in_the_json_as_in_the_text(family: Mem) -> None:

@@ -302,7 +302,7 @@ def hooked(tmp_path: Path) -> tuple[Path, Path]:
     git(mine, "init", "-q")
     assert gm(mine, "init", "--no-index").returncode == 0
     (mine / "people").mkdir()
-    (mine / "people/me.md").write_text("# Me\n\n- My phone number is 555-9876\n")
+    (mine / "people/me.md").write_text("# Me\n\n- Sarah's home phone is 555-9876\n")
     git(mine, "add", "-A")
     git(mine, "commit", "-qm", "me")
     return project, mine
@@ -323,7 +323,7 @@ def test_the_prompt_hook_adds_personal_facts_marked(hooked: tuple[Path, Path]) -
     assert out.returncode == 0 and lines[0].startswith("Memories from the notebook (git mem)")
     # each notebook's facts near its own best (prompt.NEAR): Sarah's email hours score under half of her phone
     assert sorted(lines[1:]) == sorted([f"- Sarah's phone is 555-1234 (people/sarah.md:3, {day})",
-                                        f"- My phone number is 555-9876 (personal: people/me.md:3, {mine_day})"])
+                                        f"- Sarah's home phone is 555-9876 (personal: people/me.md:3, {mine_day})"])
 
 
 def test_the_prompt_hook_keeps_the_projects_facts_when_time_runs_out_on_the_personal_ones(

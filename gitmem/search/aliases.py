@@ -319,7 +319,9 @@ def stranger(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
     ("your sister", when no text says sister or a word meaning the same) or a name ("Leo", said with
     a capital, when no word of any text starts so). Its facts are all about others: "what is
     Leo's favourite film" got Sam's film as a strong answer."""
-    return _relative(conn, question, asked) or _unknown_name(conn, question)
+    # a question that asks of the one who asks too ("Sarah's phone number, and mine") is answered in part
+    mine = {w.lower() for w in WORD.findall(question)} & FIRST_PERSON
+    return _relative(conn, question, asked) or (None if mine else _unknown_name(conn, question))
 
 
 def _relative(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
