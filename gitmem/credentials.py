@@ -43,9 +43,14 @@ _SOURCES: list[tuple[str, tuple[str, int]]] = [
         r"(?<![A-Za-zÀ-ÿ])(" + _PASSWORD_WORDS + r")(?![A-Za-zÀ-ÿ])" + _SP +
         r"(:|：|=|\b(ist|lautet|war|est|était|es|era|é|is|jest|je|är|on|er)\b|是|为|為|は)" + _SP + _VALUE, re.I)),
     # a card's or a phone's PIN is a secret however short ("My bank PIN is 4821": a newcomer's was
-    # stored, 2026-11-27); a door or gate code is a household fact people keep in their notes
-    ("PIN", _source(r"\b(pin(" + _SP + r"(code|number))?|passcode)" + _SP + r"(:|=|\bis\b|\bwas\b)" + _SP +
-                    r"(?P<v>\d{4,12})(?![\w-])", re.I)),
+    # stored, 2026-11-27): PIN in capitals, or a pin someone has ("my debit card pin"), or a passcode;
+    # not a door's, a gate's or an alarm's (x: a household fact people keep in their notes), not a
+    # board's pin, and not a 6-digit PIN code (India's postal code: "Bengaluru, PIN code: 560001")
+    ("PIN", _source(r"(?P<x>\b(?:door|gate|alarm|garage|keypad|lock|safe|gpio|header)[^\S\n]+)?"
+                    r"(?<![\w-])(?:(?-i:PIN)|(?:my|your|our|his|her|their|card|bank|debit|credit|atm|sim|phone)"
+                    r"[^\S\n]+(?:[\w-]+[^\S\n]+){0,2}?pin|passcode)(?P<code>[^\S\n]*code)?(?:[^\S\n]+number)?"
+                    + _SP + r"(?::|=|\bis\b|\bwas\b)" + _SP + r"(?(code)(?!\d{6}(?![\w-])))(?P<v>\d{4,12})(?![\w-])",
+                    re.I)),
     ("secret in an environment variable", _source(
         r"(?<![A-Z0-9_])[A-Z][A-Z0-9_]{0,63}(KEY|TOKEN|SECRET|PASSWORD|PASSWD)" + _SP + "=" + _SP +
         r"['\"]?(?P<v>(?!\[)[^\s'\"]{8,})")),
@@ -131,6 +136,8 @@ def spans(line: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     for rule, pattern in patterns():
         for match in pattern.finditer(line):
+            if "x" in pattern.groupindex and match.group("x"):
+                continue  # what the pattern found is said not to be a secret ("the alarm PIN is 4512")
             group = "v" if "v" in pattern.groupindex and match.group("v") else 0
             start, end = match.span(group)
             while end > start + 1 and line[end - 1] in TRAILING:

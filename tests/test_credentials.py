@@ -32,6 +32,12 @@ LINE = f"- Staging AWS key: {AWS} (from Dana)"
     ("SIM PIN code: 0000", "SIM PIN code: [redacted]"),
     ("- The gate code is 4512", "- The gate code is 4512"),
     ("- The pin is in the drawer", "- The pin is in the drawer"),
+    ("- my debit card pin is 4821", "- my debit card pin is [redacted]"),
+    # ... nor an alarm's or a door's, a board's pin, or India's 6-digit PIN code (a review, 2026-11-27)
+    ("- The alarm PIN is 4512", "- The alarm PIN is 4512"),
+    ("- Door passcode: 2580", "- Door passcode: 2580"),
+    ("- The GPIO pin is 1234 on the board", "- The GPIO pin is 1234 on the board"),
+    ("- 12 MG Road, Bengaluru, PIN code: 560001", "- 12 MG Road, Bengaluru, PIN code: 560001"),
 ])
 def test_a_secret_value_is_redacted_and_the_words_around_it_stay(text: str, expected: str) -> None:
     assert credentials.redact(text)[0] == expected
