@@ -167,3 +167,11 @@ def test_a_first_person_preference_naming_a_thing_of_infrastructure_is_a_prefere
     assert routing.explain("I prefer tabs over spaces in this repo") == ("preference", "I or we prefer")
     assert routing.classify("We really like small pull requests on this branch") == "preference"
     assert routing.classify("The repo's default branch is main") == "infrastructure"
+
+
+@pytest.mark.parametrize("word", ["The", "Our", "Team", "Weekly"])
+def test_a_run_of_words_two_options_could_read_is_read_at_once(word: str) -> None:
+    """A review (2026-11-27): the named team's meeting let a capital word be read two ways, so each
+    more "Our " doubled the time; 26 of them held `remember` for 40 s. 250 (a routed text's most)
+    now come back at once (a return that stalls this suite is the failure)."""
+    assert routing.explain(f"{word} " * 250 + "standup x") == ("fact", None)
