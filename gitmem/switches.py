@@ -59,9 +59,10 @@ MOVES = r"(?:moved|pushed back|pushed|postponed|rescheduled|delayed|brought forw
 # ... and an amount that rose or fell ("Our rent went up to 2550 a month as of December": a newcomer's
 # stood beside the old rent)
 NOW = re.compile(rf"^(?P<s>.+?) (?:(?:is|are|was) now|(?:has |have )?(?:changed|switched) to|"
-                 r"(?:went|goes|has gone|have gone|is going|are going) (?:up|down) to|"
+                 # ... to an amount: "the kids went down to Grandma's" is a trip (a review)
+                 r"(?:went|goes|has gone|have gone|is going|are going) (?:up|down) to(?= \S*\d)|"
                  r"(?:has |have )?(?:rose|risen|rises|fell|fallen|falls|dropped|increased|decreased|gone up|"
-                 r"gone down) to|"
+                 r"gone down) to(?= \S*\d)|"
                  rf"(?:was |has been |is being |got |is )?{MOVES}(?: again| once more| further)?"
                  rf" (?:to|until|for|now(?: to| until| for)?)) (?P<v>.+)$")
 # an old line that says a move itself: "Apollo launch slipped to April 28" (its value follows these)
@@ -331,29 +332,36 @@ def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
                   tuple(w for w in m["b"].split() if w not in STOP))
 
 
-LIVES = frozenset("live lives living lived stay stays staying".split())
+LIVES = frozenset("live lives living stay stays staying".split())  # where one lives now: not "lived in Paris"
 AFTER_PLACE = frozenset("with since for because until and but so now".split())
 MOVED_HOME = re.compile(r"^(?P<s>.+?) (?:have |has |just )*(?:moved|relocated) (?:house |home )?(?:to|into) (?P<v>.+)$")
+# a place, as written: a name or a house number ("14 Harbor Street", "the Bay Area"), not "weekly sprints"
+# or "the data team" (a review: both replaced where we live)
+PLACE = re.compile(r"\b(?:moved|relocated)(?: house| home)? (?:to|into) (?:the )?[A-Z0-9]", re.IGNORECASE)
 
 
-def _moved_home(clause: str, old: list[str], old_raw: str) -> Update | None:
-    """`S moved to PLACE` against `S live(s) in/at ...`: where S lives now, the whole line ("We moved
-    to 14 Harbor Street, Alameda" stood beside "We live at 88 Larkspur Lane", a newcomer's)."""
+def _moved_home(clause: str, old: list[str], old_raw: str, raw: str) -> Update | None:
+    """`S moved to PLACE` against a line that starts with S and says S live(s) in/at a place ("We
+    moved to 14 Harbor Street, Alameda" stood beside "We live at 88 Larkspur Lane", a newcomer's)."""
     m = MOVED_HOME.match(clause)
-    if m is None:
+    place = PLACE.search(raw)
+    if m is None or place is None or not raw[place.end() - 1].isupper() and not raw[place.end() - 1].isdigit():
         return None
     at = next((i for i, w in enumerate(old[:-1]) if w in LIVES and old[i + 1] in ("in", "at", "on")), None)
-    said = set(m["s"].split())
-    subject = _content(m["s"].split()) | (said & SELF)
+    said = m["s"].split()
+    subject = _content(said) | (set(said) & SELF)
     if at is None or not subject or not subject <= set(old[:at]):
         return None
-    lives = re.search(r"\b(?:live|lives|living|lived|stay|stays|staying)\b", old_raw, re.IGNORECASE)
-    if lives is None or _named_elsewhere(old_raw[:lives.start()], subject):
+    lives = re.search(r"\b(?:live|lives|living|stay|stays|staying)\b", old_raw, re.IGNORECASE)
+    # the line is about S, said first ("Sarah's parents live in York" is not where Sarah lives)
+    first = re.match(r"\s*([\w-]+)(['’]s\b)?", old_raw)
+    if lives is None or first is None or first.group(2) or first.group(1).lower() != said[0] \
+            or _named_elsewhere(old_raw[:lives.start()], subject):
         return None  # the place after the verb is the value; a name before it is someone else
     # the place: what the line says before it stays ("Omar Haddad, college roommate"), and after it
     # ("with his two cats")
-    place = list(itertools.takewhile(lambda w: w not in AFTER_PLACE, old[at + 2:]))
-    return Update(tuple(place), tuple(m["v"].split())) if place else None
+    value = list(itertools.takewhile(lambda w: w not in AFTER_PLACE, old[at + 2:]))
+    return Update(tuple(value), tuple(m["v"].split())) if value else None
 
 
 def _over(old: list[str], a: set[str], b: set[str]) -> bool:
@@ -405,7 +413,7 @@ def switch(new: str, old: str) -> Update | None:
     for part in clauses(new):
         clause, marked = core(part)
         found = _no_longer(clause, old_words) or _from_to(clause, old_words, old_raw) or \
-            _instead(clause, old_words) or _moved_home(clause, old_words, old_raw)
+            _instead(clause, old_words) or _moved_home(clause, old_words, old_raw, new)
         if found is None:
             now = NOW.match(clause)
             if now is not None:

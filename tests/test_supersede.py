@@ -130,6 +130,13 @@ def test_updates(new: str, old: str) -> None:
     ("Sarah moved to Leeds", "- Tom Baker lives in York"),
     ("We moved the meeting to Friday", "- We live in York"),  # a meeting moved, not us
     ("The rent rose to 1,450 a month", "- The deposit is 2,000"),  # another amount
+    # a review (2026-11-27): no place, someone else's home, a past home, a trip
+    ("We moved to weekly sprints", "- We live at 88 Larkspur Lane, Oakland"),
+    ("I moved to the data team", "- I live in Oakland"),
+    ("Sarah moved to Leeds", "- Sarah's parents live in York"),
+    ("I moved to London", "- I lived in Paris for 5 years"),
+    ("The kids went down to Grandma's for the summer", "- The kids are at Oakwood Primary"),
+    ("The team went up to the mountains for the offsite", "- The team is based in Berlin"),
     ("Sarah moved from Lisbon to Berlin", "- Omar Haddad, college roommate, now lives in Lisbon"),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
