@@ -218,12 +218,14 @@ def test_a_pull_that_stopped_on_a_conflict_names_what_it_brought(tmp_path: Path,
     assert concluded.returncode == 0, concluded.stderr
     assert "gitmem: pulled text the write guard refuses: injection (ignore previous instructions) at " \
            "knowledge/team.md:3" in concluded.stderr, concluded.stderr
+    git(reader.path, "rm", "-q", "knowledge/team.md")  # the person's own change is not what came in (a review)
+    git(reader.path, "commit", "-qm", "no team page")
     clash("Rome", "Oslo", "knowledge/crew.md")
     exe = Path(sys.executable).parent / "git-mem"
     synced = subprocess.run([str(exe), "sync"], cwd=reader.path, capture_output=True, text=True, timeout=300)
     assert synced.returncode == 1 and "stopped on a conflict" in synced.stderr, synced.stderr
     assert "note: pulled text the write guard refuses: injection (ignore previous instructions) at " \
-           "knowledge/crew.md:3" in synced.stderr, synced.stderr
+           "knowledge/crew.md:3" in synced.stderr and "team.md" not in synced.stderr, synced.stderr
     resolved = subprocess.run([str(exe), "resolve", "knowledge/facts.md", "--take", "theirs"], cwd=reader.path,
                               capture_output=True, text=True, timeout=300)
     assert resolved.returncode == 0, resolved.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import GitmemError
 from .common import json_option, notebook, page_path, show
 
 
@@ -43,10 +44,15 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
         result = syncing.sync(nb.git, remote, allow_rewritten)
     except syncing.SyncStopped:
         # the pages that merged cleanly are in the work tree already, and `context` reads them: named now
-        # (stopped on a conflict, nothing was named: an attack run, 2026-11-27); `resolve` names them again
+        # (stopped on a conflict, nothing was named: an attack run, 2026-11-27), on stderr beside the error
+        # (with --json too); `resolve` names them again
         from .output import terminal_safe
 
-        for line in pulled.findings(nb, before, syncing.incoming(nb.git)):
+        try:
+            came = pulled.findings(nb, *syncing.incoming(nb.git, before))
+        except GitmemError:  # naming is no reason to hide why the sync stopped
+            came = []
+        for line in came:
             click.echo(terminal_safe(f"note: {line}"), err=True)
         raise
     result.notes.extend(pulled.findings(nb, before, result.head))

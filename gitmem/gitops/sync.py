@@ -357,15 +357,25 @@ def _restage(git: Git, staged: tuple[bytes, list[str], Path | None]) -> list[str
             "it meets what came in"]
 
 
-def incoming(git: Git) -> str | None:
-    """The tip a merge or rebase in progress brings in (MERGE_HEAD, or what the rebase is onto)."""
+def incoming(git: Git, before: str | None) -> tuple[str | None, str | None]:
+    """(since, after): what a sync that stopped brought in, from the commit its tip shares with
+    `before` (this clone's HEAD when it began) to the tip a merge or rebase in progress brings in
+    (MERGE_HEAD, or what the rebase is onto): the person's own changes since are not what came in
+    (a review: a page deleted here was named as pulled text). With none in progress (the merge is
+    done, the edits git set aside are what conflict): `before` to HEAD."""
+    tip = None
     if git.in_progress() == "merge":
-        return git.resolve("MERGE_HEAD")
+        tip = git.resolve("MERGE_HEAD")
     for folder in ("rebase-merge", "rebase-apply"):
         onto = git.git_dir / folder / "onto"
-        if onto.is_file():
-            return git.resolve(onto.read_text(encoding="ascii", errors="replace").strip())
-    return None
+        if tip is None and onto.is_file():
+            tip = git.resolve(onto.read_text(encoding="ascii", errors="replace").strip())
+    if tip is None or before is None:
+        return before, git.head()
+    try:
+        return git.run("merge-base", before, tip).decode().strip() or None, tip
+    except GitFailed:
+        return None, tip
 
 
 def unmerged(git: Git) -> list[str]:
