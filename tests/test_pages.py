@@ -55,6 +55,12 @@ def test_a_section_named_as_the_page_s_title_is_the_page_s_top() -> None:
     assert edit.text == "# Friends\n\n- Omar\n- Bea\n\n## College\n\n- Ana\n"
     assert (edit.start_line, edit.end_line) == (4, 4)
     assert pages.append("# Friends\n", "- Omar", "Friends").text == "# Friends\n\n- Omar\n"
+    # ... up to the next heading of any level, and replaced there as a section is (a review, 2026-11-27)
+    assert pages.append("# Friends\n\n- Omar\n\n# Other\n\n- x\n", "- Bea", "Friends").text == \
+        "# Friends\n\n- Omar\n- Bea\n\n# Other\n\n- x\n"
+    once = pages.replace("# Friends\n\n- Ann\n\n## Work\n\n- Zed\n", "- Cara", "Friends")
+    assert once.text == "# Friends\n\n- Cara\n\n## Work\n\n- Zed\n" and (once.start_line, once.end_line) == (3, 3)
+    assert pages.replace(once.text, "- Cara", "Friends").text == once.text
 
 
 def test_section_headings_in_code_fences_are_not_sections() -> None:

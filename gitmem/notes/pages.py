@@ -74,11 +74,21 @@ def append(text: str, content: str, section: str | None = None) -> Edit:
     found = find_section(text, section)
     if found is not None:
         return _insert(text, found.end, content)
-    every = sections(text)
-    top = next((s for s in every if s.level == 1 and _norm_title(s.title) == _norm_title(section)), None)
+    top = _titled(text, section)
     if top is not None:  # the page's own title: under it, before its first H2 ("# Friends" then "## Friends")
-        return _insert(text, next((s.start for s in every if s.level == 2 and s.start > top.start), top.end), content)
+        return _insert(text, top.end, content)
     return _insert(text, len(text), content, heading=f"## {section.strip()}")
+
+
+def _titled(text: str, title: str) -> Section | None:
+    """The part of a page under its H1 of this title, up to the next heading of level 1 or 2: the
+    section `--section TITLE` means when no H2 has that title."""
+    every = sections(text)
+    top = next((s for s in every if s.level == 1 and _norm_title(s.title) == _norm_title(title)), None)
+    if top is None:
+        return None
+    end = next((s.start for s in every if s.start > top.start), len(text))
+    return Section(top.title, 1, top.start, top.body, end)
 
 
 def replace(text: str, content: str, section: str | None = None) -> Edit:
@@ -88,7 +98,7 @@ def replace(text: str, content: str, section: str | None = None) -> Edit:
     if section is None:
         new = content + "\n"
         return Edit(new, 1, max(1, new.count("\n")))
-    found = find_section(text, section)
+    found = find_section(text, section) or _titled(text, section)
     if found is None:
         return append(text, content, section)
     head = text[:found.body] if text[:found.body].endswith("\n") else text[:found.body] + "\n"
