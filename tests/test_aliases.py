@@ -504,6 +504,10 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert out["results"][0]["text"] == "- Mum takes warfarin, so no grapefruit for her." and \
         not any("never mentions" in n for n in out["notes"])
     assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])
+    # "my grandma" is the notebook's "Nana" (a review, 2026-11-27)
+    family.write("knowledge/nana.md", "# Nana\n\n- Nana lives in Galway.\n")
+    family.commit("nana")
+    assert not any("never mentions" in n for n in family.json("recall", "where does my grandma live")["notes"])
     # "sibling" is said by "brother" or "sister" (a newcomer: "the notebook never mentions your sibling", 2026-11-27)
     family.write("knowledge/tomas.md", "# Tomás\n\n- My brother Tomás lives in Denver.\n")
     family.commit("tomas")
@@ -528,6 +532,9 @@ def test_a_name_the_notebook_never_mentions_gets_only_weak_matches(mem: Mem) -> 
     assert not any("never mentions" in n for n in mem.json("recall", "can I visit the United States")["notes"])
     # a question that asks of the one who asks too is answered in part
     assert not any("never mentions" in n for n in mem.json("recall", "what is Leo's favourite film, and mine?")["notes"])
+    # ... and so is one that names someone the notebook knows beside ("Sam's film and Leo's", a review)
+    out = mem.json("recall", "what are Sam's and Leo's favourite films")
+    assert not any("never mentions" in n for n in out["notes"]) and not out["results"][0]["weak"]
 
 
 def test_the_strong_results_come_first_in_the_json_as_in_the_text(family: Mem) -> None:

@@ -45,7 +45,12 @@ KIN = {"partner": ("husband", "wife", "spouse"), "husband": ("partner", "spouse"
        "mom": ("mother", "mum"), "father": ("dad",), "dad": ("father",), "kid": ("son", "daughter"),
        "child": ("son", "daughter"), "kids": ("children", "son", "daughter"),
        "children": ("kids", "son", "daughter"), "sibling": ("brother", "sister"),
-       "siblings": ("brothers", "sisters", "brother", "sister")}
+       "siblings": ("brothers", "sisters", "brother", "sister"),
+       **{w: tuple(x for x in ("grandmother", "grandma", "gran", "granny", "nan", "nana") if x != w)
+          for w in ("grandmother", "grandma", "gran", "granny", "nan", "nana")},
+       **{w: tuple(x for x in ("grandfather", "grandpa", "grandad", "granddad") if x != w)
+          for w in ("grandfather", "grandpa", "grandad", "granddad")},
+       "aunt": ("auntie", "aunty"), "auntie": ("aunt", "aunty"), "aunty": ("aunt", "auntie")}
 # roles at work and in care that people say in other words ("my boss" for the notebook's "My manager
 # is Helen Brooks": rank 5 for a newcomer, 2026-11-26); unlike kin, they name no relative
 ALIKE = {"boss": ("manager",), "manager": ("boss",), "doctor": ("gp",), "gp": ("doctor",),
@@ -56,7 +61,7 @@ ALIKE = {"boss": ("manager",), "manager": ("boss",), "doctor": ("gp",), "gp": ("
 # a kinship word before one of these names a thing, not a person ("our sister company", "the
 # parent directory", "the mother board"): only the two words together may be a role
 KINSHIP = frozenset(KIN) | frozenset("""sister brother son daughter parent parents aunt uncle cousin niece nephew
-grandmother grandfather grandma grandpa granny sibling""".split())
+grandmother grandfather grandma grandpa granny grandad granddad gran nan nana auntie aunty sibling""".split())
 THINGS = frozenset("""account accounts app apps band board boards branch branches brand brands channel channels city
 cities class classes company companies directory directories firm firms folder folders hotel hotels label labels node
 nodes office offices organisation organisations organization organizations paper papers process processes product
@@ -335,7 +340,7 @@ def _relative(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
     return None
 
 
-# a word said as a name: a capital, then small letters ("Leo", "O'Brien"); not "API", "iPhone" or "3D"
+# a word said as a name: a capital, then small letters ("Leo", "Mary-Kate"); not "API", "iPhone" or "3D"
 NAMED = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)*")
 NOT_SAID = frozenset(w.lower() for w in NOT_NAMES | CALENDAR | TITLES | KINSHIP | frozenset(ALIKE))
 # right before the one a question asks about ("what does Leo do", "is Leo vegetarian")
@@ -344,10 +349,12 @@ ASKS_OF = re.compile(r"\b(?:is|was|are|were|does|did|do|has|had|will|can|could|s
 
 def _unknown_name(conn: apsw.Connection, question: str) -> str | None:
     """The first person or thing the question asks about by name that no word of the notebook's
-    texts starts with (a prefix match: "Postgres" is said by "PostgreSQL", "Toms" by "Tom"). Asked
+    texts starts with (a prefix match: "Postgres" is said by "PostgreSQL", "Toms" by "Tom"), when
+    it says none that the notebook does ("Sarah's phone and Leo's email" is answered in part). Asked
     about: said as whose ("Leo's favourite film") or right after the question's verb ("what does Leo
     do"). A name elsewhere may be said another way by the answer: "can I visit the United States"
     is answered by "I have an ESTA valid until 2027"."""
+    unknown = []
     for m in NAMED.finditer(question):
         word = stored.POSSESSIVE.sub("", m.group())
         if word == m.group() and not ASKS_OF.search(question, 0, m.start()):
@@ -355,6 +362,7 @@ def _unknown_name(conn: apsw.Connection, question: str) -> str | None:
         if word.lower() in NOT_SAID or len(word) < 3:
             continue
         stems = {word, word[:-1]} if word.endswith("s") and not word.endswith("ss") else {word}
-        if not any(fts.matching(conn, f'"{s}"*') for s in stems):
-            return word
-    return None
+        if any(fts.matching(conn, f'"{s}"*') for s in stems):
+            return None
+        unknown.append(word)
+    return unknown[0] if unknown else None
