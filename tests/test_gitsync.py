@@ -238,6 +238,36 @@ def test_gitmem_refs_travel_and_diverged_ones_are_joined(pair: list[Mem]) -> Non
     assert a.git("rev-parse", "refs/gitmem/store") == b.git("rev-parse", "refs/gitmem/store")
 
 
+def test_a_side_ref_moved_while_sync_joins_it_is_read_again(pair: list[Mem], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer's team (2026-11-27): sync's merge starts the hooks' worker, which adds vectors to
+    refs/gitmem/embeddings; sync's compare-and-swap of that ref then failed (5 syncs in 6) and the
+    merged branch was not pushed. The ref is read again and joined once more."""
+    from gitmem.gitops import plumbing
+    from gitmem.gitops import sync as syncing
+
+    a, b = pair
+    for m, name in ((a, "from-a"), (b, "from-b")):
+        commit = git(m.path, "commit-tree", _tree(m, f"{name}.bin", name), "-m", name).strip()
+        m.git("update-ref", "refs/gitmem/store", commit)
+    a("sync")
+    real = plumbing.update_ref
+    moved: list[str] = []
+
+    def worker_first(g: object, name: str, new: str, old: str | None) -> None:
+        if name == "refs/gitmem/store" and not moved:  # the worker's vectors land first
+            later = git(b.path, "commit-tree", _tree(b, "from-worker.bin", "w"), "-p", old or "", "-m", "w").strip()
+            b.git("update-ref", "refs/gitmem/store", later)
+            moved.append(later)
+        real(g, name, new, old)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(syncing, "update_ref", worker_first)  # (without the re-read: "cannot lock ref")
+    out = b.json("sync")
+    assert moved and "refs/gitmem/store" in out["pushed"]
+    assert {"from-a.bin", "from-worker.bin"} <= set(b.git("ls-tree", "--name-only", "refs/gitmem/store").split())
+    assert b.git("rev-parse", "refs/gitmem/store").strip() == \
+        b.git("ls-remote", "origin", "refs/gitmem/store").split()[0]
+
+
 def test_proposals_of_both_clones_travel_and_stay_pending(pair: list[Mem]) -> None:
     from gitmem.agent import review
     from gitmem.gitops.repo import open_notebook

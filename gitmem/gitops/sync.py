@@ -401,15 +401,36 @@ def _side_refs(git: Git, remote: str, theirs: dict[str, str]) -> list[str]:
     names = sorted(set(mine) | {name for name in theirs if name == PROPOSALS or name.startswith(OWN)})
     specs = []
     for name in names:
-        local, remote_tip = mine.get(name), theirs.get(name)
+        remote_tip = theirs.get(name)
         if remote_tip and name == PROPOSALS:
             update_ref_forced(git, _tracking(remote, name), remote_tip)
-        new = _join(git, name, local, remote_tip)
-        if new != local:
-            update_ref(git, name, new, local)
+        new = _joined(git, name, mine.get(name), remote_tip)
         if new != remote_tip:
             specs.append(f"{new}:{name}")
     return specs
+
+
+SIDE_ATTEMPTS = 5
+
+
+def _joined(git: Git, name: str, local: str | None, remote_tip: str | None) -> str:
+    """Join a side ref with the remote's and move it there, reading it again when it moved
+    meanwhile: sync's own merge starts the hooks' worker, which adds vectors to
+    refs/gitmem/embeddings, and the compare-and-swap failed 5 syncs in 6 for a newcomer's team,
+    leaving the merged branch unpushed (2026-11-27)."""
+    for attempt in range(SIDE_ATTEMPTS):
+        new = _join(git, name, local, remote_tip)
+        if new == local:
+            return new
+        try:
+            update_ref(git, name, new, local)
+            return new
+        except GitFailed:
+            moved = ref(git, name)
+            if attempt == SIDE_ATTEMPTS - 1 or moved == local:
+                raise
+            local = moved
+    raise AssertionError("unreachable")
 
 
 def _join(git: Git, name: str, local: str | None, remote_tip: str | None) -> str:
