@@ -78,6 +78,11 @@ _SOURCES: list[tuple[str, tuple[str, int]]] = [
     ("JSON Web Token", _source(_START + r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
     ("AWS secret key", _source(r"\baws_secret_access_key" + _SP + "[:=]" + _SP + r"['\"]?(?P<v>[A-Za-z0-9/+]{40})",
                                   re.I)),
+    # ... and said bare, near "secret" or "AWS": 40 characters of base64 mixing cases with a digit or a
+    # slash ("AKIA... secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" showed it, a newcomer's team)
+    ("AWS secret key", _source(r"(?i:\b(?:secret|aws)\b)[^\n]{0,24}?(?<![A-Za-z0-9/+])"
+                               r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
+                               r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
     ("private key block", _source(r"-----(BEGIN|END) ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----")),
     ("PuTTY private key", _source(r"^[^\S\n]*(PuTTY-User-Key-File-\d+|Private-Lines|Private-MAC|Private-Hash)"
                                      + _SP + ":", re.I | re.M)),

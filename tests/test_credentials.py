@@ -38,6 +38,10 @@ LINE = f"- Staging AWS key: {AWS} (from Dana)"
     ("- Door passcode: 2580", "- Door passcode: 2580"),
     ("- The GPIO pin is 1234 on the board", "- The GPIO pin is 1234 on the board"),
     ("- 12 MG Road, Bengaluru, PIN code: 560001", "- 12 MG Road, Bengaluru, PIN code: 560001"),
+    # an AWS secret key said bare, near "secret" (a newcomer's team: only the key id was hidden)
+    (f"- AWS key for deploys: {AWS} secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "- AWS key for deploys: [redacted] secret [redacted]"),
+    ("- The secret to good bread is time", "- The secret to good bread is time"),
 ])
 def test_a_secret_value_is_redacted_and_the_words_around_it_stay(text: str, expected: str) -> None:
     assert credentials.redact(text)[0] == expected
