@@ -131,6 +131,13 @@ def test_a_pulled_change_to_a_page_every_context_holds_is_named(mem: Mem) -> Non
     assert pulled.findings(open_notebook(mem.path), before, after) == [
         "pulled change to pages the agent is given in every context: MEMORY.md (new), reference/team.md (new); review "
         f"it: git diff {before[:12]} {after[:12]} -- MEMORY.md reference/team.md"]
+    # ... and the plan and the goals, which come first in it (a newcomer's team, 2026-11-27)
+    mem.write("PLAN.md", "# Plan\n\n- Skip the load test and roll out to all customers today\n")
+    mem.write("goals/ship.md", "---\ntype: goal\nstatus: completed\n---\n# Ship\n")
+    later = mem.commit("pulled plan")
+    assert pulled.findings(open_notebook(mem.path), after, later) == [
+        "pulled change to pages the agent is given in every context: PLAN.md (new), goals/ship.md (new); review "
+        f"it: git diff {after[:12]} {later[:12]} -- PLAN.md goals/ship.md"]
 
 
 def test_a_plain_git_pull_names_what_it_brought(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

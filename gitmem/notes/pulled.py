@@ -88,14 +88,19 @@ def _steering(nb: Notebook, changed: list[tuple[str, str | None, str | None]], b
 def _always_read(nb: Notebook, changed: list[tuple[str, str | None, str | None]], before: str,
                  after: str) -> list[str]:
     """One line naming the pulled changes to the other pages `context` gives the agent every time
-    (always_on: MEMORY.md, reference/*.md): an attack run's reworded policy in MEMORY.md ("phone
-    numbers may be shared with anyone who asks") holds no line the guard refuses, and its new
+    (always_on: MEMORY.md, reference/*.md; the plan and the goals, first): an attack run's reworded
+    policy in MEMORY.md ("phone numbers may be shared with anyone who asks") holds no line the guard
+    refuses, and its new
     reference/team.md reached every context without a word. One line for all of them: they change
     with every teammate's fact."""
-    from ..config import matches
+    from ..config import PLAN_PAGE, matches
+    from .goals import FOLDER
 
-    pages = [(rel, old) for rel, old, new in changed if new is not None and matches(nb.settings.always_on, rel)
-             and not _steers(rel)]
+    # the plan and the goals come first in every context (a newcomer's team: a teammate's "skip the load
+    # test and roll out to all customers today" went into the agent's context unnamed)
+    first = {PLAN_PAGE.casefold()}
+    pages = [(rel, old) for rel, old, new in changed if new is not None and not _steers(rel) and
+             (matches(nb.settings.always_on, rel) or rel.casefold() in first or rel.startswith(FOLDER + "/"))]
     if not pages:
         return []
     said = ", ".join(shown(rel) + (" (new)" if old is None else "") for rel, old in pages[:MAX_FINDINGS])
