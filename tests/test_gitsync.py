@@ -189,6 +189,27 @@ def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_
 
 
 @pytest.mark.tally("bad-input/fault matrix")
+def test_markers_edited_away_by_hand_are_resolved_without_take(pair: list[Mem]) -> None:
+    """A newcomer's team (2026-11-27): after editing the markers away, as the hint says, sync refused
+    (a merge in progress) and resolve said "no conflict markers": only git add and git commit got out."""
+    a, b = pair
+    _changed_on_the_remote(a, b, "The gate code is 1234", "1234", "5678")
+    b.write(FACTS, (b.path / FACTS).read_text().replace("1234", "9999"))
+    b.commit("mine")
+    stopped = b("sync", code=1)
+    assert "(or edit the markers and run it without --take)" in stopped.stderr
+    still = b("resolve", FACTS, code=2)  # markers left and no side named: one line, nothing done
+    assert still.stderr.startswith(f"error: {FACTS} still has 1 conflict(s) (keep one side with: ")
+    text = (b.path / FACTS).read_text()
+    b.write(FACTS, text.split("<<<<<<<")[0] + "- The gate code is 5678, or 9999 at night\n"
+            + text.split(">>>>>>>")[1].split("\n", 1)[1])
+    out = b("resolve", FACTS).stdout
+    assert out.startswith(f"marked {FACTS} merged as you edited it; the merge is concluded (commit ")
+    assert not (b.path / ".git/MERGE_HEAD").exists() and "or 9999 at night" in b.git("show", f"HEAD:{FACTS}")
+    b("sync")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_rejected_push_is_fetched_merged_and_pushed_again(pair: list[Mem], tmp_path: Path) -> None:
     """Another writer pushes while this push is under way (from this clone's pre-push hook): the
     server refuses this push, and the next round merges that writer's fact and pushes both."""

@@ -205,7 +205,7 @@ def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
     for page in conflicts["pages"]:
         lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
                      f"not indexed until resolved; run 'git mem resolve {shown(shlex.quote(page['path']))} "
-                     "--take ours|theirs|both'")
+                     "--take ours|theirs|both', or without --take once you edited the markers away")
     return lines
 
 
@@ -401,7 +401,8 @@ def synced(r: Synced) -> str:
 
 def resolved(r: Resolved) -> str:
     """git mem resolve: how many conflicts, which side, and what was concluded."""
-    line = f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})"
+    line = (f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})" if r.conflicts else
+            f"marked {shown(r.path)} merged as you edited it")
     if r.concluded:
         line += f"; the {r.concluded} is concluded" + (f" (commit {r.commit[:7]})" if r.commit else "")
     elif r.commit:

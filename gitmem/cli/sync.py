@@ -61,20 +61,25 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
 
 @click.command()
 @click.argument("path")
-@click.option("--take", type=click.Choice(["ours", "theirs", "both"]), required=True,
-              help="Which side of each conflict to keep; both: ours, then the lines of theirs that differ.")
+@click.option("--take", type=click.Choice(["ours", "theirs", "both"]),
+              help="Which side of each conflict to keep; both: ours, then the lines of theirs that differ. "
+                   "Without it, a page whose markers you edited away is marked merged as it stands.")
 @json_option
-def resolve(path: str, take: str, as_json: bool) -> None:
+def resolve(path: str, take: str | None, as_json: bool) -> None:
     """Settle a page's conflicting facts: keep ours, theirs, or both.
 
     In a merge or rebase that stopped (git mem sync, git pull), the page is
     marked merged and, once no file is left unmerged, the merge is committed
     (or the rebase continued). A page committed with markers gets one commit.
+    In a rebase, ours is the remote's side and theirs your commit's, as git
+    names them. Edited the markers away yourself? Leave out --take: the page
+    is marked merged as it stands.
 
     \b
     Examples:
       git mem resolve knowledge/facts.md --take both
       git mem resolve reference/people.md --take theirs
+      git mem resolve knowledge/facts.md        # the markers edited by hand
     """
     from ..notes import resolve as resolving
     from . import output

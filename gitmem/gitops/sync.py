@@ -128,7 +128,8 @@ def _branch(git: Git) -> str:
     busy = git.in_progress()
     if busy:
         raise SyncRefused(f"a {busy} is in progress here, so sync cannot merge; nothing was changed",
-                          f"resolve it (git mem resolve PATH --take ours|theirs|both) or abort it "
+                          f"resolve it (git mem resolve PATH --take ours|theirs|both, or without --take once you "
+                          f"edited the markers away) or abort it "
                           f"(git {busy} --abort), then run 'git mem sync' again")
     if git.head() is not None and git.detached():
         raise SyncRefused("HEAD is detached: there is no branch to sync; nothing was changed",
@@ -269,7 +270,7 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
                 f"the {what} stopped on a conflict in {shown}: the same fact was changed differently here and on "
                 f"the remote; the {what} is left in progress, nothing was pushed{_kept(staged)}",
                 f"run 'git mem resolve {shlex.quote(conflicted[0])} --take ours|theirs|both' (or edit the "
-                "markers), then 'git mem sync' again") from exc
+                f"markers and run it without --take){_sides(what)}, then 'git mem sync' again") from exc
         if git.in_progress():  # stopped for another reason (a hook, say): leave it to the person, as git does
             raise SyncStopped(f"the {what} stopped: {exc.message}{_kept(staged)}",
                               f"finish it, or abort it (git {what} --abort)") from exc
@@ -288,6 +289,12 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
             f"{shlex.quote(left[0])}' and 'git stash drop' (your changes as they were: git stash show -p), "
             "then 'git mem sync' again")
     return _restage(git, staged)
+
+
+def _sides(what: str) -> str:
+    """Which side is which, where git turns them round: a rebase replays your commits on the remote's,
+    so ours is the remote's ("--take ours" kept a teammate's line for a newcomer's team)."""
+    return "; in a rebase ours is the remote's side, theirs yours" if what == "rebase" else ""
 
 
 STAGED_PATCH = "staged-before-sync.patch"  # in the git dir's gitmem/ folder while a sync runs

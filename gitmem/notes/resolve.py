@@ -30,19 +30,29 @@ class Resolved:
     notes: list[str] = field(default_factory=list)
 
 
-def resolve(nb: Notebook, rel: str, take: str) -> Resolved:
-    """Replace every conflict of the page with our side, theirs or both (see the module docstring)."""
-    if take not in factmerge.TAKES:
+def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
+    """Replace every conflict of the page with our side, theirs or both (see the module docstring);
+    with the markers already edited away by hand, mark the page merged as it stands (no --take)."""
+    if take is not None and take not in factmerge.TAKES:
         raise UsageError(f"--take {take!r} is not one of {', '.join(factmerge.TAKES)}",
                          "e.g. git mem resolve knowledge/facts.md --take both")
     git = nb.git
     path = nb.repo_path(rel)
     text = nb.read(rel)
-    resolved, count = factmerge.resolve_text(text, take)
+    resolved, count = factmerge.resolve_text(text, take or "ours")
+    busy = git.in_progress()
+    if not count and busy and path in sync.unmerged(git):
+        # the markers edited away by hand, as the sync's hint says: the page as it stands is the resolution
+        # (a newcomer's team found no command took it: sync refused, resolve said "no conflict markers")
+        with change.write_lock(nb):
+            sync.stage(git, path)
+            return _conclude(nb, rel, "as edited", 0, busy)
     if not count:
         raise GitmemError(f"{rel} has no conflict markers; nothing to resolve",
                           "'git mem status' lists the pages with conflicts")
-    busy = git.in_progress()
+    if take is None:
+        raise UsageError(f"{rel} still has {count} conflict(s)",
+                         f"keep one side with: git mem resolve {rel} --take ours|theirs|both (or edit the markers)")
     if busy and path in sync.unmerged(git):
         with change.write_lock(nb):
             atomic_write(nb.file(rel), resolved.encode("utf-8"))
