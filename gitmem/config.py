@@ -31,7 +31,8 @@ IDENTITY_PAGES = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")
 # ... and, in any folder, the files agent tools take their orders from (Claude Code reads a nested
 # CLAUDE.md and CLAUDE.local.md; Gemini CLI a GEMINI.md). Not USER.md: the memory tool's own
 # /memories/user.md is the agent's notes on its user.
-TOOL_ORDERS = frozenset(n.casefold() for n in ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"))
+TOOL_ORDERS = frozenset(n.casefold() for n in ("AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md",
+                                               "GEMINI.md"))  # Codex reads AGENTS.override.md before AGENTS.md
 
 
 def tells_the_agent(rel: str) -> bool:

@@ -116,7 +116,8 @@ def test_a_pulled_line_that_replaces_a_persons_line_is_named(mem: Mem) -> None:
     assert found[0].startswith("pulled change to pages the agent is given in every context: reference/contacts.md;")
     mem.write("reference/contacts.md", "# Contacts\n\n- Sarah's phone is 555-1234\n- Tom's email is tom@x.org\n"
                                       "- Sarah's phone is now 555-9999\n- Dana's phone is 555-0000\n- Tom likes tea\n")
-    assert pulled.findings(open_notebook(mem.path), after, mem.commit("a line that updates nothing"))[1:] == []
+    nothing = pulled.findings(open_notebook(mem.path), after, mem.commit("a line that updates nothing"))
+    assert len(nothing) == 1 and nothing[0].startswith("pulled change to pages the agent is given in every context")
 
 
 def test_a_pulled_change_to_a_page_every_context_holds_is_named(mem: Mem) -> None:

@@ -252,7 +252,7 @@ FORGED_HEADER = re.compile(rf"^((?:[^\S\n]|[{_HIDDEN}]|>|[-*+](?=\s))*)(?=(?:[#�
 # ... and said the other two ways markdown has: a name underlined ("USER.md" over "-------", a setext
 # heading; the underline is escaped) and an HTML heading ("<h2>IDENTITY.md</h2>"): an attack run's did
 NAMED = re.compile(r"\[(?:PERSONAL|GOALS)\]|\.(?:md|markdown)\b|Memory context\b", re.IGNORECASE)
-UNDERLINE = re.compile(rf"((?:[^\S\n]|[{_HIDDEN}])*)([=＝\-－]+[^\S\n]*)")
+UNDERLINE = re.compile(rf"((?:[^\S\n]|[{_HIDDEN}]|>)*)([=＝\-－]+[^\S\n]*)")  # in a quote too ("> ---")
 HTML_HEADER = re.compile(r"<(?=[^\S\n]*h[1-6]\b)", re.IGNORECASE)
 
 
@@ -261,10 +261,13 @@ def _inert(text: str) -> str:
     context is escaped ("\\## USER.md": markdown shows the hashes, no heading; "\\-------" under a
     name; "\\<h2>")."""
     lines = FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text).split("\n")
-    for i in range(1, len(lines)):  # line by line: a pattern spanning two lines could backtrack on a long one
-        under = UNDERLINE.fullmatch(lines[i])
-        if under is not None and NAMED.search(lines[i - 1]):
+    named = False  # whether the paragraph so far names a file: an underline makes all its lines one heading
+    for i, line in enumerate(lines):  # line by line: a pattern spanning lines could backtrack on a long one
+        under = UNDERLINE.fullmatch(line)
+        if under is not None and named:
             lines[i] = under.group(1) + "\\" + under.group(2)
+        # an underline ends its heading, a blank line its paragraph
+        named = under is None and bool(line.strip(" \t>")) and (named or NAMED.search(line) is not None)
     return HTML_HEADER.sub("\\\\<", "\n".join(lines))
 
 
