@@ -290,3 +290,20 @@ def test_the_plan_then_the_active_goals_come_first(mem: Mem) -> None:
     assert plan < goals < out.index("## SOUL.md") and "Old goal" not in out and 'type: "plan"' not in out
     kinds = [p["kind"] for p in mem.json("context")["parts"]]
     assert kinds[:3] == ["plan", "goals", "always_on"]
+
+
+def test_a_plan_or_a_goal_in_conflict_is_named(mem: Mem) -> None:
+    """A newcomer's team (2026-11-27): after a merge stopped, the context quoted PLAN.md with its
+    markers and no word, and a goal whose frontmatter held them left the context silently."""
+    mem("plan", "update", "Ship the beta", "--reason", "start")
+    mem("goal", "add", "Ship billing")
+    goal = mem.path / "goals/ship-billing.md"
+    head, rest = goal.read_text().split("\n", 1)
+    goal.write_text(f"{head}\n<<<<<<< ours\nprogress: 40\n=======\nprogress: 50\n>>>>>>> theirs\n{rest}")
+    plan = mem.path / "PLAN.md"
+    plan.write_text(plan.read_text() + "<<<<<<< ours\n- retries finished\n=======\n- docs step\n>>>>>>> theirs\n")
+    notes = mem.json("context")["notes"]
+    assert "goals/ship-billing.md is under goals/ but cannot be read as a goal (a merge's markers in it?), so it " \
+           "is not listed: git mem goal list" in notes, notes
+    assert "PLAN.md holds a merge's conflict markers: both sides are quoted and neither stands yet; settle them: " \
+           "git mem resolve PLAN.md --take ours|theirs|both" in notes, notes

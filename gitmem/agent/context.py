@@ -135,7 +135,8 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
     that day's and the previous day's daily logs, within the budgets."""
     day = day or parse_day(None)
     s = nb.settings
-    first = structured(nb)  # the plan, then the active goals, as QuillAI orders its context
+    unread: list[str] = []
+    first = structured(nb, unread)  # the plan, then the active goals, as QuillAI orders its context
     wanted = [(rel, "always_on") for rel in always_on(nb) if rel not in first]
     wanted += [(rel, "daily") for d in (day, day - timedelta(days=1)) for rel in daily_logs(nb, d.isoformat())
                if (rel, "always_on") not in wanted and rel not in first]
@@ -166,7 +167,7 @@ def assemble(nb: Notebook, day: date | None = None) -> Context:
         if omitted else []
     if personal:
         notes.append(f"quoted the personal notebook's always-on pages too ({personal.root}), as kind personal")
-    notes += [trouble] if trouble else []
+    notes += ([trouble] if trouble else []) + unread + _conflicted(parts)
     if secrets:
         notes.append(credentials.note(sum(n for _, n in secrets), [name for name, _ in secrets]))
     budget = {"file": s.file_budget, "total": s.total_budget}
@@ -271,8 +272,20 @@ def _inert(text: str) -> str:
     return HTML_HEADER.sub("\\\\<", "\n".join(lines))
 
 
-def structured(nb: Notebook) -> dict[str, tuple[str, str]]:
-    """{path: (kind, text)} of what comes first: the plan page, then the active goals as a list."""
+def _conflicted(parts: list[Part]) -> list[str]:
+    """A note for each page quoted with a merge's conflict markers in it: both sides are there, and
+    which one stands is not settled (a newcomer's team's PLAN.md reached the agent so)."""
+    from ..gitops.factmerge import START
+
+    return [f"{p.path} holds a merge's conflict markers: both sides are quoted and neither stands yet; "
+            f"settle them: git mem resolve {p.path} --take ours|theirs|both"
+            for p in parts if p.kind != "personal" and any(START.match(ln) for ln in p.text.split("\n"))]
+
+
+def structured(nb: Notebook, notes: list[str] | None = None) -> dict[str, tuple[str, str]]:
+    """{path: (kind, text)} of what comes first: the plan page, then the active goals as a list;
+    `notes` hears of a goal page that cannot be read as one (a merge's markers in its frontmatter:
+    a newcomer's team saw the goal leave the context without a word)."""
     from ..notes import goals, plan
 
     found: dict[str, tuple[str, str]] = {}
@@ -283,7 +296,11 @@ def structured(nb: Notebook) -> dict[str, tuple[str, str]]:
             found[rel] = ("plan", text if _is_private(text) else plan.body(text) + "\n")
         except GitmemError:  # frontmatter YAML cannot read: quoted as it is
             found[rel] = ("plan", text)
-    active = goals.listing(nb).goals
+    listed = goals.listing(nb)
+    active = listed.goals
+    if notes is not None:
+        notes.extend(f"{shown(p)} is under goals/ but cannot be read as a goal (a merge's markers in it?), so it "
+                     f"is not listed: git mem goal list" for p in listed.skipped)
     if active:
         found[goals.FOLDER + "/"] = ("goals", "\n".join(goal_line(g) for g in active) + "\n")
     return found
