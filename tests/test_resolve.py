@@ -34,3 +34,16 @@ def test_a_page_without_markers_is_refused(mem: Mem) -> None:
     failed = mem("resolve", PAGE, "--take", "ours", code=1)
     assert failed.stderr == ("error: knowledge/plan.md has no conflict markers; nothing to resolve "
                              "('git mem status' lists the pages with conflicts)\n")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_both_sides_of_a_frontmatter_conflict_are_refused(mem: Mem) -> None:
+    """A newcomer's team (2026-11-27): --take both wrote "progress: 40" then "progress: 50", one key twice."""
+    goal = "goals/ship.md"
+    mem.write(goal, "---\ntype: goal\n<<<<<<< ours\nprogress: 40\n=======\nprogress: 50\n>>>>>>> theirs\n---\n# Ship\n")
+    mem.commit("a goal committed with its markers")
+    failed = mem("resolve", goal, "--take", "both", code=2)
+    assert failed.stderr.startswith(f"error: {goal} has a conflict in its frontmatter, where both sides would set "
+                                    "one key twice (keep one side: ")
+    mem("resolve", goal, "--take", "theirs")
+    assert (mem.path / goal).read_text() == "---\ntype: goal\nprogress: 50\n---\n# Ship\n"

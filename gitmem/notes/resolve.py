@@ -53,6 +53,10 @@ def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
     if take is None:
         raise UsageError(f"{rel} still has {count} conflict(s)",
                          f"keep one side with: git mem resolve {rel} --take ours|theirs|both (or edit the markers)")
+    if take == "both" and _in_frontmatter(text):
+        # both sides of a frontmatter line are one key twice ("progress: 40" then "progress: 50", a newcomer's team)
+        raise UsageError(f"{rel} has a conflict in its frontmatter, where both sides would set one key twice",
+                         f"keep one side: git mem resolve {rel} --take ours|theirs (or edit the markers)")
     if busy and path in sync.unmerged(git):
         with change.write_lock(nb):
             atomic_write(nb.file(rel), resolved.encode("utf-8"))
@@ -82,3 +86,17 @@ def _conclude(nb: Notebook, rel: str, take: str, count: int, busy: str) -> Resol
     # stopped on a conflict was concluded without a word of it (an attack run, 2026-11-27)
     came = pulled.findings(nb, git.resolve("HEAD^1"), head) if busy == "merge" and head else []
     return Resolved(rel, take, count, busy, head, [], [*came, "run 'git mem sync' to push it"])
+
+
+def _in_frontmatter(text: str) -> bool:
+    """Whether a conflict's markers open inside the page's leading `---` block (which its markers keep
+    YAML from reading: the block is found by its fences)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return False
+    for line in lines[1:]:
+        if line.strip() in ("---", "..."):
+            return False
+        if factmerge.START.match(line):
+            return True
+    return False
