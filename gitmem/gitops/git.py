@@ -247,12 +247,15 @@ class Git:
                        f"--format={LOG_FORMAT}", rng, *spec)
         yield from _parse_log(raw)
 
-    def touching(self, rev: str, prefix: str, limit: int | None = None) -> list[tuple[str, int]]:
+    def touching(self, rev: str, prefix: str, limit: int | None = None,
+                 first_parent: bool = True) -> list[tuple[str, int]]:
         """(commit, committer time) on rev's first-parent chain that changed
-        `prefix` against their first parent, newest first."""
+        `prefix` against their first parent, newest first; without `first_parent`, every commit
+        git's history of the path shows (those of merged branches too, by commit date)."""
         spec = [] if prefix == "." else ["--", prefix]
         count = [f"--max-count={limit}"] if limit else []
-        out = self.run("log", "--first-parent", "--format=%H %ct", *count, rev, *spec).decode()
+        chain = ["--first-parent"] if first_parent else []
+        out = self.run("log", *chain, "--format=%H %ct", *count, rev, *spec).decode()
         return [(oid, int(ts)) for oid, ts in (line.split() for line in out.splitlines() if line)]
 
     def describe(self, rev: str) -> Commit:

@@ -123,13 +123,15 @@ def update(nb: Notebook, text: str, reason: str, allow: bool = False) -> Updated
 
 
 def history(nb: Notebook, limit: int | None = None) -> History:
-    """Every commit that changed the plan page, newest first, with its date and reason."""
+    """Every commit that changed the plan page, newest first (a merged branch's too), with its date
+    and reason."""
     rel = nb.page(PLAN)
     out = History(rel)
     head = nb.git.head()
     if head is None:
         return out
-    found = nb.git.touching(head, nb.repo_path(rel), limit)
+    # the versions merged in too: a teammate's plan that stands after a sync was missing (a newcomer's team)
+    found = nb.git.touching(head, nb.repo_path(rel), limit, first_parent=False)
     oids = [oid for oid, _ in found]
     marks, messages = nb.git.trailers(oids), nb.git.messages(oids)
     for oid, when in found:
