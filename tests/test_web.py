@@ -181,6 +181,8 @@ def test_timeline_lists_commits_newest_first(notes: Mem) -> None:
 def test_search_groups_results_like_the_cli(notes: Mem) -> None:
     page = client(notes).get("/search?q=Sarah&mode=keyword").text
     assert page.index("NOTEBOOK (1)") < page.index("DAILY (1)")
+    # the API's and the CLI's name for it is read too (a newcomer's team got an empty form)
+    assert client(notes).get("/search?query=Sarah&mode=keyword").text.count("NOTEBOOK (1)") == 1
     link = re.search(r'href="(/page/reference/contacts.md\?lines=(\d+)-(\d+))"', page)
     assert link
     shown = client(notes).get(link.group(1).replace("&amp;", "&")).text

@@ -247,7 +247,7 @@ def test_old_api_names_still_work_but_not_twice(mem: Mem) -> None:
     old = c.get("/api/recall?q=phone&mode=keyword", headers=API).json()
     assert new["results"] and new["results"] == old["results"]
     both = c.get("/api/recall?q=phone&query=phone", headers=API)
-    assert both.status_code == 400 and both.json()["error"].startswith("'query' given twice")
+    assert both.status_code == 400 and both.json()["error"].startswith("'query' given twice (as 'q' and as 'query')")
     assert c.post("/api/write", json={"page": "a.md", "content": "x"}, headers=API).status_code == 200
     assert c.post("/api/write", json={"path": "b.md", "content": "y"}, headers=API).status_code == 200
     assert (mem.path / "a.md").read_text() == "# A\n\nx\n" and (mem.path / "b.md").read_text() == "# B\n\ny\n"

@@ -57,11 +57,12 @@ def canonical(data: dict[str, Any], endpoint: str, where: str = "field") -> dict
     """`data` with old names read as the current ones; UsageError for an unknown name or a name given twice."""
     allowed = FIELDS[endpoint]
     out: dict[str, Any] = {}
+    said: dict[str, str] = {}  # each name as it was sent
     for name, value in data.items():
         real = ALIASES.get(name, name) if ALIASES.get(name) in allowed and name not in allowed else name
-        if real in out:
-            raise UsageError(f"{real!r} given twice (once as {name!r})", f"send only {real!r}")
-        out[real] = value
+        if real in out:  # "once as 'query'" named the one of the two that was right (a newcomer's team)
+            raise UsageError(f"{real!r} given twice (as {said[real]!r} and as {name!r})", f"send only {real!r}")
+        out[real], said[real] = value, name
     known(out, allowed, where)
     return out
 

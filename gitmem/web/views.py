@@ -278,7 +278,7 @@ def commit_info(nb: Notebook, oid: str) -> dict[str, str]:
 def search_form(q: Any) -> dict[str, Any]:
     """The search form's fields from the query string, with the CLI's defaults."""
     groups = tuple(g for g in q.getlist("in") if g in config.GROUPS) if hasattr(q, "getlist") else ()
-    form = {"q": q.get("q", ""), "kind": "search" if q.get("kind") == "search" else "recall",
+    form = {"q": q.get("q") or q.get("query", ""), "kind": "search" if q.get("kind") == "search" else "recall",
             "mode": q.get("mode") if q.get("mode") in config.MODES else "hybrid",
             "tag": q.get("tag", ""), "type": q.get("type", ""), "at": q.get("at", ""), "since": q.get("since", ""),
             "start": q.get("from", ""), "end": q.get("to", ""), "day": q.get("date", ""),
