@@ -255,6 +255,14 @@ def test_edit_goes_through_the_guard(notes: Mem) -> None:
     kept = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(original), "do": "save",
                                                    "text": text, "allow": "1"})
     assert kept.status_code == 303 and (notes.path / "knowledge/plan.md").read_text() == text
+    # a line the page held (pulled, named then) is not the person's to answer for: only the lines added are
+    # checked (a newcomer's team could not save any edit of such a page, 2026-11-27)
+    edited = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(text), "do": "save",
+                                                     "text": text + "- Ship on Friday\n"})
+    assert edited.status_code == 303 and (notes.path / "knowledge/plan.md").read_text() == text + "- Ship on Friday\n"
+    added = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(text + "- Ship on Friday\n"),
+                                                    "do": "save", "text": text + "my aws key is AKIAIOSFODNN7EXAMPLE\n"})
+    assert added.status_code == 422
 
 
 def test_preview_renders_without_saving(notes: Mem) -> None:
