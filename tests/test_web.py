@@ -847,6 +847,32 @@ def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
     assert "<p>Pressure</p>\n<p>Read 1.5 bar when cold</p>" in article  # not run together into one paragraph
 
 
+def test_saving_a_page_a_merge_left_in_conflict_settles_it(mem: Mem) -> None:
+    """A newcomer's team (2026-11-27): the editor's save of a page a merge had stopped on said "a merge
+    is in progress; gitmem cannot commit". It is the resolution: written, marked merged, concluded."""
+    import subprocess
+
+    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Friday\n")
+    mem.commit("plan")
+    mem.git("checkout", "-q", "-b", "theirs")
+    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Monday\n")
+    mem.commit("theirs")
+    mem.git("checkout", "-q", "-")
+    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Tuesday\n")
+    mem.commit("mine")
+    assert subprocess.run(["git", "merge", "-q", "theirs"], cwd=mem.path, capture_output=True).returncode != 0
+    c = client(mem)
+    marked = (mem.path / "knowledge/plan.md").read_text()
+    left = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(marked), "do": "save",
+                                                  "text": marked})
+    assert left.status_code == 422 and "still has conflict markers" in left.text
+    saved = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(marked), "do": "save",
+                                                   "text": "# Plan\n\n- Ship on Monday, or Tuesday\n"})
+    assert saved.status_code == 303 and "the%20merge%20is%20concluded" in saved.headers["location"]
+    assert not (mem.path / ".git/MERGE_HEAD").exists() and mem.git("log", "-1", "--format=%P").count(" ") == 1
+    assert mem.git("show", "HEAD:knowledge/plan.md") == "# Plan\n\n- Ship on Monday, or Tuesday\n"
+
+
 def test_status_has_a_conflicts_card_naming_the_page_and_the_command(notes: Mem) -> None:
     notes.write("knowledge/plan.md", "# Plan\n\n<<<<<<< ours\n- Ship on Friday\n=======\n- Ship on Monday\n"
                                      ">>>>>>> theirs\n- Tell Sarah\n")

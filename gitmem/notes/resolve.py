@@ -15,7 +15,7 @@ from ..errors import GitFailed, GitmemError, UsageError
 from ..gitops import factmerge, sync
 from ..gitops.lock import atomic_write
 from ..notebook import Notebook
-from . import change, pulled
+from . import change, guard, pulled
 from .pages import Edit
 
 
@@ -66,6 +66,31 @@ def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
         applied = change.apply(nb, {rel: lambda now: Edit(factmerge.resolve_text(now, take)[0], 1, 1)},
                                f"mem: resolve {count} conflict(s) in {rel} (--take {take})")
     return Resolved(rel, take, count, None, applied.commit if applied else None)
+
+
+def unmerged_page(nb: Notebook, page: str) -> bool:
+    """Whether git left this page unmerged in a merge or rebase that stopped."""
+    return bool(nb.git.in_progress()) and nb.repo_path(nb.page(page)) in sync.unmerged(nb.git)
+
+
+def settle(nb: Notebook, page: str, text: str, expected: str, allow: bool = False) -> Resolved:
+    """A page git left unmerged, saved as a person edited it (the web's editor): written, and marked
+    merged when no marker is left (the merge concluded once no file is), as `resolve` without --take
+    does; refused with its markers left. A newcomer's team's save said "a merge is in progress"."""
+    from .change import PageChanged
+
+    rel = nb.page(page)
+    if factmerge.resolve_text(text, "ours")[1]:
+        raise UsageError(f"{rel} still has conflict markers", "keep what you want between them and remove the "
+                         f"markers, or run: git mem resolve {rel} --take ours|theirs|both")
+    with change.write_lock(nb):
+        current = nb.read(rel)
+        if current != expected:
+            raise PageChanged(rel, expected, current)
+        had = set(current.split("\n"))  # as a replace is: the lines the person adds (memory.write)
+        guard.check("\n".join(line for line in text.split("\n") if line not in had), allow, rel)
+        atomic_write(nb.file(rel), text.encode("utf-8"))
+    return resolve(nb, rel, None)
 
 
 def _conclude(nb: Notebook, rel: str, take: str, count: int, busy: str) -> Resolved:

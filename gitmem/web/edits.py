@@ -57,7 +57,14 @@ async def edit_save(request: Request) -> Response:
     path, text, original = request.path_params["path"], _text(form, "text"), _original(form)
     if form.get("do") == "preview":
         return _editor(web, request, path, text, original, preview=await _shown(web, text, path))
+    from ..notes import resolve
+
     try:
+        if await web.call(resolve.unmerged_page, path):  # a merge stopped on this page: the save settles it
+            settled = await web.call(resolve.settle, path, text, original, allow=form.get("allow") == "1")
+            what = "marked merged as you edited it" + (f"; the {settled.concluded} is concluded in "
+                                                       f"{(settled.commit or '')[:7]}" if settled.concluded else "")
+            return RedirectResponse(f"/page/{quote(settled.path)}?flash={quote(what)}", status_code=303)
         written = await web.call(memory.write, path, text, replace=True, expected=original,
                                  allow=form.get("allow") == "1")
     except change.PageChanged as exc:
