@@ -863,6 +863,10 @@ def test_saving_a_page_a_merge_left_in_conflict_settles_it(mem: Mem) -> None:
     assert subprocess.run(["git", "merge", "-q", "theirs"], cwd=mem.path, capture_output=True).returncode != 0
     c = client(mem)
     marked = (mem.path / "knowledge/plan.md").read_text()
+    # the page says so, and shows the markers as text (they rendered as seven nested quotes)
+    shown = c.get("/page/knowledge/plan.md").text
+    assert "This page holds 1 conflict a merge left" in shown and "<blockquote" not in shown
+    assert "&lt;&lt;&lt;&lt;&lt;&lt;&lt; " in shown.split('<article class="markdown">', 1)[1].split("</pre>", 1)[0]
     left = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(marked), "do": "save",
                                                   "text": marked})
     assert left.status_code == 422 and "still has conflict markers" in left.text

@@ -222,6 +222,29 @@ ROUTES = [Route("/", home), Route("/tags", tags), Route("/browse", browse), Rout
           Route("/sessions", sessions)]
 
 
+def _conflicts(text: str) -> int:
+    from ..gitops.factmerge import START
+
+    return sum(1 for line in text.split("\n") if START.match(line))
+
+
+def _fenced(text: str) -> str:
+    """A page's conflicts (a merge's markers and both sides) as code blocks: rendered as markdown, the
+    markers were seven nested quotes and "=======" ran into the line above (a newcomer's team)."""
+    from ..gitops.factmerge import END, START
+
+    out, inside = [], False
+    for line in text.split("\n"):
+        if START.match(line) and not inside:
+            out += ["", "~~~~~~~~~~ text"]
+            inside = True
+        out.append(line)
+        if END.match(line) and inside:
+            out += ["~~~~~~~~~~", ""]
+            inside = False
+    return "\n".join(out + (["~~~~~~~~~~"] if inside else []))
+
+
 def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
     from ..notes import reading
 
@@ -232,8 +255,10 @@ def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: s
     from ..search.links import links, pages
 
     known = pages(nb)
+    conflicts = 0 if document else _conflicts(text)
     data: dict[str, Any] = {"path": found.path, "revision": found.revision, "title": found.path,
-                            "rendered": render(text, found.path, remote_images, known), "document": document}
+                            "rendered": render(_fenced(text) if conflicts else text, found.path, remote_images, known),
+                            "document": document, "conflicts": conflicts}
     if not document and found.path in known:
         data["links"] = links(nb, found.path)
     data["tree"] = files.tree(known, found.path)
