@@ -223,7 +223,10 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
          old_raw: str = "") -> Update | None:
     """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`."""
     said, subject = subject, _strip(subject)
-    if not subject and not (verb and said and set(said) <= SELF) or _name_only(subject, raw):
+    # a plural said first with a plural verb is no name ("Deploys now happen on ...", a newcomer's team:
+    # a name takes "happens"); capitalised as a sentence starts, it read as one
+    plural = verb is not None and not verb.endswith("s") and len(subject) == 1 and subject[0].endswith("s")
+    if not subject and not (verb and said and set(said) <= SELF) or not plural and _name_only(subject, raw):
         return None  # "I now drink ...": the user; "is now" needs a subject
     after = _after_subject(subject, old, (raw, old_raw))
     if after is None:

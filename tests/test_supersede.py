@@ -82,6 +82,8 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Our rent went up to 2550 dollars a month as of December", "- Rent is 2400 dollars a month, due on the 1st"),
     ("The rent rose to 1,450 a month", "- The rent is 1,300 a month"),
     ("Annual physical moved to June, starting 2027", "- Annual physical is every May with Dr. Farah Haddad"),
+    # ... and a plural said first, capitalised as a sentence starts, is no name (a newcomer's team)
+    ("Deploys now happen on Wednesdays after 10am", "- Deploys happen on Tuesdays and Thursdays after 2pm"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
