@@ -141,11 +141,8 @@ def test_a_pulled_change_to_a_page_every_context_holds_is_named(mem: Mem) -> Non
         f"it: git diff {after[:12]} {later[:12]} -- PLAN.md goals/ship.md"]
 
 
-def test_a_plain_git_pull_names_what_it_brought(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               no_model: None) -> None:
-    """Only `git mem sync` named pulled text (a trust limit of sessions 10 and 11): the post-merge
-    hook now names it after a plain `git pull`, and after `git pull --rebase` its post-rewrite,
-    on git's stderr; sync's own merge leaves it to sync, which names it once."""
+def _teammates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Mem, Mem]:
+    """A writer who pushed a page to a bare server, and a reader who cloned it with gitmem's hooks on."""
     monkeypatch.delenv("GITMEM_HOOKS")
     server = tmp_path / "server.git"
     git(tmp_path, "init", "-q", "--bare", str(server))
@@ -158,6 +155,15 @@ def test_a_plain_git_pull_names_what_it_brought(tmp_path: Path, monkeypatch: pyt
     git(writer.path, "push", "-q", "-u", "origin", "HEAD:main")
     git(tmp_path, "clone", "-q", str(server), str(reader.path))
     reader("init", "--no-index")  # installs the hooks
+    return writer, reader
+
+
+def test_a_plain_git_pull_names_what_it_brought(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               no_model: None) -> None:
+    """Only `git mem sync` named pulled text (a trust limit of sessions 10 and 11): the post-merge
+    hook now names it after a plain `git pull`, and after `git pull --rebase` its post-rewrite,
+    on git's stderr; sync's own merge leaves it to sync, which names it once."""
+    writer, reader = _teammates(tmp_path, monkeypatch)
     writer.write("knowledge/facts.md", f"# Facts\n\n- The office is in Lyon\n{INJECTION} \x1b[1A\x1b]0;PWNED\x07\n")
     writer.commit("an injection, committed by hand")
     git(writer.path, "push", "-q")
@@ -194,18 +200,7 @@ def test_a_pull_that_stopped_on_a_conflict_names_what_it_brought(tmp_path: Path,
     sync stopped before it named anything, so a teammate who changed a line the person had changed
     too brought an injection in without a word. The commit that concludes the merge (post-commit,
     two parents) names it; sync names it when it stops, and `git mem resolve` when it concludes."""
-    monkeypatch.delenv("GITMEM_HOOKS")
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(server))
-    writer, reader = Mem(tmp_path / "a", monkeypatch), Mem(tmp_path / "b", monkeypatch)
-    writer.path.mkdir()
-    writer("init", "--no-index")
-    writer.write("knowledge/facts.md", "# Facts\n\n- The office is in Lyon\n")
-    writer.commit("facts")
-    git(writer.path, "remote", "add", "origin", str(server))
-    git(writer.path, "push", "-q", "-u", "origin", "HEAD:main")
-    git(tmp_path, "clone", "-q", str(server), str(reader.path))
-    reader("init", "--no-index")  # installs the hooks
+    writer, reader = _teammates(tmp_path, monkeypatch)
 
     def clash(theirs: str, mine: str, page: str) -> None:
         writer.write("knowledge/facts.md", f"# Facts\n\n- The office is in {theirs}\n")

@@ -850,17 +850,9 @@ def test_a_pdf_page_view_keeps_its_lines_apart(shelf: Mem) -> None:
 def test_saving_a_page_a_merge_left_in_conflict_settles_it(mem: Mem) -> None:
     """A newcomer's team (2026-11-27): the editor's save of a page a merge had stopped on said "a merge
     is in progress; gitmem cannot commit". It is the resolution: written, marked merged, concluded."""
-    import subprocess
+    from tests.test_badinput import conflicted
 
-    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Friday\n")
-    mem.commit("plan")
-    mem.git("checkout", "-q", "-b", "theirs")
-    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Monday\n")
-    mem.commit("theirs")
-    mem.git("checkout", "-q", "-")
-    mem.write("knowledge/plan.md", "# Plan\n\n- Ship on Tuesday\n")
-    mem.commit("mine")
-    assert subprocess.run(["git", "merge", "-q", "theirs"], cwd=mem.path, capture_output=True).returncode != 0
+    conflicted(mem)  # knowledge/plan.md: "launch on mars" here, "launch on the moon" merged in
     c = client(mem)
     marked = (mem.path / "knowledge/plan.md").read_text()
     # the page says so, and shows the markers as text (they rendered as seven nested quotes)
@@ -871,10 +863,10 @@ def test_saving_a_page_a_merge_left_in_conflict_settles_it(mem: Mem) -> None:
                                                   "text": marked})
     assert left.status_code == 422 and "still has conflict markers" in left.text
     saved = c.post("/edit/knowledge/plan.md", data={"csrf": csrf(c), "original": packed(marked), "do": "save",
-                                                   "text": "# Plan\n\n- Ship on Monday, or Tuesday\n"})
+                                                   "text": "# Plan\n\nlaunch on the moon, then mars\n"})
     assert saved.status_code == 303 and "the%20merge%20is%20concluded" in saved.headers["location"]
     assert not (mem.path / ".git/MERGE_HEAD").exists() and mem.git("log", "-1", "--format=%P").count(" ") == 1
-    assert mem.git("show", "HEAD:knowledge/plan.md") == "# Plan\n\n- Ship on Monday, or Tuesday\n"
+    assert mem.git("show", "HEAD:knowledge/plan.md") == "# Plan\n\nlaunch on the moon, then mars\n"
 
 
 def test_status_has_a_conflicts_card_naming_the_page_and_the_command(notes: Mem) -> None:
