@@ -83,6 +83,23 @@ def long_forms(words: str) -> str:
     return " ".join(long_form(w) for w in words.split())
 
 
+# what names one thing exactly, its dots and @ kept: an address, a URL, a host, a file, a version
+EXACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[a-z]+://\S+|\b\w[\w-]*(?:\.[\w-]+)+\b")
+
+
+def exact_names(text: str) -> set[str]:
+    """The addresses, URLs, hosts and files a text names ("rosa@example.pt", "db2.internal"): two
+    texts that name different ones say different things, however alike their words, which
+    normalize_fact reads as "rosa example pt" and "rosa new example pt"."""
+    return set(EXACT.findall(text.lower()))
+
+
+def exact_differ(a: str, b: str) -> bool:
+    """Whether both texts name an address, a host or a file, and not the same ones."""
+    x, y = exact_names(a), exact_names(b)
+    return bool(x) and bool(y) and x != y
+
+
 def normalize_fact(line: str) -> str:
     """A line reduced to its words, for duplicate checks."""
     line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", "", line)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from . import switches
 from .blocks import BULLET
-from .markdown import long_form, normalize_fact
+from .markdown import exact_differ, long_form, normalize_fact
 from .switches import AFTER_WHEN, DAYS, Update
 
 # attribute -> the words that name it (longest first when matching)
@@ -347,7 +347,8 @@ def _claimed(new: str, old: str, given: str) -> Update | None:
         return None
     if a.attribute.startswith("prefers "):
         return Update((), ())  # the same two things, the other way round
-    return Update(b.value, a.value) if _comparable(a, b) else None
+    # "rosa.new@example.pt" only adds a word to "rosa@example.pt" as normalised: another address all the same
+    return Update(b.value, a.value) if _comparable(a, b) or exact_differ(given, old) else None
 
 
 def _key(found: Claim, attribute: str) -> set[str]:

@@ -40,7 +40,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from .markdown import long_form, normalize_fact
+from .markdown import exact_differ, long_form, normalize_fact
 
 LINK = frozenset("the a an our my your their his her its this that is are was were be been has have s".split())
 SELF = frozenset("i we me us user".split())
@@ -246,8 +246,8 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     while value and value[0] in JOINS | LINK:
         value = value[1:]
     after = _like_only(_when_only(after, value), value)
-    if not _differ(after, value, verb is not None):
-        return None
+    if not _differ(after, value, verb is not None) and not exact_differ(raw, old_raw):
+        return None  # ... unless they name another address or host ("maria.new@example.pt" for "maria@...")
     return Update(tuple(after), tuple(value))
 
 

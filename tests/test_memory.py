@@ -63,6 +63,20 @@ def test_near_duplicates_are_not_stored_twice(mem: Mem) -> None:
     assert out["action"] == "remember" and commits(mem) == before + 1
 
 
+
+def test_another_address_on_the_same_domain_is_no_duplicate(mem: Mem) -> None:
+    """A newcomer (2026-11-27): "rosa.new@example.pt" read as "rosa new example pt", a near copy of
+    "rosa example pt", and the new address was never stored. Said as an update, it replaces the old."""
+    mem("remember", "Rosa's email is rosa@example.pt")
+    assert mem.json("remember", "Rosa's email is rosa.new@example.pt")["action"] == "remember"
+    assert "rosa.new@example.pt" in (mem.path / "reference/contacts.md").read_text()
+    mem("remember", "Maria's email is maria@example.pt")
+    out = mem.json("remember", "Maria's email is now maria.new@example.pt")
+    assert out["replaced"]["text"] == "- Maria's email is maria@example.pt", out
+    assert mem.json("remember", "the host is db2.internal")["action"] == "remember"
+    assert mem.json("remember", "the host is db1.internal")["action"] == "remember"
+
+
 def test_a_short_form_is_its_word(mem: Mem) -> None:
     """A newcomer's trial (2026-11-26): "prod" beside "production" was stored twice."""
     first = mem.json("remember", "The production database runs on pg-prod-1.internal, port 5432")

@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..markdown import long_forms, normalize_fact
+from ..markdown import exact_names, long_forms, normalize_fact
 from ..notebook import Notebook
 
 if TYPE_CHECKING:
@@ -35,27 +35,30 @@ def find_duplicate(nb: Notebook, text: str, rel: str, current: str,
     if not want:
         return None
     for number, line in enumerate(current.split("\n"), start=1):
-        if same(want, line):
+        if same(want, line, text):
             return {"path": rel, "lines": {"start": number, "end": number}, "text": line.strip()}
     found = near() if near is not None else nearby(nb, text)
     if found is None:
         return None
     for hit in found.results:
         for offset, line in enumerate(hit.text.split("\n")):
-            if same(want, line):
+            if same(want, line, text):
                 number = hit.lines["start"] + offset
                 return {"path": hit.path, "lines": {"start": number, "end": number}, "text": line.strip()}
     return None
 
 
 NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "nobody", "cannot", "without"})
-def same(want: str, line: str) -> bool:
+def same(want: str, line: str, said: str | None = None) -> bool:
     """Whether a line says the same as the fact. Near-identical wording counts, a short form
     being its word ("prod db" is "production database"), unless the words that differ carry
-    meaning a ratio cannot see: a number (555-1234 vs 555-1235, a date) or a negation ("is" vs
-    "is not")."""
+    meaning a ratio cannot see: a number (555-1234 vs 555-1235, a date), a negation ("is" vs
+    "is not"), or, with the fact as `said`, an address, a host or a file named otherwise
+    ("rosa.new@example.pt" was taken for "rosa@example.pt" and never stored: a newcomer, 2026-11-27)."""
     have = normalize_fact(line)
     if not have:
+        return False
+    if said is not None and exact_names(said) != exact_names(line):
         return False
     want, have = long_forms(want), long_forms(have)
     if have == want:
