@@ -117,7 +117,7 @@ def _replaced_clauses(line: str, end: int, following: list[str], extra: list[str
 
 def _parallel(old: str, new: str) -> bool:
     """Two short clauses of one kind: the same first word that names something ("port 5432" /
-    "port 5433"; never "and ...", "at ...", "the ..."), or a name or place each."""
+    "port 5433"; never "and ...", "at ...", "the ..."), or a name or place each (up to three words)."""
     a, b = old.split(), new.split()
     if not a or not b or len(a) > 3 or len(b) > 3:
         return False
@@ -125,7 +125,10 @@ def _parallel(old: str, new: str) -> bool:
     if first == b[0].lower() and first not in switches.STOP and first not in switches.LINK \
             and not any(c.isdigit() for c in first):
         return True
-    return len(a) <= 2 and len(b) <= 2 and all(w[:1].isupper() for w in a + b)
+    # a place each: names, with a postcode's parts ("Falmouth TR11 3AB" / "Truro TR1 2HX": a newcomer's new
+    # address kept the old town after it)
+    return a[0][:1].isupper() and b[0][:1].isupper() and \
+        all(w[:1].isupper() or re.fullmatch(r"[A-Z0-9]{2,4}", w) is not None for w in a + b)
 
 
 DATED = re.compile(r"\d{1,4}(?:st|nd|rd|th|am|pm)?")

@@ -430,6 +430,9 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     # ... and the article the old value starts with stays ("My car is 2024 Toyota ...")
     ("- My car is a 2018 Honda Civic, plate 7KDL392", "My car is now a 2024 Toyota RAV4 hybrid",
      "- My car is a 2024 Toyota RAV4 hybrid, plate 7KDL392"),
+    # ... and a town with its postcode is one place: the old one goes too (it stayed after the new one)
+    ("- We live at 8 Harbour Street, Falmouth TR11 3AB", "We moved to 41 Trelawney Road, Truro TR1 2HX",
+     "- We live at 41 Trelawney Road, Truro TR1 2HX"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
