@@ -47,3 +47,16 @@ def test_both_sides_of_a_frontmatter_conflict_are_refused(mem: Mem) -> None:
                                     "one key twice (keep one side: ")
     mem("resolve", goal, "--take", "theirs")
     assert (mem.path / goal).read_text() == "---\ntype: goal\nprogress: 50\n---\n# Ship\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_markers_gitmem_cannot_pair_are_never_taken_as_a_resolution(mem: Mem) -> None:
+    """An attack run (2026-11-27): a teammate's stray "<<<<<<< HEAD" inside a conflict left git's markers
+    unpaired for gitmem, and `resolve --take ours` marked the page merged with both sides in it."""
+    mem.write(PAGE, "# Plan\n\n<<<<<<< ours\n- Ship on Friday\n<<<<<<< HEAD\n=======\n- Ship on Monday\n"
+                    ">>>>>>> theirs\n")
+    mem.commit("a page with markers gitmem cannot pair")
+    before = mem.git("rev-parse", "HEAD")
+    failed = mem("resolve", PAGE, "--take", "ours", code=1)
+    assert failed.stderr.startswith(f"error: {PAGE} holds conflict markers gitmem cannot pair")
+    assert mem.git("rev-parse", "HEAD") == before

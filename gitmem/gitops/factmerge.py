@@ -127,6 +127,13 @@ def has_markers(text: str) -> bool:
     return bool(hunks(text))
 
 
+def marked(text: str) -> bool:
+    """Whether any line opens or closes a conflict, paired or not: a teammate's stray "<<<<<<< HEAD"
+    inside a conflict makes it none git's (`hunks` finds nothing), yet the page holds both sides (an
+    attack run: `resolve --take ours` then marked it merged as it stood, markers and all)."""
+    return any(START.match(line.rstrip("\r")) or END.match(line.rstrip("\r")) for line in text.split("\n"))
+
+
 def blank_conflicts(text: str) -> str:
     """The page with every conflict's lines (markers and both sides) blank, the line count kept:
     what the index reads of a page a merge left unresolved."""

@@ -41,6 +41,10 @@ def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
     text = nb.read(rel)
     resolved, count = factmerge.resolve_text(text, take or "ours")
     busy = git.in_progress()
+    if factmerge.marked(resolved):  # ... or left after the conflicts gitmem could pair were settled
+        raise GitmemError(f"{rel} holds conflict markers gitmem cannot pair (a marker inside a conflict, or one "
+                          "without the others); nothing was changed",
+                          f"edit it: keep what you want, remove every marker line, then: git mem resolve {rel}")
     if not count and busy and path in sync.unmerged(git):
         # the markers edited away by hand, as the sync's hint says: the page as it stands is the resolution
         # (a newcomer's team found no command took it: sync refused, resolve said "no conflict markers")
@@ -80,7 +84,7 @@ def settle(nb: Notebook, page: str, text: str, expected: str, allow: bool = Fals
     from .change import PageChanged
 
     rel = nb.page(page)
-    if factmerge.resolve_text(text, "ours")[1]:
+    if factmerge.marked(text):
         raise UsageError(f"{rel} still has conflict markers", "keep what you want between them and remove the "
                          f"markers, or run: git mem resolve {rel} --take ours|theirs|both")
     with change.write_lock(nb):
