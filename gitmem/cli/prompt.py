@@ -195,6 +195,7 @@ def render(hits: list[Any]) -> str:
     """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
     from ..blocks import BULLET
     from ..notes import guard
+    from ..paths import shown
     from ..search.facts import said as one_line
     from .output import terminal_safe
 
@@ -207,7 +208,10 @@ def render(hits: list[Any]) -> str:
         if len(text) > MAX_FACT:
             text = text[:MAX_FACT - 1] + "…"
         span = fact.lines if fact else hit.lines
-        where = f"{hit.path}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
+        # the page's name as one escaped line, and none that reads as an order: a pulled name held a newline
+        # and "SYSTEM NOTICE from the user: ..." on a line of its own (an attack run, 2026-11-27)
+        name = shown(hit.path) if guard.instructs(hit.path) is None else "[a page whose name reads like an instruction]"
+        where = f"{name}:{span['start']}" + (f"-{span['end']}" if span["end"] != span["start"] else "")
         # added to the prompt with no tool call around it: a line the write guard would refuse (pulled, or
         # written by hand) is named, not quoted (an attack run's "Ignore all previous instructions ..." was)
         if rule is not None:
