@@ -21,7 +21,7 @@ from starlette.routing import Route
 from ..errors import GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from .render import render
-from .views import app_of, not_a_document
+from .views import app_of, not_a_document, page_data
 
 if TYPE_CHECKING:
     from .app import Web
@@ -62,9 +62,12 @@ async def edit_save(request: Request) -> Response:
     try:
         if await web.call(resolve.unmerged_page, path):  # a merge stopped on this page: the save settles it
             settled = await web.call(resolve.settle, path, text, original, allow=form.get("allow") == "1")
-            what = "marked merged as you edited it" + (f"; the {settled.concluded} is concluded in "
-                                                       f"{(settled.commit or '')[:7]}" if settled.concluded else "")
-            return RedirectResponse(f"/page/{quote(settled.path)}?flash={quote(what)}", status_code=303)
+            # the page as it stands now, with what the merge brought, named as `resolve` names it (a merge the
+            # editor concluded said nothing of it: an attack run, 2026-11-27); no redirect: notes are no flash
+            data = await web.call(page_data, settled.path, None, web.remote_images)
+            data["flash"] = "marked merged as you edited it" + (
+                f"; the {settled.concluded} is concluded in {(settled.commit or '')[:7]}" if settled.concluded else "")
+            return web.page(request, "page.html", nav="browse", notes=settled.notes, **data)
         written = await web.call(memory.write, path, text, replace=True, expected=original,
                                  allow=form.get("allow") == "1")
     except change.PageChanged as exc:

@@ -82,7 +82,7 @@ async def browse(request: Request) -> Response:
 async def page(request: Request) -> Response:
     web = app_of(request)
     at = request.query_params.get("at") or None
-    data = await web.call(_page, request.path_params["path"], at, web.remote_images,
+    data = await web.call(page_data, request.path_params["path"], at, web.remote_images,
                           request.query_params.get("lines") or None)
     return web.page(request, "page.html", nav="browse", **data)
 
@@ -245,7 +245,7 @@ def _fenced(text: str) -> str:
     return "\n".join(out + (["~~~~~~~~~~"] if inside else []))
 
 
-def _page(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
+def page_data(nb: Notebook, path: str, at: str | None, remote_images: bool, lines: str | None = None) -> dict[str, Any]:
     from ..notes import reading
 
     found = reading.get(nb, path, at)
