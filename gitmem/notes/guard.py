@@ -176,8 +176,11 @@ def normalise(text: str) -> str:
 def check(text: str, allow: bool = False, where: str = "", section: str | None = None) -> None:
     """Refused (naming what was found and where) unless `allow`. `where` is the page the
     text goes to: its name becomes the page's title, so it is checked too, and so is the
-    section the text goes under."""
-    if allow:
+    section the text goes under. An agent's `allow` counts for nothing: `--no-guard` is a person's
+    word (an attack run's agent, CLAUDECODE=1 at its shell, passed it)."""
+    from .trailers import agent_writes
+
+    if allow and not agent_writes():
         return
     findings = [(f, "") for f in scan(text)]
     names = [("the page name", f"{_name_words(where)}\n{where}" if where else ""),

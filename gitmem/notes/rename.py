@@ -76,6 +76,7 @@ def move(nb: Notebook, old: str, new: str, links: bool = True) -> Moved:
         _movable(nb, rel_old)
         found = _relinks(nb, rel_old, rel_new) if links else {}
         change.not_the_agents([rel_old, rel_new, *found])  # a link on USER.md is the page's text too (a review)
+        _guarded_for_agents(nb, rel_old)
         moves = {rel_old: rel_new}
         every = sorted(set(found) | {rel_old})
         pages_now = _pages(nb)
@@ -97,6 +98,16 @@ def move(nb: Notebook, old: str, new: str, links: bool = True) -> Moved:
         moved.identity, moved.hint = FALLBACK_IDENTITY, FALLBACK_HINT
     moved.notes = routed_there(nb, rel_old, rel_new)
     return moved
+
+
+def _guarded_for_agents(nb: Notebook, rel: str) -> None:
+    """An agent's move passes the guard on the page's text: a saved session (a transcript, kept with
+    what was said) moved to reference/ brought a line the guard refuses into every context, and a
+    replace of the page then took it as one the page held (an attack run, 2026-11-27)."""
+    from . import guard, trailers
+
+    if trailers.agent_writes():
+        guard.check(nb.read(rel), False, rel)
 
 
 def routed_there(nb: Notebook, old: str, new: str) -> list[str]:
