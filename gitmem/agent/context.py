@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
@@ -257,19 +258,39 @@ UNDERLINE = re.compile(rf"((?:[^\S\n]|[{_HIDDEN}]|>)*)([=＝\-－]+[^\S\n]*)")  
 HTML_HEADER = re.compile(r"<(?=[^\S\n]*h[1-6]\b)", re.IGNORECASE)
 
 
+# ... and each of them read as a model may read it: without invisible characters and marks, in NFKC
+# (fullwidth letters, a one-dot leader, NBSP), after an ordered list's number, hashes split by spaces
+# ("## USER.m\u200bd", "\u00ad## IDENTITY.md", "## USER.ｍｄ", "1. ## USER.md", "#\u00a0# USER.md": an
+# attack run got each past the patterns above, 2026-11-27)
+PLAIN_HEADER = re.compile(r"^(?:\s|>|[-*+](?=\s)|\d{1,9}[.)](?=\s))*#(?:\s*#){0,5}\s+"
+                          r"(?:\[(?:PERSONAL|GOALS)\]|\S+\.(?:md|markdown)\b|Memory context\b)", re.IGNORECASE)
+PLAIN_UNDERLINE = re.compile(r"(?:\s|>)*[=\-]+\s*")
+PLAIN_HTML = re.compile(r"<\s*h[1-6]\b", re.IGNORECASE)
+
+
+def _plain(line: str) -> str:
+    """A line as it reads: no format characters or combining marks, NFKC-folded."""
+    kept = "".join(c for c in line if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
+    return unicodedata.normalize("NFKC", kept)
+
+
 def _inert(text: str) -> str:
     """A file's text as the context quotes it: a line that would read as a section header of the
     context is escaped ("\\## USER.md": markdown shows the hashes, no heading; "\\-------" under a
-    name; "\\<h2>")."""
-    lines = FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text).split("\n")
+    name; "\\<h2>"); one that still reads so, read plainly (_plain), gets a backslash first."""
+    lines = HTML_HEADER.sub("\\\\<", FORGED_HEADER.sub(lambda m: m.group(1) + "\\", text)).split("\n")
     named = False  # whether the paragraph so far names a file: an underline makes all its lines one heading
     for i, line in enumerate(lines):  # line by line: a pattern spanning lines could backtrack on a long one
-        under = UNDERLINE.fullmatch(line)
-        if under is not None and named:
-            lines[i] = under.group(1) + "\\" + under.group(2)
+        plain = _plain(line)
+        under = PLAIN_UNDERLINE.fullmatch(plain) is not None
+        if under and named:
+            found = UNDERLINE.fullmatch(line)
+            lines[i] = found.group(1) + "\\" + found.group(2) if found else "\\" + line
+        elif "\\" not in plain[:12] and (PLAIN_HEADER.match(plain) or PLAIN_HTML.search(plain)):
+            lines[i] = "\\" + line
         # an underline ends its heading, a blank line its paragraph
-        named = under is None and bool(line.strip(" \t>")) and (named or NAMED.search(line) is not None)
-    return HTML_HEADER.sub("\\\\<", "\n".join(lines))
+        named = not under and bool(plain.strip(" \t>")) and (named or NAMED.search(plain) is not None)
+    return "\n".join(lines)
 
 
 def _conflicted(parts: list[Part]) -> list[str]:
