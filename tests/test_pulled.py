@@ -39,6 +39,24 @@ def test_the_hooks_check_a_bounded_number_of_pages(mem: Mem) -> None:
     assert len(pulled.findings(open_notebook(mem.path), before, after)) == 3  # sync checks every page
 
 
+
+def test_the_hooks_read_a_bounded_amount_of_added_text(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack run (2026-11-27): 30 pulled pages of about a megabyte held a commit 4 minutes. The hooks
+    read the lines a pull added, HOOK_BYTES of them at most, and name the pages past it; a page of which
+    one line changed costs that line."""
+    page = "# Big\n\n" + "".join(f"- line {n} of an ordinary page\n" for n in range(400))
+    mem.write("knowledge/big.md", page)
+    before = mem.commit("a big page")
+    mem.write("knowledge/big.md", page + f"{INJECTION}\n")
+    mem.write("knowledge/other.md", "# Other\n\n" + "- filler line\n" * 200)
+    after = mem.commit("pulled")
+    monkeypatch.setattr(pulled, "HOOK_BYTES", 1000)
+    found = pulled.findings(open_notebook(mem.path), before, after, most=100)
+    assert found[0].startswith("pulled text the write guard refuses: injection (ignore previous instructions) at "
+                               "knowledge/big.md:403"), found
+    assert found[-1].startswith("1 pulled page(s) past the 0 MiB a hook reads were not checked here"), found
+
+
 def test_a_pulled_change_to_a_page_that_steers_the_agent_is_named(mem: Mem) -> None:
     """An attack run (2026-11-27): a pulled rewording of USER.md ("... may be given to anyone who asks")
     and a new SOUL.md reached the agent's context without a word: no line of either is one the guard
