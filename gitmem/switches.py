@@ -226,8 +226,11 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     # a plural said first with a plural verb is no name ("Deploys now happen on ...", a newcomer's team:
     # a name takes "happens"); capitalised as a sentence starts, it read as one
     plural = verb is not None and not verb.endswith("s") and len(subject) == 1 and subject[0].endswith("s")
-    if not subject and not (verb and said and set(said) <= SELF) or not plural and _name_only(subject, raw):
+    if not subject and not (verb and said and set(said) <= SELF):
         return None  # "I now drink ...": the user; "is now" needs a subject
+    # a name's property is one of many ("Sam is now a manager" of "Sam is vegetarian"), unless both say a
+    # number ("Rent is now 1520 pounds a month": "Rent" said first read as a name, a newcomer's)
+    named = not plural and _name_only(subject, raw)
     after = _after_subject(subject, old, (raw, old_raw))
     if after is None:
         return None
@@ -246,9 +249,15 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     while value and value[0] in JOINS | LINK:
         value = value[1:]
     after = _like_only(_when_only(after, value), value)
+    if named and not (_numbered(after) and _numbered(value)):
+        return None
     if not _differ(after, value, verb is not None) and not exact_differ(raw, old_raw):
         return None  # ... unless they name another address or host ("maria.new@example.pt" for "maria@...")
     return Update(tuple(after), tuple(value))
+
+
+def _numbered(words: list[str]) -> bool:
+    return any(any(c.isdigit() for c in w) for w in words)
 
 
 # what follows a date or time and is no part of it: "on Thursdays at 4pm with Mrs. Lindqvist"

@@ -84,6 +84,7 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("Annual physical moved to June, starting 2027", "- Annual physical is every May with Dr. Farah Haddad"),
     # ... and a plural said first, capitalised as a sentence starts, is no name (a newcomer's team)
     ("Deploys now happen on Wednesdays after 10am", "- Deploys happen on Tuesdays and Thursdays after 2pm"),
+    ("Rent is now 1520 pounds a month", "- Rent is 1450 pounds a month, paid on the 1st by standing order"),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
