@@ -48,6 +48,8 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     ("Deploys to production are never allowed on Fridays", "rule"),  # a newcomer's went to infrastructure
     ("The Falcon team standup is at 9:30 every weekday", "event"),  # ... a named team's meeting to the facts
     ("Project Falcon is the route-optimization service I lead", "fact"),  # ... a service I lead to the contacts
+    ("Out of dishwasher tablets", "shopping"),  # ... what ran out to the facts
+    ("Book club meets the first Monday of the month", "fact"),  # ... a club to the todos
     ("The mortgage pre-approval from Nationwide expires in March", "fact"),
     ("I take 50mg of sertraline every morning", "fact"),
     ("I take my coffee black", "preference"),

@@ -71,7 +71,7 @@ TASK_VERBS = ("call|ring|phone|e-?mail|text|message|reply|respond|write|send|sub
 PHONE = (r"(?<![\w-])(?!(?:19|20)\d\d-\d)(?!\d{4}-\d{2}-\d{2}\b)\+?\(?\d[\d ().-]{5,}\d(?![\w-])")
 
 # "Water boils at 100 degrees": a noun that a verb follows is a subject, not a task
-NOT_AN_OBJECT = r"(is|are|was|were|has|had|boils|runs|works|means|takes|starts|needs|comes|goes|lasts|costs)"
+NOT_AN_OBJECT = r"(is|are|was|were|has|had|boils|runs|works|means|takes|starts|needs|comes|goes|lasts|costs|meets)"
 HOW_TO_TREAT = _rule("preference", "how to treat the user",
                      r"\b(please (reply|answer|respond|write|use|keep|don'?t|always|never)|don'?t use|reply in|"
                      r"answer in|keep my|wants? (answers|replies|responses|reports|updates)|"
@@ -107,7 +107,8 @@ RULES: tuple[Rule, ...] = (
     # said as a task, whatever it names ("TODO: write the data retention policy" went to the rules, a newcomer)
     _rule("todo", "marked as a task", TASK_MARK),
     _rule("shopping", "buying", r"\b(buy|buying|groceries|grocery|shopping|pick up|order (new|more|some|a|an))\b"),
-    _rule("shopping", "running out", r"\b(get more|we'?re out of|(ran|run|running|are) (out|low) (of|on))\b"),
+    _rule("shopping", "running out", r"\b(get more|we'?re out of|(ran|run|running|are) (out|low) (of|on))\b|"
+                                     r"^\s*(out of|low on)\b"),  # "Out of dishwasher tablets" (a newcomer's)
     _rule("shopping", "needing a thing", r"^\s*(i |we )?need (some |more |a |an |new )*(?!to\b)[a-z]"),
     HOW_TO_TREAT,  # before the task verbs: "Please reply in short bullet points" is not a task
     _rule("rule", "a policy", r"\b(polic(y|ies)|(not|never) (allowed|permitted)|forbidden|prohibited|"
@@ -123,7 +124,9 @@ RULES: tuple[Rule, ...] = (
     _rule("todo", "an intention", r"\b(need to|needs to|have to|has to|must|should|got to|remember to|"
                                   r"don'?t forget|do not forget|remind me|make sure|todo|to-do|"
                                   rf"(is|are) due(?! ({MONTHLY}))|due (on(?! the {NTH})|by|next|this))\b"),
-    _rule("todo", "a task verb first", rf"^\s*(please\s+)?({TASK_VERBS})\b(?! me\b)(?!\s+{NOT_AN_OBJECT}\b)"),
+    # ... not a noun it starts ("Book club meets the first Monday" was a todo, a newcomer's)
+    _rule("todo", "a task verb first",
+          rf"^\s*(please\s+)?({TASK_VERBS})\b(?! me\b)(?!\s+(?:[a-z]+\s+)?{NOT_AN_OBJECT}\b)"),
     _rule("decision", "a decision", r"\b(decided|decision:|^decision\b|agreed|chose|settled on|opted (for|to)|"
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),
     _rule("contact", "a person's role", r"\b((account|main|point of) contact|contact (for|person)|handles|"
