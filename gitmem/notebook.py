@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config
-from .errors import NotText, PageNotFound, PathOutside
+from .errors import NotText, PageNotFound, PathOutside, UsageError
 from .paths import confine, new_name
 
 if TYPE_CHECKING:  # the gateway (gitops) sits above this base module; open_notebook lives there
@@ -96,6 +96,11 @@ class Notebook:
         that what is written is always indexed."""
         rel = confine(name)
         if default_suffix and not self.settings.is_note(rel):
+            if not must_exist and not os.path.lexists(self.file(rel + default_suffix)) and \
+                    self.file(rel).is_dir() and not self.file(rel).is_symlink():
+                # "write knowledge -- ..." made knowledge.md beside the folder without a word (a newcomer's)
+                raise UsageError(f"{rel} is a folder of the notebook, not a page",
+                                 f"name a page in it, e.g. git mem write {shlex.quote(rel + '/notes.md')} TEXT")
             rel += default_suffix
         self.check_root()
         _no_symlinks(self.top, self.repo_path(rel))

@@ -262,3 +262,14 @@ def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
     assert done.commit and (mem.path / "plan.md").read_text() == "# Plan\n\nMine\n"
     with pytest.raises(PageChanged):  # '' : the page must not exist yet
         write(open_notebook(mem.path), "plan.md", "new", expected="")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_folder_named_as_a_page_is_refused(mem: Mem) -> None:
+    """A newcomer (2026-11-27): `write knowledge -- "- x"` made knowledge.md beside knowledge/ without a word."""
+    mem.write("knowledge/car.md", "# Car\n\n- tyres\n")
+    mem.commit("car")
+    out = mem("write", "knowledge", "--", "- x", code=2)
+    assert out.stderr == ("error: knowledge is a folder of the notebook, not a page (name a page in it, e.g. "
+                          "git mem write knowledge/notes.md TEXT)\n")
+    assert not (mem.path / "knowledge.md").exists()
