@@ -76,6 +76,10 @@ def test_another_address_on_the_same_domain_is_no_duplicate(mem: Mem) -> None:
     assert mem.json("remember", "the host is db2.internal")["action"] == "remember"
     assert mem.json("remember", "the host is db1.internal")["action"] == "remember"
 
+    from gitmem.markdown import exact_names  # read once, however hostile the line ("a" * 20,000 took 2 s)
+
+    assert exact_names("a" * 20_000 + " x@y.z") == {"x@y.z"} and exact_names("a-" * 10_000) == set()
+
 
 def test_a_short_form_is_its_word(mem: Mem) -> None:
     """A newcomer's trial (2026-11-26): "prod" beside "production" was stored twice."""
