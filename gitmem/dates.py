@@ -5,7 +5,8 @@ back from now. A bare date is a whole day in local time: as a lower bound it
 means the start of the day, as an upper bound (or for --at) its end, so
 `--from 2026-02-20 --to 2026-02-20` is that one day. A date with a time is
 that instant (local time unless it carries an offset). `today`, `yesterday`,
-`tomorrow` and `now` are understood too, and periods as said: "3 days ago",
+`tomorrow`, `now` and a weekday (the latest one, today included; "last monday"
+one before today) are understood too, and periods as said: "3 days ago",
 "3.days.ago" (git's spelling), "-7d", "last week" (7 days), "last month" (30).
 """
 
@@ -17,6 +18,7 @@ from datetime import date, datetime, time, timedelta
 
 from .errors import UsageError
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
 # "7d", "-7d" (as git's --since=-7d is not, but people type it), "3 days ago", "3.days.ago" (git's spelling)
 PERIOD = re.compile(r"^-?(\d{1,6})\s*([mhdw])$")
@@ -81,6 +83,10 @@ def _parse(value: str, current: datetime | None, end_of_day: bool) -> datetime:
     if text in ("today", "yesterday", "tomorrow"):
         day = current.date() + timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[text])
         return _day_bound(day, end_of_day)
+    if text.removeprefix("last ") in WEEKDAYS:  # the latest such day, today included ("--since monday")
+        back = (current.weekday() - WEEKDAYS.index(text.removeprefix("last "))) % 7
+        return _day_bound(current.date() - timedelta(days=back or (7 if text.startswith("last ") else 0)),
+                          end_of_day)
     if DAY.match(text):
         try:
             return _day_bound(date.fromisoformat(text), end_of_day)

@@ -67,6 +67,10 @@ def test_words() -> None:
     for said, period in (("-7d", "7d"), ("3 days ago", "3d"), ("3.days.ago", "3d"), ("last week", "1w"),
                          ("Last  Month", "30d"), ("2 hours", "2h"), ("1 week ago", "1w")):
         assert dates.parse(said, NOW) == dates.parse(period, NOW), said
+    # a weekday: the latest one, today included (NOW is a Friday; a newcomer's "--since monday" was refused)
+    assert dates.parse("Monday", NOW) == datetime(2026, 2, 16).astimezone()
+    assert dates.parse("friday", NOW) == datetime(2026, 2, 20).astimezone()
+    assert dates.parse("last friday", NOW) == datetime(2026, 2, 13).astimezone()
     for bad in ("2026-02-30", "2026-13-01", "7y", "--7d", "HEAD~3", "2026-02-20T25:00", "last decade", "3 ago"):
         with pytest.raises(UsageError):
             dates.parse(bad, NOW)
