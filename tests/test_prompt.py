@@ -110,6 +110,10 @@ def test_hybrid_through_the_daemon(nb: Path) -> None:
     # by meaning: no word of the prompt is in the notebook, so keyword alone finds nothing
     assert prompt(nb, {**PAYLOAD, "prompt": "who should I call about the heating?"}, GITMEM_DAEMON="0",
                   GITMEM_PROMPT_BUDGET="600") == (0, "", "")
+    # the daemon up but late (a loaded machine) is no reason to start one (a newcomer was told to)
+    assert prompt(nb, PAYLOAD, GITMEM_PROMPT_BUDGET="0") == (
+        0, "", "gitmem: no answer within the prompt's 0 s; the warm daemon did not answer in time (a busy "
+               "machine?); GITMEM_PROMPT_BUDGET gives it longer, in seconds\n")
 
 
 def test_the_budget_counts_from_the_process_start() -> None:

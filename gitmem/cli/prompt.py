@@ -92,10 +92,13 @@ def main(argv: list[str]) -> int:
     if not done:  # the budget ran out: leave the search thread behind, and say why nothing came (stderr:
         # Claude Code shows it in its transcript view, never in the prompt; a newcomer could not tell it from no match)
         sys.stdout.flush()
+        # the daemon up and late is no reason to start one (a newcomer's was told to, under load)
+        up = found is not None and why is None and not client.switched_off()
         sys.stderr.write(f"gitmem: no answer within the prompt's {budget():g} s; " + (
             "the warm daemon is starting and answers the next prompts in milliseconds (git mem daemon status)\n"
-            if starting else "a warm daemon answers in milliseconds: git mem daemon start, or git config "
-            "mem.daemon true\n"))
+            if starting else "the warm daemon did not answer in time (a busy machine?); GITMEM_PROMPT_BUDGET "
+            "gives it longer, in seconds\n" if up else "a warm daemon answers in milliseconds: git mem daemon "
+            "start, or git config mem.daemon true\n"))
         sys.stderr.flush()
         os._exit(0)
     return 0
