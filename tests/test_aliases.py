@@ -508,6 +508,9 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     family.write("knowledge/nana.md", "# Nana\n\n- Nana lives in Galway.\n")
     family.commit("nana")
     assert not any("never mentions" in n for n in family.json("recall", "where does my grandma live")["notes"])
+    # kin said as family call them need no "my" ("when should I send mum a card", a newcomer's)
+    assert aliases.roles("when should I send mum a card") == ["mum", "mother", "mom"]
+    assert aliases.roles("when is my mum's birthday")[-3:] == ["mum", "mother", "mom"]
     # "sibling" is said by "brother" or "sister" (a newcomer: "the notebook never mentions your sibling", 2026-11-27)
     family.write("knowledge/tomas.md", "# Tomás\n\n- My brother Tomás lives in Denver.\n")
     family.commit("tomas")

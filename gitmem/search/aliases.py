@@ -67,6 +67,9 @@ cities class classes company companies directory directories firm firms folder f
 nodes office offices organisation organisations organization organizations paper papers process processes product
 products project projects publication repo repos repository repositories restaurant restaurants school schools service
 services ship ships shop shops site sites store stores team teams tongue""".split())
+# kin said as people call them, with no "my" before ("when should I send mum a card": a newcomer's got three
+# strong answers that were not about her)
+ADDRESSED = frozenset("mum mom dad mummy daddy grandma grandpa gran granny nan nana grandad granddad".split())
 MAX_ROLES = 12
 TITLES = frozenset(NAME_TITLES)
 MAX_NAMES = 3
@@ -99,6 +102,10 @@ def mentions(question: str) -> list[Mention]:
     stopword ("the product owner"), with the kinship words that mean the same."""
     words = list(WORD.finditer(question))
     found: list[Mention] = []
+    for i, word in enumerate(words):  # "send mum a card": what family call each other needs no "my"
+        w = word.group().lower()
+        if w in ADDRESSED and (i == 0 or words[i - 1].group().lower() not in DETERMINERS):
+            found.append(Mention(word.start(), word.end(), "", (w, *KIN.get(w, ()))))
     for i in range(1, len(words)):
         det, word = words[i - 1], words[i]
         w = word.group().lower()
@@ -111,7 +118,7 @@ def mentions(question: str) -> list[Mention]:
             if w in KINSHIP and after.group().lower() in THINGS:
                 continue
         found.append(Mention(det.start(), word.end(), det.group(), (w, *KIN.get(w, ()), *ALIKE.get(w, ()))))
-    return found[:MAX_ROLES]
+    return sorted(found, key=lambda m: (m.start, -m.end))[:MAX_ROLES]  # as said, the longest first
 
 
 def roles(question: str) -> list[str]:
@@ -143,7 +150,7 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
                 or NAMED_AFTER.match(question, mention.end):  # "my daughter Lucy": the question names her
             continue
         role, names = choice
-        said_as = f"{mention.determiner} {role}"
+        said_as = f"{mention.determiner} {role}".strip()
         if WHO_IS.search(question, 0, mention.start) and not OWNS.match(question, mention.end):
             # "who is the PO" asks for the name: the line that names the role answers, asked in its words
             # ("who is Oliver" put "Oliver wants weekly demos" above "Oliver Grant is the product owner")
