@@ -519,6 +519,21 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert not any("never mentions" in n for n in out["notes"])
 
 
+def test_a_job_said_shorter_finds_the_one_person_of_a_longer_role(mem: Mem) -> None:
+    """A newcomer (2026-11-27): "who is my boss" missed "Linda Park is the engineering manager" (boss is
+    manager, and no one was just the manager). Two people of such roles are no one's in particular."""
+    mem.write("knowledge/work.md", "# Work\n\n- Linda Park is the engineering manager\n- Linda wants the roadmap "
+                                   "by Friday\n- The payments team ships on Tuesdays\n")
+    mem.commit("work")
+    out = mem.compact("recall", "who is my boss")
+    assert out["asked_as"] == "who is my manager" and out["results"][0]["text"] == \
+        "- Linda Park is the engineering manager", out
+    assert mem.compact("recall", "what does my manager want")["asked_as"] == "what does Linda want"
+    mem.write("knowledge/work.md", (mem.path / "knowledge/work.md").read_text() + "- Omar Diaz is the product manager\n")
+    mem.commit("another manager")
+    assert mem.compact("recall", "what does my manager want").get("asked_as") is None
+
+
 def test_a_name_the_notebook_never_mentions_gets_only_weak_matches(mem: Mem) -> None:
     """"what is Leo's favourite film" in a notebook without a Leo: Sam's film was a strong answer."""
     mem.write("reference/preferences.md", "# Preferences\n\n- Sam's favourite film is Alien.\n"

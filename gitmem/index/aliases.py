@@ -148,6 +148,18 @@ def naming(conn: apsw.Connection, roles: list[str], most: int) -> list[tuple[int
     return [(int(t), str(r), str(n)) for t, r, n in rows]
 
 
+def naming_ending(conn: apsw.Connection, word: str, most: int) -> list[tuple[int, str, str]]:
+    """(text, role, name) of every stored text that names a role of two words or more ending in this
+    word ("engineering manager" for "manager"), as `naming` reads them."""
+    rows: list[Any] = conn.execute("""SELECT text, role, name FROM aliases WHERE role IN (
+                                          SELECT role FROM aliases WHERE role LIKE '% ' || ? ESCAPE '\\'
+                                           GROUP BY role HAVING count(DISTINCT name) <= ?)
+                                        ORDER BY text, rowid""",
+                                   (word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"),
+                                    most)).fetchall()
+    return [(int(t), str(r), str(n)) for t, r, n in rows]
+
+
 def names(conn: apsw.Connection, most: int, many: int, owners: bool = False) -> list[str]:
     """The names the notebook gives to roles (the people it knows by a role), and with `owners` the
     names its facts are written under, at most `most`, by name; none of a role given more than

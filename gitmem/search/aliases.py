@@ -133,6 +133,7 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     when no role is named."""
     found = mentions(question)
     rows = stored.naming(conn, roles(question), MANY) if found else []
+    rows += _wider(conn, found, {role for _, role, _ in rows})
     if not rows:
         return Asked(question, question)
     current = among(sorted({text for text, _, _ in rows}))
@@ -163,6 +164,22 @@ def expand(conn: apsw.Connection, question: str, among: Among) -> Asked:
     if not ranked:
         return Asked(question, question)
     return Asked("".join([*ranked, question[at:]]), "".join([*judged, question[at:]]), tuple(chosen))
+
+
+def _wider(conn: apsw.Connection, found: list[Mention], had: set[str]) -> list[tuple[int, str, str]]:
+    """For a role of one word the notebook names no one for, the one person a longer role ending in
+    it names, as that role's ("my boss" / "my manager": "Linda Park is the engineering manager"; a
+    newcomer's missed her). Two or more such people are no one's in particular."""
+    out: list[tuple[int, str, str]] = []
+    for mention in found:
+        if mention.roles[0] in KINSHIP or any(role in had for role in mention.roles):
+            continue  # a relative is no job ("my partner" is no "tennis partner")
+        for role in (r for r in mention.roles if " " not in r and stored.PERSON.search(r)):  # a person's job
+            rows = stored.naming_ending(conn, role, MANY)
+            if len({name for _, _, name in rows}) == 1:
+                out += [(text, role, name) for text, _, name in rows]
+                break
+    return out
 
 
 NAMED_AFTER = re.compile(rf"[ \t]+[{CAPITAL}]")
