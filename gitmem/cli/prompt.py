@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -187,8 +188,6 @@ def _strong(hits: list[Any], about: tuple[str, ...] = ()) -> str:
 
 
 def _says(hit: Any, names: tuple[str, ...]) -> bool:
-    import re
-
     fact = getattr(hit, "fact", None)
     text = fact.text if fact else hit.snippet
     return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) for name in names)

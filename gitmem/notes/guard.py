@@ -199,6 +199,14 @@ def check(text: str, allow: bool = False, where: str = "", section: str | None =
                       "remove it; a person who is sure can pass --no-guard")
 
 
+def added(content: str, before: str | None) -> str:
+    """The lines of a replacing text the page did not hold: what the guard checks of a replace (a
+    newcomer's team could not save a conflict's resolution in the browser for a pulled line of the page
+    they never touched; the line was named when it was pulled)."""
+    had = set((before or "").split("\n"))
+    return "\n".join(line for line in content.split("\n") if line not in had)
+
+
 def _name_words(path: str) -> str:
     """A page path read as words, the way its title is made from it (knowledge/new-rules.md: knowledge new rules)."""
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path

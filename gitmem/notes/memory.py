@@ -257,14 +257,6 @@ def daily(nb: Notebook, text: str, when: datetime | None = None, allow: bool = F
                              f"mem: daily {day} {_subject(text)}", "daily")
 
 
-def _added(content: str, before: str | None) -> str:
-    """The lines of a replacing text the page did not hold: what the guard checks of a replace (a
-    newcomer's team could not save a conflict's resolution in the browser for a pulled line of the page
-    they never touched; the line was named when it was pulled)."""
-    had = set((before or "").split("\n"))
-    return "\n".join(line for line in content.split("\n") if line not in had)
-
-
 def write(nb: Notebook, page: str, content: str, section: str | None = None, replace: bool = False,
           allow: bool = False, expected: str | None = None) -> Written:
     """Write or append to a page or one H2 section (one commit). With `expected`
@@ -273,7 +265,7 @@ def write(nb: Notebook, page: str, content: str, section: str | None = None, rep
     content = given_text(content, "content")
     rel = nb.page(page)
     _section(section)
-    guard.check(_added(content, expected if expected is not None else change.current(nb, rel)) if replace
+    guard.check(guard.added(content, expected if expected is not None else change.current(nb, rel)) if replace
                 else content, allow, rel, section)
 
     def edit(current: str) -> pages.Edit:

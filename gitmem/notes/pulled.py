@@ -58,13 +58,12 @@ def findings(nb: Notebook, before: str | None, after: str | None, most: int | No
     for rel, old, new in pages:
         if new not in texts:
             continue  # larger than MAX_PAGE_BYTES: named below, `git mem guard PATH` checks it
-        before_text = texts.get(old, b"") if old else b""
-        size = _added_bytes(before_text, texts[new])
-        if most is not None and spent + size > HOOK_BYTES and spent:
+        change = _Change(texts.get(old, b"") if old else b"", texts[new])
+        if most is not None and spent + change.size > HOOK_BYTES and spent:
             unread += 1  # the hooks run in git's foreground: what is over their budget is named, not read
             continue
-        spent += size
-        out.extend(_page(rel, before_text, texts[new]))
+        spent += change.size
+        out.extend(_page(rel, change))
         if len(out) >= MAX_FINDINGS:
             break
     if len(out) > MAX_FINDINGS:
@@ -144,16 +143,19 @@ def _named(changed: list[tuple[str, str | None, str | None]]) -> list[str]:
             and (rule := guard.instructs(rel)) is not None][:MAX_FINDINGS]
 
 
-def _added_bytes(old: bytes, new: bytes) -> int:
-    had = set(old.split(b"\n"))
-    return sum(len(line) + 1 for line in new.split(b"\n") if line not in had)
+class _Change:
+    """A pulled page's text, the lines it held before, and which of its lines (1-based) it added."""
+
+    def __init__(self, old: bytes, new: bytes) -> None:
+        self.had = set(old.decode("utf-8", "replace").split("\n"))
+        self.text = new.decode("utf-8", "replace")
+        self.lines = self.text.split("\n")
+        self.added = {n for n, line in enumerate(self.lines, start=1) if line not in self.had}
+        self.size = sum(len(self.lines[n - 1]) + 1 for n in self.added)
 
 
-def _page(rel: str, old: bytes, new: bytes) -> list[str]:
-    had = set(old.decode("utf-8", "replace").split("\n"))
-    text = new.decode("utf-8", "replace")
-    lines = text.split("\n")
-    added = {n for n, line in enumerate(lines, start=1) if line not in had}
+def _page(rel: str, change: _Change) -> list[str]:
+    text, had, lines, added = change.text, change.had, change.lines, change.added
     name = shown(rel)  # a pulled name: a newline in it would print a line of its own
     rules: dict[int, list[guard.Finding]] = {}
     # the added lines alone, in place (the others blank, so line numbers hold): a page of a megabyte a pull

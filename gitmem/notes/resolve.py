@@ -91,8 +91,7 @@ def settle(nb: Notebook, page: str, text: str, expected: str, allow: bool = Fals
         current = nb.read(rel)
         if current != expected:
             raise PageChanged(rel, expected, current)
-        had = set(current.split("\n"))  # as a replace is: the lines the person adds (memory.write)
-        guard.check("\n".join(line for line in text.split("\n") if line not in had), allow, rel)
+        guard.check(guard.added(text, current), allow, rel)  # as a replace is: the lines the person adds
         atomic_write(nb.file(rel), text.encode("utf-8"))
     return resolve(nb, rel, None)
 
