@@ -82,6 +82,10 @@ def test_a_short_text_names_a_role_in_three_ways() -> None:
     assert stored.found("- Prof. Lin is my supervisor.") == [("supervisor", "Prof. Lin")]
     assert stored.found("- The dentist is The Smile Bar.") == []  # "The ..." is not a name
     assert stored.found("- My daughter Emma likes maps. " + "x" * stored.SHORT) == []  # a chunk, not a fact
+    # a contact is a person by what they are to us (a newcomer's "when is Gareth's birthday" got their mum's, strong)
+    assert stored.found("- Gareth Evans is the account contact at Bluewater Ferries") == [
+        ("account contact", "Gareth Evans")]
+    assert stored.found("- Kwame is our neighbour") == [("neighbour", "Kwame")]
 
 
 def test_the_people_a_text_s_facts_are_written_under() -> None:
@@ -431,6 +435,23 @@ def test_what_a_question_asks_of_someone_is_judged_on_their_facts(family: Mem) -
                               "what the notebook says about Tom"], blood["notes"]
 
 
+def test_weak_matches_for_someone_the_notebook_knows_are_their_facts(mem: Mem) -> None:
+    """A newcomer (2026-11-27): "when is Gareth's birthday", where the notebook knows Gareth as the
+    account contact and says only the asker's mum's birthday, got the mum's birthday, strong. Now
+    only Gareth's facts, weak, with the note that says why; a question it answers stays as it was."""
+    mem.write("reference/contacts.md", "# Contacts\n\n- Gareth Evans is the account contact at Bluewater Ferries\n"
+                                       "- My mum Carmen's birthday is 2 August\n- Priya's phone is 555-0101\n")
+    mem.commit("contacts")
+    out = mem.compact("recall", "when is Gareth's birthday")
+    assert out["results"] and all(r["weak"] and "Gareth" in r["text"] for r in out["results"]), out["results"]
+    assert out["notes"] == ["nothing answers \"when is Gareth's birthday\" well: these are the closest of what the "
+                            "notebook says about Gareth"], out["notes"]
+    mem.write("reference/contacts.md", (mem.path / "reference/contacts.md").read_text() + "- Gareth's phone is 07700 900123\n")
+    mem.commit("his phone")
+    phone = mem.compact("recall", "what is Gareth's phone")
+    assert phone["results"][0]["text"] == "- Gareth's phone is 07700 900123" and not phone["results"][0]["weak"]
+
+
 def test_a_common_word_or_a_crowded_role_is_no_one_s_name(family: Mem) -> None:
     """"Note: Can we move the demo" stores the role "note" for "Can", and a transcript's "user:"
     lines give "user" many names: neither is a person a question is judged about ("Can I ..."
@@ -504,6 +525,15 @@ def test_a_relative_the_notebook_never_mentions_gets_only_weak_matches(family: M
     assert out["results"][0]["text"] == "- Mum takes warfarin, so no grapefruit for her." and \
         not any("never mentions" in n for n in out["notes"])
     assert not any("never mentions" in n for n in family.json("recall", "what is my daughter allergic to")["notes"])
+    # a father the notebook names only as someone else's ("Poppy's dad") is not the asker's (a newcomer, 2026-11-27)
+    family.write("knowledge/poppy.md", "# Poppy\n\n- Poppy's dad is called Marcus.\n")
+    family.commit("poppy")
+    assert "the notebook never mentions your father: these matches are about others" in \
+        family.json("recall", "when is my father's birthday")["notes"]
+    family.write("knowledge/poppy.md", "# Poppy\n\n- Poppy's dad is called Marcus.\n- Dad's birthday is 3 May.\n")
+    family.commit("dad")
+    out = family.compact("recall", "when is my father's birthday")
+    assert out["results"][0]["text"] == "- Dad's birthday is 3 May." and not any("never mentions" in n for n in out["notes"])
     # "my grandma" is the notebook's "Nana" (a review, 2026-11-27)
     family.write("knowledge/nana.md", "# Nana\n\n- Nana lives in Galway.\n")
     family.commit("nana")

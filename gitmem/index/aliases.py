@@ -48,10 +48,11 @@ PATTERNS = (
 )
 # a word that names a person by what they do: "the designer", "the accountant", "the tech lead"
 PERSON = re.compile(r"(?:[a-z]{3}(?:er|or|ist|ant|ent|ian|ee)|\b(?:landlord|landlady|boss|vet|gp|nanny|coach|"
-                    r"chef|nurse|cleaner|tutor|owner|lead|head|po|pm|cto|ceo|cfo|coo))$")
+                    r"chef|nurse|cleaner|tutor|owner|lead|head|po|pm|cto|ceo|cfo|coo|contact|rep|liaison|friend|colleague|"
+                    r"neighbour|neighbor|buddy))$")
 NAME_FIRST = (1, 3)  # the patterns that say the name before the role
 POSSESSIVE = re.compile(r"['’]s$")
-RULES = "5"  # the patterns' version: an index whose roles were read under others reads them again
+RULES = "6"  # the patterns' version: an index whose roles were read under others reads them again
 # The people a text's facts are written under, stored as this role (a question never asks it: no
 # word holds a parenthesis): a name that list items are nested under ("- Priya Natarajan" over
 # "  - phone: ..."), or that a table row starts with under a header such as "| Name | Phone |".

@@ -56,6 +56,13 @@ def matching(conn: apsw.Connection, term: str) -> int:
     return int(row[0])
 
 
+def bodies(conn: apsw.Connection, term: str, most: int) -> list[str]:
+    """The texts of at most `most` texts that match an FTS5 phrase, lowest id first."""
+    rows: list[Any] = conn.execute("""SELECT body FROM texts_fts WHERE texts_fts MATCH ? ORDER BY rowid LIMIT ?""",
+                                   (term, most)).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def holds(conn: apsw.Connection, term: str, text: int) -> bool:
     """Whether a text matches an FTS5 phrase."""
     return conn.execute("SELECT 1 FROM texts_fts WHERE texts_fts MATCH ? AND rowid = ?",

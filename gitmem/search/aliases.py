@@ -359,9 +359,24 @@ def _relative(conn: apsw.Connection, question: str, asked: Asked) -> str | None:
     for m in mentions(question):
         if m.determiner.lower() not in ("my", "our") or m.roles[0] not in KINSHIP:
             continue
-        if not any(fts.matching(conn, f'"{w}"') for r in m.roles for w in r.split()):
+        if not any(_said(conn, w) for r in m.roles for w in r.split()):
             return f"your {m.roles[0]}"
     return None
+
+
+OWN_READ = 50  # texts read for a kinship word, at most: a word said in more is taken as said
+THEIR = r"(?<![\w'’-])\w+['’]s?\s+"  # "Poppy's dad", "the Smiths' dad": someone else's relative
+ENDS = r"(?:s|['’]s?)?(?![\w'’-])"  # "dad", "dads", "dad's", "dads'"
+
+
+def _said(conn: apsw.Connection, word: str) -> bool:
+    """Whether any text says a kinship word as the notebook's own ("my dad", "Dad's birthday",
+    "Mum:"), not only as someone else's ("Poppy's dad is called Marcus": "my father" is still never
+    mentioned; a newcomer's "when is my father's birthday" got their mum's as a strong answer)."""
+    found = fts.bodies(conn, f'"{word}"', OWN_READ)
+    said = re.compile(rf"(?<![\w'’-]){re.escape(word)}{ENDS}", re.IGNORECASE)
+    their = re.compile(rf"{THEIR}{re.escape(word)}{ENDS}", re.IGNORECASE)
+    return len(found) == OWN_READ or any(len(said.findall(b)) > len(their.findall(b)) for b in found)
 
 
 # a word said as a name: a capital, then small letters ("Leo", "Mary-Kate"); not "API", "iPhone" or "3D"

@@ -226,7 +226,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         ranked = [t for t in ranked if t in theirs]
         if not ranked:
             return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
-        closest_of = " and ".join(n.title() for n in sorted(unnamed[1]))
+        closest_of = _called(unnamed)
     pool = max(limit, POOL)
     found: list[facts.Found] = []
     if view.kind == "history":
@@ -239,6 +239,11 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
                             query.detail, adding)
     else:
         found = _found(index, cand, ranked, scores, query, pool, view, embedder)
+        if unnamed and (closest_of or evidence.semantic is not None and scale.weak(evidence)):
+            # nothing answers a question about someone the notebook knows: their facts are the closest,
+            # not another's the question is near ("when is Gareth's birthday": "My mum's birthday is ...")
+            naming = [f for f in found if _says_name(f.hit, unnamed[1])]
+            found, closest_of = (naming, closest_of or _called(unnamed)) if naming else (found, closest_of)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
     stranger = aliases.stranger(index.conn, asked.judged, asked)
@@ -387,6 +392,18 @@ def _naming(conn: apsw.Connection, unnamed: tuple[str, set[str]]) -> Callable[[l
     that may answer a question about those people)."""
     match = " OR ".join(f'"{n}"' for n in sorted(unnamed[1]))
     return lambda texts: set(fts.scores(conn, match, texts))
+
+
+def _called(unnamed: tuple[str, set[str]]) -> str:
+    """The people a question names, as a note says them ("Sam and Tom")."""
+    return " and ".join(n.title() for n in sorted(unnamed[1]))
+
+
+def _says_name(hit: Hit, names: set[str]) -> bool:
+    """Whether a hit's fact (else its text) says one of these lower-cased names."""
+    text = facts.said(hit.fact) if hit.fact is not None else hit.text
+    parts = {w for name in names for w in WORD.findall(name)}  # as _name_terms: "mary-kate" is "mary" "kate"
+    return bool({w.lower() for w in WORD.findall(text)} & parts)
 
 
 def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[str]:
