@@ -147,6 +147,8 @@ def _attribute(text: str, role: str | None = None) -> Claim | None:
                 return None
             if attr in ("date", "time"):  # "with Mrs. Lindqvist" is who, not when: the line keeps it
                 after = list(itertools.takewhile(lambda w: w not in AFTER_WHEN, after))
+            elif attr == "address":  # "lives in York with his two cats": the place, the cats stay when he moves
+                after = list(itertools.takewhile(lambda w: w not in switches.AFTER_PLACE, after))
             value = _clean(after)
             if not value or not _fits(attr, value):
                 continue  # "is on vacation" is no date; another attribute may fit

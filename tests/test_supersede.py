@@ -434,6 +434,10 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     # ... and a town with its postcode is one place: the old one goes too (it stayed after the new one)
     ("- We live at 8 Harbour Street, Falmouth TR11 3AB", "We moved to 41 Trelawney Road, Truro TR1 2HX",
      "- We live at 41 Trelawney Road, Truro TR1 2HX"),
+    # ... and who lives there with him is no part of where he lives (the cats were dropped, a newcomer's)
+    ("- Tom lives in York with his two cats", "Tom moved to Leeds", "- Tom lives in Leeds with his two cats"),
+    ("- Tom lives in York and works at the hospital", "Tom now lives in Leeds",
+     "- Tom lives in Leeds and works at the hospital"),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
