@@ -103,8 +103,10 @@ def clauses(text: str) -> list[str]:
     # also at a comma before a new subject or a joined clause: "I no longer take the aisle seat, I prefer ..."
     # and at a comma before what says the old value is gone: "switched from dark roast to green tea, no more
     # coffee" took "green tea no more coffee" for the new value (a newcomer, 2026-11-27)
+    # and a parenthesis is an aside of its own: "is now Sam (Jess moved to the baby room)" took the aside for
+    # part of the new value, and the hand-written update was not linked (a newcomer, 2026-11-27)
     parts = re.split(r";|\s[—–]\s|\.\s|,\s+(?:and|but|so)\s+|,\s+(?=(?:i|we|he|she|they)\s)"
-                     r"|,\s+(?=(?:no more|no longer|not|never)\s)", text, flags=re.IGNORECASE)
+                     r"|,\s+(?=(?:no more|no longer|not|never)\s)|\s*\(|\)", text, flags=re.IGNORECASE)
     return [" ".join(words(part)) for part in parts if words(part)]
 
 

@@ -19,6 +19,14 @@ def test_a_later_line_that_says_no_longer_updates_part_of_a_line() -> None:
     assert (later.start, later.text, how) == (4, "- I no longer drink coffee; I switched to green tea", "part")
 
 
+def test_an_aside_in_a_parenthesis_is_no_part_of_the_new_value() -> None:
+    """A newcomer's hand-written update (2026-11-27) said why in a parenthesis, and was not linked."""
+    page = ("# Theo\n\n- Theo's nursery key worker is Jess\n"
+            "- Theo's nursery key worker is now Sam (Jess moved to the baby room)\n")
+    found = current.successor(page, _fact(3, "- Theo's nursery key worker is Jess", ["Theo"]))
+    assert found is not None and (found[0].start, found[1]) == (4, "whole")
+
+
 def test_an_earlier_line_is_no_successor() -> None:
     page = "# Preferences\n\n- I no longer drink coffee\n- I prefer dark roast coffee\n"
     assert current.successor(page, _fact(4, "- I prefer dark roast coffee", ["Preferences"])) is None
