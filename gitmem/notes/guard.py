@@ -184,7 +184,8 @@ def check(text: str, allow: bool = False, where: str = "", section: str | None =
         return
     findings = [(f, "") for f in scan(text)]
     names = [("the page name", f"{_name_words(where)}\n{where}" if where else ""),
-             ("the section name", " ".join((section or "").split()))]
+             # and as the heading it becomes: "Instruction:" is written "## Instruction:" (an attack run's)
+             ("the section name", f"{said}\n## {said}" if (said := " ".join((section or "").split())) else "")]
     for label, name in names:
         found = scan(name) if name else []
         findings += [(f, label) for f in found if f.rule not in {g.rule for g, _ in findings}]
