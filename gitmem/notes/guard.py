@@ -129,7 +129,7 @@ def scan(text: str) -> list[Finding]:
     lines = text.split("\n")
     candidates = _candidate_lines(text)
     if not candidates:
-        return []
+        return _split(text, set())
     flagged = _detect_secrets({n: lines[n - 1] for n in candidates})
     findings: list[Finding] = []
     for number in candidates:
@@ -142,7 +142,42 @@ def scan(text: str) -> list[Finding]:
         findings.extend(Finding("secret", rule, number, _redact(line)) for rule in rules)
         findings.extend(Finding("injection", rule, number, _clip(line))
                         for rule, pattern in INJECTION_PATTERNS if pattern.search(line))
-    return findings
+    return sorted(findings + _split(text, {(f.rule, f.line) for f in findings}), key=lambda f: f.line)
+
+
+# a line break inside a paragraph, with the next line's indent or list marker: what a model reads as a space
+BREAK = re.compile(r"\n(?![ \t]*\n)[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]*)?")
+
+
+def _split(text: str, found: set[tuple[str, int]]) -> list[Finding]:
+    """Injections said over two lines or more of a paragraph ("ignore all\nprevious instructions", an
+    attack run's): the rules read the text with each break as one space, and a match that spans a
+    break (the others are the lines' own) names the line it starts on."""
+    breaks: list[int] = []  # where each break's space is in the flat text
+    lines: list[int] = []  # the line each break ends (1-based)
+    pieces, at, size = [], 0, 0
+    for m in BREAK.finditer(text):
+        pieces.append(text[at:m.start()])
+        size += m.start() - at
+        breaks.append(size)
+        size += 1
+        lines.append(text.count("\n", 0, m.start()) + 1 if not lines else lines[-1] + text.count("\n", at, m.start()) + 1)
+        at = m.end()
+    if not breaks:
+        return []
+    pieces.append(text[at:])
+    flat = " ".join(pieces)
+    out = []
+    for rule, pattern in INJECTION_PATTERNS:
+        for match in pattern.finditer(flat):
+            k = bisect.bisect_left(breaks, match.start())  # the first break at or after the match's start
+            if k == len(breaks) or breaks[k] >= match.end():
+                continue
+            line = lines[k]  # the match starts on the line this break ends
+            if (rule, line) not in found:
+                out.append(Finding("injection", rule, line, _clip(" ".join(match.group().split()))))
+                found.add((rule, line))
+    return out
 
 
 def instructs(text: str) -> str | None:

@@ -31,7 +31,7 @@ MAX_FINDINGS = 10
 HOOK_PAGES = 100  # pages the hooks check after a plain `git pull`, in its foreground
 MAX_PAGE_BYTES = 1 << 20  # a page larger than this is not scanned here (`git mem guard PATH` does)
 JUDGED = 2_000  # lines of a page judged for a pulled line that replaces them, at most
-HOOK_BYTES = 1 << 20  # added text the hooks scan in git's foreground, at most (about 1-9 s)
+HOOK_BYTES = 1 << 20  # added text the hooks scan in git's foreground, at most (about 1-13 s)
 
 
 def findings(nb: Notebook, before: str | None, after: str | None, most: int | None = None) -> list[str]:
