@@ -161,7 +161,7 @@ def _split(text: str, found: set[tuple[str, int]]) -> list[Finding]:
         size += m.start() - at
         breaks.append(size)
         size += 1
-        lines.append(text.count("\n", 0, m.start()) + 1 if not lines else lines[-1] + text.count("\n", at, m.start()) + 1)
+        lines.append((lines[-1] if lines else 0) + text.count("\n", at, m.start()) + 1)
         at = m.end()
     if not breaks:
         return []
