@@ -192,6 +192,17 @@ def test_keep_both(mem: Mem) -> None:
     assert out["replaced"] is None
     assert (mem.path / "reference/contacts.md").read_text() == (
         "# Contacts\n\n- Sarah Chen phone number: 555-1234\n- Sarah Chen's phone is 555-9999\n")
+    # the line it updates is named, as recall links them (a newcomer saw no sign of the link)
+    assert out["updates"] == {"path": "reference/contacts.md", "lines": {"start": 3, "end": 3}, "how": "whole",
+                              "text": "- Sarah Chen phone number: 555-1234"}
+
+
+def test_a_line_that_says_more_is_kept_and_named(mem: Mem) -> None:
+    mem("remember", "I prefer dark roast coffee, no sugar")
+    out = mem("remember", "I no longer drink coffee").stdout
+    assert out.endswith("\nupdates: reference/preferences.md:3: - I prefer dark roast coffee, no sugar (kept; recall "
+                        "puts the new line first)\n"), out
+    assert mem.json("remember", "Sarah prefers green tea")["updates"] is None  # another person's taste
 
 
 def sha(text: str) -> str:

@@ -109,7 +109,8 @@ TOOLS: list[Tool] = [
          lambda nb, r: asked_agent.assemble(nb, r), READ_ONLY),
     verb("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
-         "(same subject, another value) replaces it, and the result says what it replaced. Secrets and "
+         "(same subject, another value) replaces it, and the result says what it replaced ('replaced'), or "
+         "which line it updates and keeps when that line says more ('updates'). Secrets and "
          "instruction-like text are refused.", Remember,
          lambda nb, r: asked_notes.remember(nb, r), ADDS),
     verb("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "

@@ -81,6 +81,9 @@ def written(w: Written) -> str:
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
     if w.replaced:
         out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
+    if w.updates:
+        out += (f"\nupdates: {shown(w.updates['path'])}:{w.updates['lines']['start']}: {w.updates['text']} (kept; "
+                "recall puts the new line first)")
     for c in w.watched or []:
         out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
                 f"{shown(c.path)}:{c.lines['start']}: {c.text}")

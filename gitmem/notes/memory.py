@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import config, credentials, nesting
 from ..errors import EmptyText, GitmemError, Refused, UsageError
@@ -137,7 +137,29 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     if old is not None and written.commit:
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]},
                             "text": credentials.redact(old[1].strip())[0]}
+    elif written.commit:
+        written.updates = _kept_beside(nb, written.path, written.lines["start"])
     return written
+
+
+def _kept_beside(nb: Notebook, rel: str, line: int) -> dict[str, Any] | None:
+    """The line above the new one that it updates and that stays (it says more: "I prefer dark roast
+    coffee, no sugar" + "I no longer drink coffee"; or --keep-both), as recall links them
+    (search/current.py): said, so that a person sees the link remember made (a newcomer saw none)."""
+    from .. import supersede
+    from ..search import current, facts
+
+    page = nb.read(rel)
+    new = page.split("\n")[line - 1] if 0 < line <= page.count("\n") + 1 else ""
+    for number, text in enumerate(page.split("\n")[:line - 1], start=1):
+        if not text.strip() or text.lstrip().startswith("#") or supersede.outdates(new, text) is None:
+            continue
+        fact = facts.at_line(page, number)
+        later = current.successor(page, fact) if fact is not None else None
+        if later is not None and later[0].start == line:
+            return {"path": rel, "lines": {"start": number, "end": number}, "how": later[1],
+                    "text": credentials.redact(text.strip())[0]}
+    return None
 
 
 def _named(text: str, near: Callable[[], Results | None]) -> str | None:

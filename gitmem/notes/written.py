@@ -26,6 +26,7 @@ class Written:
     category: str | None = None
     section: str | None = None
     replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
+    updates: dict[str, Any] | None = None  # remember: a line the new fact updates and kept, as recall links them
     scope: str = "project"  # remember: the project's notebook or the personal one (notes/scopes.py)
     watched: list[Any] | None = None  # remember: older facts about a watched entity that disagree (watch.py)
 
