@@ -314,4 +314,4 @@ def test_a_plan_or_a_goal_in_conflict_is_named(mem: Mem) -> None:
     assert "goals/ship-billing.md is under goals/ but cannot be read as a goal (a merge's markers in it?), so it " \
            "is not listed: git mem goal list" in notes, notes
     assert "PLAN.md holds a merge's conflict markers: both sides are quoted and neither stands yet; settle them: " \
-           "git mem resolve PLAN.md --take ours|theirs|both" in notes, notes
+           "git mem resolve --take ours|theirs|both -- PLAN.md" in notes, notes

@@ -92,7 +92,22 @@ def test_the_driver_command_merges_fact_by_fact(mem: Mem, tmp_path: Path) -> Non
     files["A"].write_text(BASE.replace("tea", "coffee"))
     files["B"].write_text(BASE.replace("tea", "cocoa"))
     result = mem("merge-driver", "--facts", *(str(files[n]) for n in "OAB"), "knowledge/f.md", code=1)
-    assert "knowledge/f.md: both sides changed the same fact; run 'git mem resolve knowledge/f.md" in result.stderr
+    assert "knowledge/f.md: both sides changed the same fact; run 'git mem resolve --take ours|theirs|both -- knowledge/f.md" in result.stderr
+
+
+def test_git_merges_a_page_whose_name_starts_with_a_dash(mem: Mem) -> None:
+    """A git user's run (2026-11-27): "--help.md" was read by the driver as an option, the driver
+    failed, and git left the page unmerged with our side in it and no markers."""
+    mem.write("--help.md", BASE)
+    mem.commit("page")
+    mem.git("checkout", "-q", "-b", "side")
+    mem.write("--help.md", BASE + "- y\n")
+    mem.commit("theirs")
+    mem.git("checkout", "-q", "-")
+    mem.write("--help.md", BASE + "- x\n")
+    mem.commit("ours")
+    mem.git("merge", "-q", "--no-edit", "side")
+    assert (mem.path / "--help.md").read_text() == BASE + "- x\n- y\n"
 
 
 def page(lines: list[str]) -> str:
@@ -156,4 +171,4 @@ def test_the_drivers_message_shows_a_pulled_name_escaped_and_quotes_it_in_the_co
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     quoted = "'reference/q$(touch PWN)'\"'\"';x;'\"'\"'\\x1b]0;title\\x07.md'"
     assert result.stderr == (f"gitmem: reference/q$(touch PWN)';x;'\\x1b]0;title\\x07.md: both sides changed the same "
-                             f"fact; run 'git mem resolve {quoted} --take ours|theirs|both' or edit the markers\n")
+                             f"fact; run 'git mem resolve --take ours|theirs|both -- {quoted}' or edit the markers\n")

@@ -170,7 +170,7 @@ def test_the_same_fact_changed_on_both_sides_stops_as_git_would_and_resolves_in_
     a("sync")
     stopped = b("sync", code=1)
     assert stopped.stderr.startswith(f"error: the merge stopped on a conflict in {FACTS}: the same fact was changed ")
-    assert stopped.stderr.count("\n") == 1 and f"git mem resolve {FACTS} --take" in stopped.stderr
+    assert stopped.stderr.count("\n") == 1 and f"git mem resolve --take ours|theirs|both -- {FACTS}" in stopped.stderr
     assert (b.path / ".git/MERGE_HEAD").exists()
     text = (b.path / FACTS).read_text()
     assert text.count("<<<<<<<") == 1 and "Ivo" in text.split("<<<<<<<")[1].split(">>>>>>>")[1]

@@ -68,5 +68,5 @@ def test_commands_to_copy_quote_a_page_name(mem) -> None:  # noqa: ANN001
     assert caught.value.hint == "check the name, or create it with: git mem write 'q$(touch PWN).md' TEXT"
     lines = output._conflicts({"in_progress": None, "pages": [{"path": "a `b`.md", "facts": 1}]})
     assert lines == ["conflict:   a `b`.md: 1 fact(s) changed differently on both sides, not indexed until resolved; "
-                     "run 'git mem resolve 'a `b`.md' --take ours|theirs|both', or without --take once you "
+                     "run 'git mem resolve --take ours|theirs|both -- 'a `b`.md'', or without --take once you "
                      "edited the markers away"]

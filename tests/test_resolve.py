@@ -3,6 +3,11 @@ settled in one commit; a page without markers is refused in one line."""
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+import sys
+
 import pytest
 
 from tests.conftest import Mem
@@ -60,3 +65,54 @@ def test_markers_gitmem_cannot_pair_are_never_taken_as_a_resolution(mem: Mem) ->
     failed = mem("resolve", PAGE, "--take", "ours", code=1)
     assert failed.stderr.startswith(f"error: {PAGE} holds conflict markers gitmem cannot pair")
     assert mem.git("rev-parse", "HEAD") == before
+
+
+def _stopped_without_markers(mem: Mem, page: str) -> None:
+    """A merge of a branch that changed the page's line differently, with a merge driver that fails (as
+    one whose interpreter is gone does): git leaves the page unmerged, our side in it, no markers."""
+    mem.write(page, "# Codes\n\n- The door code is 1234\n- The garage code is 0000\n")
+    mem.commit("codes")
+    mem.git("checkout", "-q", "-b", "theirs")
+    mem.write(page, "# Codes\n\n- The door code is 5678\n- The garage code is 1111\n")
+    mem.commit("their codes")
+    mem.git("checkout", "-q", "-")
+    mem.write(page, "# Codes\n\n- The door code is 9999\n- The garage code is 0000\n")
+    mem.commit("our code")
+    mem.git("config", "merge.gitmem-facts.driver", "/nonexistent/python -I -c pass -- %O %A %B %P")
+    merged = subprocess.run(["git", "-C", str(mem.path), "merge", "--no-edit", "theirs"], capture_output=True)
+    assert merged.returncode != 0 and mem.git("diff", "--name-only", "--diff-filter=U").split() == [page]
+    assert "<<<<<<<" not in (mem.path / page).read_text()
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("take", [None, "both"])
+def test_an_unmerged_page_without_markers_is_no_resolution(mem: Mem, take: str | None) -> None:
+    """A git user's run (2026-11-27): with the driver failing, `--take both` marked our side merged, and
+    the merge commit undid every line of the teammate's."""
+    page = "knowledge/codes.md"
+    _stopped_without_markers(mem, page)
+    failed = mem("resolve", page, *(["--take", take] if take else []), code=1)
+    assert failed.stderr == (
+        f"error: {page} is unmerged and is still ours side as git staged it: git wrote no markers to settle (its "
+        "merge driver failed, or one side deleted the page); nothing was changed (take one side whole: git mem "
+        f"resolve --take ours|theirs -- {page}; or have git write the markers: git checkout --merge -- {page})\n")
+    assert mem.git("diff", "--name-only", "--diff-filter=U").split() == [page]
+    # a side taken is that side whole, as git staged it, and the merge is concluded on it
+    out = json.loads(mem("resolve", "--json", "--take", "theirs", "--", page).stdout)
+    assert out["concluded"] == "merge" and mem.git("diff", "HEAD^2", "HEAD", "--", page) == ""
+    assert mem("resolve", page, code=1).stderr.startswith(f"error: {page} has no conflict markers")
+
+
+def test_hooks_status_names_a_merge_driver_that_would_fail(mem: Mem) -> None:
+    assert "merge drivers: configured (pages, daily logs)" in mem("hooks", "status").stdout
+    from gitmem import launch
+    from gitmem.gitops import merge
+
+    gone = merge.driver_command(True).replace(shlex.quote(sys.executable), "/nonexistent/python") \
+        .replace(shlex.quote(launch.home()), "/nowhere")
+    mem.git("config", "merge.gitmem-facts.driver", gone)
+    out = mem("hooks", "status").stdout
+    assert "merge drivers: configured, but broken (pages, daily logs)" in out
+    assert "the gitmem-facts merge driver calls /nonexistent/python with /nowhere, which is gone" in out
+    mem("hooks", "install")
+    assert "merge drivers: configured (pages, daily logs)" in mem("hooks", "status").stdout

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -299,7 +300,7 @@ def _conflicted(parts: list[Part]) -> list[str]:
     from ..gitops.factmerge import START
 
     return [f"{p.path} holds a merge's conflict markers: both sides are quoted and neither stands yet; "
-            f"settle them: git mem resolve {p.path} --take ours|theirs|both"
+            f"settle them: git mem resolve --take ours|theirs|both -- {shlex.quote(p.path)}"
             for p in parts if p.kind != "personal" and any(START.match(ln) for ln in p.text.split("\n"))]
 
 

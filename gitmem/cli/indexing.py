@@ -220,8 +220,8 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -
     if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
         what, name = "fact" if facts else "entry", str(path or ours)
         # the name came with a pull: shown escaped, and quoted in the command to copy (`$(...)` in it ran)
-        click.echo(f"gitmem: {shown(name)}: both sides changed the same {what}; run 'git mem resolve "
-                   f"{shown(shlex.quote(name))} --take ours|theirs|both' or edit the markers", err=True)
+        click.echo(f"gitmem: {shown(name)}: both sides changed the same {what}; run 'git mem resolve --take "
+                   f"ours|theirs|both -- {shown(shlex.quote(name))}' or edit the markers", err=True)
         sys.exit(1)
 
 

@@ -207,8 +207,8 @@ def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
         lines.append(f"git:        a {conflicts['in_progress']} is in progress")
     for page in conflicts["pages"]:
         lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
-                     f"not indexed until resolved; run 'git mem resolve {shown(shlex.quote(page['path']))} "
-                     "--take ours|theirs|both', or without --take once you edited the markers away")
+                     "not indexed until resolved; run 'git mem resolve --take ours|theirs|both -- "
+                     f"{shown(shlex.quote(page['path']))}', or without --take once you edited the markers away")
     return lines
 
 
@@ -277,7 +277,8 @@ def hooks_status(s: HooksStatus) -> str:
     for h in s.hooks:
         out.append(f"  {h.name:<14} {h.state}" + (", then the hook that was here before" if h.chained else ""))
     out.append(f"calls:        {s.python or '-'}" + ("" if s.python_ok or not s.python else " (missing!)"))
-    out.append(f"merge drivers: {'configured' if s.merge_driver else 'not configured'} (pages, daily logs)")
+    state = ("not configured" if not s.merge_driver else "configured, but broken" if s.driver_fault else "configured")
+    out.append(f"merge drivers: {state} (pages, daily logs)")
     out.extend(f"note: {n}" for n in s.notes)
     return "\n".join(out)
 
@@ -405,6 +406,7 @@ def synced(r: Synced) -> str:
 def resolved(r: Resolved) -> str:
     """git mem resolve: how many conflicts, which side, and what was concluded."""
     line = (f"resolved {r.conflicts} conflict(s) in {shown(r.path)} (took {r.take})" if r.conflicts else
+            f"took {r.take} side of {shown(r.path)} whole, as git staged it" if r.take in ("ours", "theirs") else
             f"marked {shown(r.path)} merged as you edited it")
     if r.concluded:
         line += f"; the {r.concluded} is concluded" + (f" (commit {r.commit[:7]})" if r.commit else "")

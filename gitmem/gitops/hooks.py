@@ -74,6 +74,7 @@ class HooksStatus:
     python_ok: bool
     merge_driver: bool
     switched_off: str | None  # why hooks do nothing here (GITMEM_HOOKS / mem.hooks), if they don't
+    driver_fault: str | None = None  # what is wrong with the merge drivers set up (merge.driver_fault)
     notes: list[str] = field(default_factory=list)
 
 
@@ -213,7 +214,7 @@ def status(nb: Notebook) -> HooksStatus:
     runs = bool(python and os.access(python, os.X_OK))
     result = HooksStatus(str(where.dir), where.hooks_path, all(s.state == "installed" for s in states) and runs,
                          states, python, runs,
-                         merge.configured(git) is not None, hookrun.switched_off(git))
+                         merge.configured(git) is not None, hookrun.switched_off(git), merge.driver_fault(git))
     _advise(result, where)
     result.notes.extend(_attributes_note(nb))
     return result
@@ -237,6 +238,9 @@ def _advise(result: HooksStatus, where: Place) -> None:
     if not result.merge_driver:
         result.notes.append(f"the {merge.DRIVER} and {merge.FACTS_DRIVER} merge drivers are not set up in this clone, "
                             "so concurrent facts and daily-log appends will conflict; run 'git mem hooks install'")
+    elif result.driver_fault:
+        result.notes.append(f"{result.driver_fault}: a merge would leave each page unmerged without markers; "
+                            "run 'git mem hooks install'")
     if result.switched_off:
         result.notes.append(f"hooks do nothing here: {result.switched_off}")
 
@@ -259,5 +263,5 @@ def _shell_word(value: str) -> str:
 def summary(nb: Notebook) -> dict[str, object]:
     """The hooks part of `git mem status`."""
     s = status(nb)
-    return {"installed": s.installed, "dir": s.dir, "merge_driver": s.merge_driver,
+    return {"installed": s.installed, "dir": s.dir, "merge_driver": s.merge_driver and not s.driver_fault,
             "missing": [h.name for h in s.hooks if h.state != "installed"], "switched_off": s.switched_off}

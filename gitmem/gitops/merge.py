@@ -24,7 +24,9 @@ then stop with a conflict that keeps both sides, never a silent loss.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from collections.abc import Callable
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -252,7 +254,29 @@ def write_attributes(root: Path, settings: Settings) -> bool:
 
 def driver_command(facts: bool = False) -> str:
     """The command git runs for a merge, with the interpreter gitmem runs under now, isolated (launch.py)."""
-    return shell_command("gitmem", "merge-driver", *(["--facts"] if facts else [])) + " %O %A %B %P"
+    # "--": a page git names (%P) may start with a dash ("--help.md" was read as an option, the driver
+    # failed, and git left the page unmerged with our side and no markers: a git user's run)
+    return shell_command("gitmem", "merge-driver", *(["--facts"] if facts else [])) + " -- %O %A %B %P"
+
+
+def driver_fault(git: Git) -> str | None:
+    """What is wrong with the drivers this clone has, said for `hooks status` (None: nothing, or
+    none set up): another version's command, or an interpreter or a gitmem that is gone (a venv
+    made again: git then runs a driver that fails, and leaves each page it would merge unmerged)."""
+    for facts, name in ((False, DRIVER), (True, FACTS_DRIVER)):
+        current = git.config_get(f"merge.{name}.driver")
+        if current is None:
+            return None
+        try:
+            words = shlex.split(current)
+        except ValueError:
+            words = []
+        wanted = shlex.split(driver_command(facts))
+        if len(words) != len(wanted) or words[1:4] != wanted[1:4] or words[5:] != wanted[5:]:
+            return f"the {name} merge driver is another version's"
+        if not os.access(words[0], os.X_OK) or not (Path(words[4]) / "gitmem").is_dir():
+            return f"the {name} merge driver calls {words[0]} with {words[4]}, which is gone"
+    return None
 
 
 def configured(git: Git) -> str | None:

@@ -269,7 +269,7 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
             raise SyncStopped(
                 f"the {what} stopped on a conflict in {shown}: the same fact was changed differently here and on "
                 f"the remote; the {what} is left in progress, nothing was pushed{_kept(staged)}",
-                f"run 'git mem resolve {shlex.quote(conflicted[0])} --take ours|theirs|both' (or edit the "
+                f"run 'git mem resolve --take ours|theirs|both -- {shlex.quote(conflicted[0])}' (or edit the "
                 f"markers and run it without --take){_sides(what)}, then 'git mem sync' again") from exc
         if git.in_progress():  # stopped for another reason (a hook, say): leave it to the person, as git does
             raise SyncStopped(f"the {what} stopped: {exc.message}{_kept(staged)}",
@@ -533,6 +533,30 @@ def commit_merge(git: Git) -> str | None:
     elif busy in ("rebase", "cherry-pick", "revert"):
         git.run(busy, "--continue", env=env)
     return git.head()
+
+
+SIDES = {"ours": "2", "theirs": "3"}  # git's stages of an unmerged file
+
+
+def sides(git: Git, path: str) -> dict[str, bytes | None]:
+    """Each side of an unmerged file as git staged it (None: that side deleted it)."""
+    raw = git.run("ls-files", "-u", "-z", "--", path)
+    blobs = {}
+    for entry in raw.split(b"\0"):
+        info, _, _ = entry.partition(b"\t")
+        if len(info.split()) == 3:
+            _, oid, number = info.split()
+            blobs[number.decode()] = oid.decode()
+    return {side: git.blob_or_none(blobs[n]) if n in blobs else None for side, n in SIDES.items()}
+
+
+def take_side(git: Git, path: str, side: str) -> None:
+    """Settle an unmerged file as one side staged it, whole (a side that deleted it: deleted)."""
+    if sides(git, path)[side] is None:
+        git.run("rm", "--quiet", "--force", "--", path)
+        return
+    git.run("checkout", f"--{side}", "--", path)
+    stage(git, path)
 
 
 def stage(git: Git, path: str) -> None:

@@ -9,6 +9,7 @@ rewritten and committed like any gitmem write: one commit holding that change al
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 from ..errors import GitFailed, GitmemError, UsageError
@@ -46,11 +47,7 @@ def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
                           "without the others); nothing was changed",
                           f"edit it: keep what you want, remove every marker line, then: git mem resolve {rel}")
     if not count and busy and path in sync.unmerged(git):
-        # the markers edited away by hand, as the sync's hint says: the page as it stands is the resolution
-        # (a newcomer's team found no command took it: sync refused, resolve said "no conflict markers")
-        with change.write_lock(nb):
-            sync.stage(git, path)
-            return _conclude(nb, rel, "as edited", 0, busy)
+        return _unmarked(nb, rel, path, text, take, busy)
     if not count:
         raise GitmemError(f"{rel} has no conflict markers; nothing to resolve",
                           "'git mem status' lists the pages with conflicts")
@@ -70,6 +67,30 @@ def resolve(nb: Notebook, rel: str, take: str | None) -> Resolved:
         applied = change.apply(nb, {rel: lambda now: Edit(factmerge.resolve_text(now, take)[0], 1, 1)},
                                f"mem: resolve {count} conflict(s) in {rel} (--take {take})")
     return Resolved(rel, take, count, None, applied.commit if applied else None)
+
+
+def _unmarked(nb: Notebook, rel: str, path: str, text: str, take: str | None, busy: str) -> Resolved:
+    """A page git left unmerged without conflict markers: edited away by hand (the page as it stands is
+    the resolution: a newcomer's team found no command took it), or never written (a merge driver that
+    failed leaves our side as it was; one side deleted the page). A side taken is taken whole, as git
+    staged it; a page that is still one side, unedited, is no resolution (a git user's run: `--take
+    both` marked our side merged, and the merge undid every line of the teammate's)."""
+    git = nb.git
+    staged = sync.sides(git, path)
+    if take in sync.SIDES:
+        with change.write_lock(nb):
+            sync.take_side(git, path, take)
+            return _conclude(nb, rel, take, 0, busy)
+    whole = [side for side, data in staged.items() if data is not None and data.decode("utf-8", "replace") == text]
+    if take is not None or (whole and staged["ours"] != staged["theirs"]):
+        state = f"is still {whole[0]} side as git staged it" if whole else "holds no conflict markers"
+        raise GitmemError(f"{rel} is unmerged and {state}: git wrote no markers to settle (its merge driver failed, "
+                          "or one side deleted the page); nothing was changed",
+                          f"take one side whole: git mem resolve --take ours|theirs -- {shlex.quote(rel)}; or have "
+                          f"git write the markers: git checkout --merge -- {shlex.quote(path)}")
+    with change.write_lock(nb):
+        sync.stage(git, path)
+        return _conclude(nb, rel, "as edited", 0, busy)
 
 
 def unmerged_page(nb: Notebook, page: str) -> bool:
