@@ -19,7 +19,7 @@ def test_commit_leaves_other_staged_work_alone(repo: Path) -> None:
     assert "A  code.py" in git(repo, "status", "--porcelain")
 
 
-def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_commit_whose_index_update_fails_is_not_made(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     git(repo, "commit", "-q", "--allow-empty", "-m", "start")
     g = Git.find(repo)
 
@@ -29,10 +29,27 @@ def test_a_commit_whose_index_update_fails_says_it_is_committed(repo: Path, monk
     monkeypatch.setattr(commits, "_restage", fail)
     with pytest.raises(IndexNotUpdated) as err:
         commits.commit_files(g, {"a.md": b"a\n"}, "mem: a")
-    head = git(repo, "rev-parse", "--short=7", "HEAD").strip()
-    assert err.value.message.startswith(f"committed {head}, but git's index could not be updated")
-    assert err.value.hint.endswith("run: git reset -q -- a.md")
-    assert git(repo, "log", "-1", "--format=%s") == "mem: a\n"
+    assert err.value.message == ("git's index could not be updated: git update-index failed: index.lock held; "
+                                 "nothing was committed")
+    assert git(repo, "log", "-1", "--format=%s") == "start\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_person_s_commit_while_gitmem_s_hooks_run_never_undoes_it(repo: Path) -> None:
+    """A git user's run (2026-11-27): a person's post-commit hook took seconds, and their own `git commit`
+    in that time recorded the index as it was before gitmem's commit, undoing gitmem's line."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\n[ -n \"$GIT_INDEX_FILE\" ] || exit 0\n"
+                    "unset GIT_INDEX_FILE\necho person > person.txt\ngit add person.txt\n"
+                    "git commit -q -m \"a person's commit\"\n")
+    hook.chmod(0o755)
+    (repo / "a.md").write_text("a\n")  # the page as gitmem writes it, then commits it
+    commits.commit_files(Git.find(repo), {"a.md": b"a\n"}, "mem: a")
+    assert git(repo, "log", "--format=%s", "-2").splitlines() == ["a person's commit", "mem: a"]
+    assert git(repo, "show", "HEAD:a.md") == "a\n"  # not undone
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["person.txt"]
+    assert git(repo, "status", "--porcelain") == ""
 
 
 @pytest.mark.tally("bad-input/fault matrix")
@@ -90,8 +107,10 @@ def test_a_commit_landing_while_gitmem_commits_is_never_undone(repo: Path, tmp_p
     assert not mark.exists()
     assert git(repo, "log", "-1", "--format=%s").strip() == "a person's commit"
     assert git(repo, "show", "HEAD:pulled.md") == "pulled line\n"
-    new, _ = commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head())  # built again on it
-    assert git(repo, "show", f"{new}:pulled.md") == "pulled line\n" and git(repo, "show", f"{new}:a.md") == "a\n"
+    # git's index held gitmem's change before gitmem's commit: the person's commit holds it with theirs, so
+    # nothing is undone, and built again on it gitmem has nothing left to commit
+    assert git(repo, "show", "HEAD:a.md") == "a\n"
+    assert commits.commit_files(g, {"a.md": b"a\n"}, "mem: a", base=g.head()) == (None, False)
 
 
 @pytest.mark.tally("bad-input/fault matrix")

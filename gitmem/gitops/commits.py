@@ -4,7 +4,6 @@ with git's own index left showing only what a person changed."""
 from __future__ import annotations
 
 import os
-import shlex
 from functools import partial
 
 from ..errors import GitFailed, GitmemError
@@ -15,7 +14,7 @@ from .plumbing import store_blob, tree_id
 
 
 class IndexNotUpdated(GitmemError):
-    """gitmem's commit is made, but git's own index still has the page as it was."""
+    """git's own index could not take gitmem's change: nothing was committed."""
 
 
 class HeadMoved(GitmemError):
@@ -63,7 +62,7 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: Staged
     is staged. Returns (new commit or None if the tree
     would not change, whether the fallback identity signed it).
 
-    The commit is made through a temporary index (hooks run as for any commit). Then git's
+    The commit is made through a temporary index (hooks run as for any commit). Just before it, git's
     own index takes the new contents for each path it had at HEAD's version, so `git status`
     shows only what a person changed (if the commit fails, they stay staged there); a path a
     person staged their own version of gets `staged[path]` (theirs with the same change), unless
@@ -113,23 +112,20 @@ def _stage(git: Git, head: str | None, files: dict[str, bytes], env: dict[str, s
 
 def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged: Staged,
                         message: str, env: dict[str, str], tree: str, removed: tuple[str, ...] = ()) -> str:
-    """Commit the private index, then bring git's own index along (see commit_files); the commit."""
-    try:
-        git.run("commit", "-q", "--no-edit", "-m", message, env=env)
-    except GitFailed:
-        try:  # the change stays staged, as `git add` would have left it
-            _restage(git, head, oids, staged, removed)
-        except GitFailed:
-            pass
-        raise
-    new = _on_base(git, head, tree)
+    """Bring git's own index along (see commit_files), then commit the private index; the commit.
+
+    git's index takes the change first: once HEAD is gitmem's commit, a person's `git commit` in the
+    time its hooks take (a person's post-commit hook of seconds) committed the index as it was, and
+    so undid gitmem's change (a git user's run, 2026-11-27). Now such a commit holds gitmem's change
+    with theirs, and gitmem's own, parented on it, is taken back (HeadMoved): nothing is undone. If
+    the commit fails, the change stays staged, as `git add` would have left it."""
     try:
         _restage(git, head, oids, staged, removed)
     except GitFailed as exc:
-        raise IndexNotUpdated(f"committed {new[:7]}, but git's index could not be updated: {exc.message}",
-                              "so that git status does not show the commit undone, run: git reset -q -- "
-                              + " ".join(shlex.quote(p) for p in oids)) from exc
-    return new
+        raise IndexNotUpdated(f"git's index could not be updated: {exc.message}; nothing was committed",
+                              "run the command again once git is done (a git at work holds .git/index.lock)") from exc
+    git.run("commit", "-q", "--no-edit", "-m", message, env=env)
+    return _on_base(git, head, tree)
 
 
 def _on_base(git: Git, base: str | None, tree: str) -> str:

@@ -186,7 +186,11 @@ def _commit(nb: Notebook, changes: dict[str, Change], committed: dict[str, bytes
                 raise GitFailed("commits kept landing while gitmem committed; the pages are written and "
                                 "nothing was committed", "commit them yourself (git add, git commit), or run the "
                                 "command again once the commits stop") from None
-            base = nb.git.head()
+            landed = nb.git.head()
+            if landed and all(nb.git.show(landed, path) == data for path, data in committed.items()):
+                # it holds gitmem's change: git's index held it when a person committed (commits.commit_files)
+                return landed, False
+            base = landed
             committed = _to_commit(nb, changes, base)
             if not committed:  # the commit that landed made the same change
                 return None, False
