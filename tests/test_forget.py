@@ -302,6 +302,19 @@ def test_an_uncommitted_draft_is_edited_not_committed(mem: Mem) -> None:
     assert out["commit"] is not None and not (mem.path / "knowledge/only-draft.md").read_text().strip()
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_line_edited_and_not_committed_is_forgotten_in_head_too(mem: Mem) -> None:
+    """A git user's run (2026-11-27): the work tree's edited line went, HEAD's "- Budget: 10k" stayed in no
+    commit of gitmem's ("commit -"), and sync would have pushed it."""
+    mem("remember", "Budget: 10k")
+    page = mem.path / "knowledge/facts.md"
+    page.write_text(page.read_text().replace("Budget: 10k", "Budget: 10k, approved by Dana on Monday"))
+    out = mem.json("forget", "Budget: 10k")
+    assert out["commit"] is not None
+    assert "Budget" not in mem.git("show", "HEAD:knowledge/facts.md") and "Budget" not in page.read_text()
+    assert mem.git("status", "--porcelain") == ""
+
+
 def test_a_revision_off_the_first_parent_chain_is_blanked_too(mem: Mem) -> None:
     mem.git("checkout", "-q", "-b", "side")
     mem("remember", "Side note: the vault code is tango foxtrot nine")

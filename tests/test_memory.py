@@ -269,6 +269,29 @@ def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_write_that_would_take_away_uncommitted_text_is_refused(mem: Mem) -> None:
+    """A git user's run (2026-11-27): `write --replace` of a section dropped the person's uncommitted line,
+    which no commit or blob held."""
+    mem("write", "projects/apollo.md", "--section", "Status", "On track")
+    page = mem.path / "projects/apollo.md"
+    page.write_text(page.read_text() + "- QA is short-staffed\n")
+    before = mem.git("rev-parse", "HEAD")
+    failed = mem("write", "projects/apollo.md", "--section", "Status", "--replace", "Slipped to Monday", code=1)
+    assert failed.stderr == ("error: projects/apollo.md has uncommitted text this change would remove (- QA is "
+                             "short-staffed); nothing was written (commit it first (git commit -m ... -- "
+                             "projects/apollo.md) or set it aside (git stash), then run the command again)\n")
+    assert "QA is short-staffed" in page.read_text() and mem.git("rev-parse", "HEAD") == before
+    mem("write", "projects/apollo.md", "--section", "Notes", "Retro on Friday")  # what keeps it is written
+    assert "QA is short-staffed" in page.read_text()
+    # ... and so is a fact that updates a line the person has edited and not committed
+    mem("remember", "Tom's phone is 555-1234")
+    contacts = mem.path / "reference/contacts.md"
+    contacts.write_text(contacts.read_text().replace("555-1234", "555-4321, call after 10am"))
+    assert "uncommitted text this change would remove" in mem("remember", "Tom's phone is now 555-0000", code=1).stderr
+    assert "555-4321, call after 10am" in contacts.read_text()
+
+
 def test_a_folder_named_as_a_page_is_refused(mem: Mem) -> None:
     """A newcomer (2026-11-27): `write knowledge -- "- x"` made knowledge.md beside knowledge/ without a word."""
     mem.write("knowledge/car.md", "# Car\n\n- tyres\n")

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
+from .. import config, credentials
 from ..errors import GitFailed, GitmemError, Refused
 from ..gitops import commits, indexlock, plumbing
 from ..gitops.lock import FileLock, atomic_write_all
@@ -131,12 +133,14 @@ def not_the_agents(rels: Iterable[str]) -> None:
 
 
 def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tuple[Path, bytes]] | None = None,
-          trailers: list[tuple[str, str]] | None = None, expected: dict[str, str] | None = None) -> Applied | None:
+          trailers: list[tuple[str, str]] | None = None, expected: dict[str, str] | None = None,
+          purging: bool = False) -> Applied | None:
     """Apply each page's change to its current text, write the pages (and `extra` files) all
     together, and commit HEAD's version of the pages with the same changes. The caller holds
     write_lock(nb). None if nothing changes. `expected`: pages as the writer saw them (a
     browser's form); one that differs when read just before writing is refused with
-    PageChanged (a `git pull` does not take gitmem's lock)."""
+    PageChanged (a `git pull` does not take gitmem's lock). A change that would take away a
+    person's uncommitted line is refused, unless `purging` (forget: its lines say what is forgotten)."""
     committable(nb)
     not_the_agents(changes)
     changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
@@ -146,6 +150,9 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
         edits = {rel: edit for rel, change in changes.items()
                  if (edit := change(before[rel])) is not None and edit.text != before[rel]}
         base = nb.git.head()
+        if expected is None and not purging:  # a writer that saw the page (the web's editor) chose what it replaces
+            for rel, edit in edits.items():
+                _keeps_uncommitted(nb, rel, before[rel], edit.text, base)
         committed = _to_commit(nb, changes, base)
         if not edits and not committed and not extra:
             return None
@@ -165,6 +172,24 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
         return Applied(edits, None)
     commit, fallback = _commit(nb, changes, committed, base, message, trailers)
     return Applied(edits, commit, fallback, fallback and first_note(nb))
+
+
+def _keeps_uncommitted(nb: Notebook, rel: str, now: str, after: str, head: str | None) -> None:
+    """Refused: a change that would take away a line a person has in the page and no commit holds
+    (an uncommitted edit). A git user's run: `write --replace` of a section dropped their
+    uncommitted line, and `forget` of a line they had edited took their words with it, leaving
+    nothing in any commit or blob."""
+    data = nb.git.show(head, nb.repo_path(rel)) if head else None
+    committed = Counter(decode(data).replace("\r", "").split("\n")) if data is not None else Counter()
+    theirs = Counter(line for line in now.replace("\r", "").split("\n") if line.strip()) - committed
+    lost = theirs - Counter(after.replace("\r", "").split("\n"))
+    if lost:
+        line = " ".join(credentials.redact(next(iter(lost)))[0].split())
+        path = shlex.quote(nb.repo_path(rel))
+        raise GitmemError(f"{rel} has uncommitted text this change would remove ({line[:60]}"
+                          f"{'…' if len(line) > 60 else ''}); nothing was "
+                          "written", f"commit it first (git commit -m ... -- {path}) or set it aside (git stash), "
+                          "then run the command again")
 
 
 def _as_seen(expected: dict[str, str], now: dict[str, str]) -> None:

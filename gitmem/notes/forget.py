@@ -367,7 +367,7 @@ def _take(nb: Notebook, spots: list[Spot], phrase: str | None,
         try:
             changes = {rel: memories_off if everything else change.without(found, starts[rel])
                        for rel, found in blocks.items()}
-            done = change.apply(nb, changes, message, extra, trailers.for_verb("forget"))
+            done = change.apply(nb, changes, message, extra, trailers.for_verb("forget"), purging=True)
         except GitFailed as exc:
             raise GitFailed(f"the lines are gone from {where} but the commit failed: {exc.message}",
                             f"the pages are written; fix the cause, then: git add -- {' '.join(paths)} && "

@@ -57,7 +57,8 @@ def locate(nb: Notebook, target: str, every: bool) -> tuple[list[Spot], str | No
     if spot is not None:
         return [spot], None
     spots = _matches(nb, target)
-    if len(spots) > 1 and not every:
+    # HEAD's version of a line the work tree has edited is that line, not another place it is said
+    if len([s for s in spots if not s.at_head] or spots) > 1 and not every:
         shown = ", ".join(_where(s) for s in spots[:SHOWN]) + (" …" if len(spots) > SHOWN else "")
         raise Ambiguous(f"{quote(target)} is on {len(spots)} lines: {shown}",
                         "pass --all to forget every one, or name one as PATH:LINE")
@@ -98,21 +99,31 @@ def notes(nb: Notebook) -> Iterator[tuple[str, str]]:
 
 
 def _matches(nb: Notebook, target: str) -> list[Spot]:
-    """Every line of every note that contains the target (case and spacing ignored); if none
-    does, every such line of HEAD's version of the notes whose work-tree text lacks it (a forget
-    killed before its commit, a line a person deleted and did not commit): HEAD still holds it,
-    and the forget commits it off there."""
+    """Every line of every note that contains the target (case and spacing ignored), and every
+    such line of HEAD's version of a changed note that its work-tree text lacks (a forget killed
+    before its commit, a line a person deleted or edited and did not commit): HEAD still holds
+    it, and the forget commits it off there."""
     wanted = needle(target)
-    spots = [spot for rel, text in notes(nb) for spot in _found(rel, text, wanted)]
-    if spots:
-        return spots
+    texts = dict(notes(nb))
+    spots = [spot for rel, text in texts.items() for spot in _found(rel, text, wanted)]
     changed = set(nb.git.status(nb.prefix))
     head = nb.git.head()
     for entry in nb.git.tree(head, nb.prefix) if head and changed else []:
         rel = nb.rel(entry.path)
-        if entry.path in changed and rel is not None and nb.settings.is_note(rel):
-            spots += _found(rel, decode(nb.git.read_blob(entry.oid)), wanted, at_head=True)
+        if entry.path not in changed or rel is None or not nb.settings.is_note(rel):
+            continue
+        text = decode(nb.git.read_blob(entry.oid))
+        # HEAD's version holds it on lines the work tree does not have (a line a person deleted, or
+        # edited and did not commit: "Budget: 10k" made "Budget: 10k, approved by Dana"): HEAD still
+        # holds it, and the forget commits it off there too (a git user's run: only the work tree's
+        # line went, and sync would have pushed HEAD's)
+        now, lines = texts.get(rel, "").split("\n"), text.split("\n")
+        spots += [s for s in _found(rel, text, wanted, at_head=True) if not _has_run(now, lines[s.start - 1:s.end])]
     return spots
+
+
+def _has_run(lines: list[str], run: list[str]) -> bool:
+    return any(lines[i:i + len(run)] == run for i in range(len(lines) - len(run) + 1))
 
 
 def _found(rel: str, text: str, needle: str, at_head: bool = False) -> list[Spot]:
