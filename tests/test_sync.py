@@ -286,10 +286,10 @@ def test_init_writes_the_attributes_and_configures_the_driver(clones: tuple[Mem,
     assert a.git("check-attr", "merge", "memory/2026-11-22-1015.md").strip().endswith("gitmem-facts")
     assert a.git("check-attr", "merge", "knowledge/facts.md").strip().endswith("gitmem-facts")
     driver = a.git("config", "merge.gitmem-daily.driver").strip()
-    assert " -I -c " in driver and driver.endswith(" gitmem merge-driver %O %A %B %P")
+    assert " -I -c " in driver and driver.endswith(" gitmem merge-driver -- %O %A %B %P")
     assert os.path.exists(driver.split()[0])
     facts = a.git("config", "merge.gitmem-facts.driver").strip()
-    assert " -I -c " in facts and facts.endswith(" gitmem merge-driver --facts %O %A %B %P")
+    assert " -I -c " in facts and facts.endswith(" gitmem merge-driver --facts -- %O %A %B %P")
 
 
 def test_init_puts_an_old_notebooks_lines_in_order(clones: tuple[Mem, Mem]) -> None:

@@ -73,17 +73,19 @@ def _unmarked(nb: Notebook, rel: str, path: str, text: str, take: str | None, bu
     """A page git left unmerged without conflict markers: edited away by hand (the page as it stands is
     the resolution: a newcomer's team found no command took it), or never written (a merge driver that
     failed leaves our side as it was; one side deleted the page). A side taken is taken whole, as git
-    staged it; a page that is still one side, unedited, is no resolution (a git user's run: `--take
-    both` marked our side merged, and the merge undid every line of the teammate's)."""
+    staged it; a page that is still our side as it was is no resolution (a git user's run: `--take
+    both` marked our side merged, and the merge undid every line of the teammate's): `--take ours`
+    says it is."""
     git = nb.git
     staged = sync.sides(git, path)
     if take in sync.SIDES:
         with change.write_lock(nb):
             sync.take_side(git, path, take)
             return _conclude(nb, rel, take, 0, busy)
-    whole = [side for side, data in staged.items() if data is not None and data.decode("utf-8", "replace") == text]
-    if take is not None or (whole and staged["ours"] != staged["theirs"]):
-        state = f"is still {whole[0]} side as git staged it" if whole else "holds no conflict markers"
+    # our side as it was is what a driver that failed leaves (theirs, or any edit, was written by someone)
+    ours = staged["ours"] is not None and staged["ours"].decode("utf-8", "replace") == text
+    if take is not None or (ours and staged["ours"] != staged["theirs"]):
+        state = "is still ours side as git staged it" if ours else "holds no conflict markers"
         raise GitmemError(f"{rel} is unmerged and {state}: git wrote no markers to settle (its merge driver failed, "
                           "or one side deleted the page); nothing was changed",
                           f"take one side whole: git mem resolve --take ours|theirs -- {shlex.quote(rel)}; or have "
