@@ -213,6 +213,24 @@ def test_a_damaged_index_is_detected_and_rebuilt(mem: Mem, damage: str, tmp_path
 
 
 # -- failed commits -----------------------------------------------------------------------------
+def test_a_pre_commit_hook_that_adds_to_gitmem_s_commit_is_refused(mem: Mem) -> None:
+    """A git user's run (2026-11-27): a naive formatter hook re-added the work tree's copy of each staged
+    file, so gitmem's commit carried the person's draft line."""
+    mem("remember", "The gate code is 1234")
+    page = mem.path / "knowledge/facts.md"
+    page.write_text(page.read_text() + "- DRAFT (mine, not ready)\n")
+    hook = mem.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\ngit diff --cached --name-only | while read f; do git add \"$f\"; done\n")
+    hook.chmod(0o755)
+    head = mem.git("rev-parse", "HEAD")
+    result = mem("remember", "The bins go out on Tuesday", code=1)
+    assert result.stderr.startswith("error: a pre-commit hook changed gitmem's commit (knowledge/facts.md): it was "
+                                    "taken back, and gitmem's change is left staged; nothing was committed"), result.stderr
+    assert mem.git("rev-parse", "HEAD") == head and "DRAFT" not in mem.git("show", "HEAD:knowledge/facts.md")
+    assert "DRAFT" not in mem.git("show", ":knowledge/facts.md")  # git's index: gitmem's change only
+    assert "DRAFT" in page.read_text() and "bins" in page.read_text()
+
+
 def test_a_failed_commit_leaves_the_page_written_and_staged(mem: Mem) -> None:
     hook = mem.path / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
@@ -220,8 +238,9 @@ def test_a_failed_commit_leaves_the_page_written_and_staged(mem: Mem) -> None:
     head = mem.git("rev-parse", "HEAD")
     result = mem("remember", "The gate code changed to 2580", code=1)
     assert result.stderr == ("error: knowledge/facts.md is written but the commit failed: git commit failed: policy: "
-                             "no commits today (your note is safe in knowledge/facts.md; fix the cause, then commit "
-                             "it: git add -- knowledge/facts.md && git commit)\n")
+                             "no commits today (your note is safe in knowledge/facts.md, and gitmem's change is "
+                             "staged; fix the cause, then commit it: git commit (it takes all that is staged: see "
+                             "git status first))\n")
     assert "2580" in (mem.path / "knowledge/facts.md").read_text()
     assert mem.git("diff", "--cached", "--name-only").strip() == "knowledge/facts.md"  # staged, as documented
     assert mem.git("rev-parse", "HEAD") == head

@@ -125,7 +125,25 @@ def _commit_and_restage(git: Git, head: str | None, oids: dict[str, str], staged
         raise IndexNotUpdated(f"git's index could not be updated: {exc.message}; nothing was committed",
                               "run the command again once git is done (a git at work holds .git/index.lock)") from exc
     git.run("commit", "-q", "--no-edit", "-m", message, env=env)
-    return _on_base(git, head, tree)
+    return _as_built(git, head, _on_base(git, head, tree), tree)
+
+
+def _as_built(git: Git, base: str | None, new: str, tree: str) -> str:
+    """gitmem's commit, if it holds the tree gitmem built; else (a person's pre-commit hook added to
+    it: a formatter that runs `git add` on what it finds staged put their draft in gitmem's commit, a
+    git user's run) taken back off the branch, and refused: a gitmem commit holds only its change."""
+    made = tree_id(git, new)
+    if made == tree:
+        return new
+    extra = git.run("diff-tree", "-r", "--name-only", "-z", tree, made).decode("utf-8", "replace").split("\0")
+    paths = ", ".join(p for p in extra if p) or "its tree"
+    if base is not None and git.head() == new and _swap_head(git, base, new):
+        raise GitmemError(f"a pre-commit hook changed gitmem's commit ({paths}): it was taken back, and gitmem's "
+                          "change is left staged; nothing was committed",
+                          "make the hook leave files it did not change alone (no 'git add' of the work tree), "
+                          "or commit the staged change yourself: git commit")
+    raise GitmemError(f"a pre-commit hook changed gitmem's commit {new[:7]} ({paths}), and gitmem cannot take it "
+                      "back now", f"see what it holds: git show {new[:7]}")
 
 
 def _on_base(git: Git, base: str | None, tree: str) -> str:

@@ -48,9 +48,10 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | Non
         done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []),
                             expected=expected)
     except GitFailed as exc:
+        # not `git add -- PAGE`: it took the person's own unstaged edits of the page along (a git user's run)
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
-                        f"your note is safe in {rel}; fix the cause, then commit it: "
-                        f"git add -- {nb.repo_path(rel)} && git commit") from exc
+                        f"your note is safe in {rel}, and gitmem's change is staged; fix the cause, then commit it: "
+                        "git commit (it takes all that is staged: see git status first)") from exc
     if done is None or rel not in done.edits and done.commit is None:
         made = edit(nb.read(rel))
         lines = {"start": made.start_line, "end": made.end_line} if made else {"start": 1, "end": 1}
