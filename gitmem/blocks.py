@@ -5,6 +5,8 @@ and its own lines. The index stores each block as a retrieval unit of its own
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -189,6 +191,12 @@ def kept(text: str) -> tuple[Block, ...]:
     return tuple(blocks(text))
 
 
+@lru_cache(maxsize=64)  # the pages being cut now: a page is cut once a chunk
+def _lines_and_ends(text: str) -> tuple[list[str], list[int]]:
+    """A page's lines, and the last line of each of its blocks, in order."""
+    return text.split("\n"), [b.end for b in kept(text)]
+
+
 # (text, start, end, heading path, heading with text under it, context, statement) of a block cut to a chunk
 Cut = tuple[str, int, int, tuple[str, ...], bool, str, bool]
 
@@ -197,9 +205,14 @@ Cut = tuple[str, int, int, tuple[str, ...], bool, str, bool]
 def cut(text: str, start: int, end: int) -> tuple[Cut, ...]:
     """The blocks of the page `text` inside lines start..end (a chunk), cut to them: the facts
     search weighs for a hit on those lines (search/facts.py)."""
-    lines = text.split("\n")
+    lines, ends = _lines_and_ends(text)
     found = []
-    for b in kept(text):
+    every = kept(text)
+    # from the first block that ends at or after `start` (blocks follow each other down the page): a walk
+    # of the whole page for each chunk took time in the page's square (20k list items: 3 s, a newcomer)
+    for b in itertools.islice(every, bisect.bisect_left(ends, start), None):
+        if b.start > end:
+            break
         lo, hi = max(b.start, start), min(b.end, end)
         if lo > hi:
             continue

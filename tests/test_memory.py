@@ -270,6 +270,13 @@ def test_write_with_expected_refuses_a_page_changed_meanwhile(mem: Mem) -> None:
 
 @pytest.mark.tally("bad-input/fault matrix")
 @pytest.mark.tally("bad-input/fault matrix")
+def test_a_fact_of_a_page_s_length_is_refused(mem: Mem) -> None:
+    failed = mem("remember", "-", input="word " * 5000, code=2)
+    assert failed.stderr == ("error: the fact is 25,000 characters; a fact holds at most 20,000 (write a longer text "
+                             "as a page: git mem write PAGE - < FILE)\n")
+
+
+@pytest.mark.tally("bad-input/fault matrix")
 def test_a_write_that_would_take_away_uncommitted_text_is_refused(mem: Mem) -> None:
     """A git user's run (2026-11-27): `write --replace` of a section dropped the person's uncommitted line,
     which no commit or blob held."""

@@ -84,6 +84,11 @@ def test_view_lists_and_numbers_lines(mem: Mem, tool: NotebookMemoryTool) -> Non
      "error: 'memories/.git/config.md' names a hidden file (gitmem pages cannot be hidden files (.git, .gitmem.toml))"),
     ({"command": "create", "path": "/memories/run.sh", "file_text": "x"},
      "/memories/run.sh is not a memory file gitmem keeps: name it with .md, e.g. /memories/notes.md"),
+    # a newcomer's (2026-11-27): an AttributeError, and a 14 MB page that held the index 40 minutes
+    ({"command": "create", "path": "/memories/c.md"}, "error: no text given (file_text is required)"),
+    ({"command": "create", "path": "/memories/c.md", "file_text": "- line\n" * 200_000},
+     "error: the file would hold 1,400,000 characters; a memory file holds at most 1,048,576: split it into "
+     "smaller files"),
 ])
 def test_errors_are_tool_results_in_the_sdks_words(mem: Mem, tool: NotebookMemoryTool, command: dict,
                                                    error: str) -> None:
@@ -94,6 +99,13 @@ def test_errors_are_tool_results_in_the_sdks_words(mem: Mem, tool: NotebookMemor
         tool.call(command)
     assert str(caught.value) == error
     assert commits(mem) == start and (mem.path / "memories/a.md").read_text() == "x\nx\n"
+
+
+def test_a_nul_from_the_agent_is_taken_out(mem: Mem, tool: NotebookMemoryTool) -> None:
+    """It made the page a binary file, which gitmem then refused to read (a newcomer's, 2026-11-27)."""
+    tool.call({"command": "create", "path": "/memories/nul.md", "file_text": "a\x00b\n"})
+    assert (mem.path / "memories/nul.md").read_text() == "ab\n"
+    assert mem("get", "memories/nul.md").stdout == "ab\n"
 
 
 def test_no_symlinks_and_the_guard_applies(mem: Mem, tool: NotebookMemoryTool, tmp_path) -> None:

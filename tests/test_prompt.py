@@ -91,8 +91,10 @@ def test_nothing_once_the_budget_is_spent(nb: Path) -> None:
 
 @pytest.mark.tally("bad-input/fault matrix")
 @pytest.mark.parametrize("payload", ["not json", "[1, 2]", {**PAYLOAD, "prompt": "   "}, {**PAYLOAD, "prompt": 7},
-                                     {k: v for k, v in PAYLOAD.items() if k != "prompt"}, "x" * (1024 * 1024 + 1)],
-                         ids=["not-json", "a-list", "blank-prompt", "number-prompt", "no-prompt", "over-1-MiB"])
+                                     {k: v for k, v in PAYLOAD.items() if k != "prompt"}, "x" * (1024 * 1024 + 1),
+                                     '{"prompt":' + "[" * 100_000 + "]" * 100_000 + "}"],
+                         ids=["not-json", "a-list", "blank-prompt", "number-prompt", "no-prompt", "over-1-MiB",
+                              "nested-100k"])
 def test_input_that_is_not_a_prompt_gives_nothing(nb: Path, payload: object) -> None:
     assert prompt(nb, payload, GITMEM_PROMPT_BUDGET="600") == (0, "", "")
 

@@ -51,6 +51,7 @@ from ..gitops import commits
 from ..gitops.repo import open_notebook
 from ..notebook import Notebook
 from ..notes import change, guard, trailers
+from ..text import clean_text
 
 ROOT = "/memories"
 WIDTH = 6  # line numbers as the SDK's local tool prints them
@@ -178,7 +179,7 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
         self._write(rel, "insert", inserted, needs=command.path)
         return f"The file {command.path} has been edited."
 
-    def _write(self, rel: str, verb: str, make: Callable[[str], str], must_be_new: bool = False,
+    def _write(self, rel: str, verb: str, make: Callable[[str], str | None], must_be_new: bool = False,
                needs: str | None = None) -> str:
         """Apply `make` (the new text from the current text) as one commit, under the write lock."""
         try:
@@ -189,7 +190,7 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                 if must_be_new and os.path.lexists(self.nb.file(rel)):
                     raise ToolError(f"File {self._shown(rel)} already exists")
                 before = change.current(self.nb, rel)
-                after = make(before)
+                after = _given(make(before), before)
                 guard.check(after if must_be_new else _added(before, after), False, rel)
                 self.nb.file(rel).parent.mkdir(parents=True, exist_ok=True)
                 with trailers.by_agent():  # the agent's: never a page that tells it who it is
@@ -310,3 +311,20 @@ def _prune(folder: Path) -> None:
             os.rmdir(current)
         except OSError:
             pass
+
+
+# characters a page the agent writes may hold: a 14 MB page of list items held a notebook's index 40 minutes
+MAX_PAGE = 1 << 20
+
+
+def _given(after: str | None, before: str) -> str:
+    """The page's new text as the agent gave it, cleaned as every text from an agent is (NUL and other
+    controls out: a NUL made the page a binary file); a ToolError for no text, or a page grown past
+    MAX_PAGE (a newcomer's 2,000,000-line create was taken)."""
+    if not isinstance(after, str):
+        raise ToolError("error: no text given (file_text is required)")
+    after = clean_text(after)
+    if len(after) > MAX_PAGE and len(after) > len(before):
+        raise ToolError(f"error: the file would hold {len(after):,} characters; a memory file holds at most "
+                        f"{MAX_PAGE:,}: split it into smaller files")
+    return after

@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..text import loads as bounded_json
+
 BUDGET = 0.3  # seconds from this process's start (the interpreter's own start included) to its answer
 MARGIN = 0.03  # kept for printing and exiting
 LIMIT = 5  # facts injected, at most ...
@@ -109,8 +111,8 @@ def read_prompt(raw: bytes) -> str | None:
     """The prompt from Claude Code's UserPromptSubmit input, cut to MAX_QUERY; None if there is none."""
     if len(raw) > MAX_INPUT:
         return None
-    try:
-        payload = json.loads(raw)
+    try:  # bounded: plain json.loads recursed to a RecursionError on 100,000 nested brackets (a newcomer's)
+        payload = bounded_json(raw.decode("utf-8"))
     except ValueError:
         return None
     prompt = payload.get("prompt") if isinstance(payload, dict) else None

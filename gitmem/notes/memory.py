@@ -75,6 +75,9 @@ def route(nb: Notebook, text: str, to: str | None, section: str | None,
     return folder_page, section, cat
 
 
+MAX_FACT = 20_000  # characters of one fact: a list item, a line, a short paragraph
+
+
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
              category: str | None = None, force: bool = False, allow: bool = False,
              keep_both: bool = False) -> Written:
@@ -82,6 +85,9 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     one line of the page (same subject and attribute, another value; see supersede.py) replaces
     that line in the same commit, unless `keep_both`."""
     text = given_text(text, "fact")
+    if len(text) > MAX_FACT:  # a megabyte of prose took 13 s of routing and matching: it is a page
+        raise UsageError(f"the fact is {len(text):,} characters; a fact holds at most {MAX_FACT:,}",
+                         "write a longer text as a page: git mem write PAGE - < FILE")
     _section(section)
     rel, section, cat = route(nb, text, to, section, category)
     text = routing.unmarked(text) if CATEGORIES[cat][2] else text
