@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gitmem.gitops.factmerge import blank_conflicts, hunks, merge_facts, resolve_text
@@ -110,6 +110,13 @@ def test_git_merges_a_page_whose_name_starts_with_a_dash(mem: Mem) -> None:
     assert (mem.path / "--help.md").read_text() == BASE + "- x\n- y\n"
 
 
+def test_a_repeated_line_does_not_move_a_fact_as_git_would_not() -> None:
+    """A git user's run (2026-11-27): with "- b" twice on the page, the line ours added before "- TODO"
+    went to the end of the page; git's own merge keeps it in place, and so does the fact merge now."""
+    base, ours = "- b\n\n- TODO\n- e\n- b\n", "- b\n\n- NEW\n- TODO\n- e\n- b\n"
+    assert merge_facts(base, ours, "- Y8\n\n- TODO\n- b\n") == ("- Y8\n\n- NEW\n- TODO\n- b\n", True)
+
+
 def page(lines: list[str]) -> str:
     """Lines as a file holds them: each ended by a newline."""
     return "".join(line + "\n" for line in lines)
@@ -121,6 +128,7 @@ facts = st.lists(st.sampled_from([f"- fact {i}" for i in range(12)] + ["", "## S
 
 @settings(max_examples=200, deadline=None)
 @given(facts, facts, facts, st.integers(0, 8), st.integers(0, 8))
+@example(["- fact 1", "- fact 1"], ["- fact 0"], [""], 1, 1)  # a repeated line paired across the page (found here)
 def test_lines_both_sides_add_are_all_kept_each_in_its_own_order(base: list[str], mine: list[str],
                                                                   yours: list[str], at_a: int, at_b: int) -> None:
     at_a, at_b = min(at_a, len(base)), min(at_b, len(base))

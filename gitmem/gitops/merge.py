@@ -112,11 +112,22 @@ def _changes(base: list[str], side: list[str], fine: bool = False) -> list[tuple
     """(start, end, replacement) in base coordinates for each change on one side. `fine`: a
     replacement of k items by m is k one-item replacements and then the insertion or deletion
     of the rest, so that a fact added right after one changed is not part of that change."""
-    matcher = SequenceMatcher(None, base, side, autojunk=False)
+    # the lines both share at the start and at the end first, as git's diff does: SequenceMatcher's
+    # longest match can pair a repeated line across the page ("- a", "- a" against "- a", "", "- a"
+    # read as the first line deleted and two added at the end), and a fact the other side added after
+    # that first line then came before it (a property test found it, 2026-11-27)
+    head = 0
+    while head < min(len(base), len(side)) and base[head] == side[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(base), len(side)) - head and base[-1 - tail] == side[-1 - tail]:
+        tail += 1
+    matcher = SequenceMatcher(None, base[head:len(base) - tail], side[head:len(side) - tail], autojunk=False)
     out: list[tuple[int, int, list[str]]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if not fine or tag != "replace":
             out.append((i1, i2, side[j1:j2]))
             continue
