@@ -139,6 +139,7 @@ def test_get_pages_and_ranges(mem: Mem) -> None:
     (("get", "a.md:3-2"), "error: the range 3-2 of a.md is reversed (it ends before it starts) "
                           "(put the first line first: a.md:2-3)"),
     (("get", "missing.md"), "error: no page missing.md in the notebook"),
+    (("get", "a.md:abc"), "error: 'abc' is not a line range of a.md (give PATH:START or PATH:START-END, e.g. a.md:3-5)"),
     (("get", "../../etc/passwd"), "error: '../../etc/passwd' leaves the notebook"),
     (("get", "/etc/passwd"), "error: '/etc/passwd' is outside the notebook"),
     (("remember", ""), "error: empty fact"),

@@ -358,7 +358,14 @@ def test_errors_and_hints_name_tool_parameters_not_cli_flags(mem: Mem) -> None:
     assert server.compact(out)["hint"] == "already remembered; pass force=true to store it again"
     assert server.for_agents("find sessions with: git mem search --in sessions WORDS") == \
         "find sessions with: the search tool in=sessions WORDS"
-    assert server.for_agents("a person who is sure can pass --no-guard") == "a person who is sure can pass --no-guard"
+    # what only a person can do is said so, and what the CLI reads from stdin is the tool's text (a newcomer's)
+    assert server.for_agents("a person who is sure can pass --no-guard") == \
+        "a person who is sure can store it themselves; an agent cannot"
+    assert server.for_agents("give at least --budget 57") == "give at least budget=57"
+    assert server.for_agents("e.g. git mem why reference/contacts.md:3") == \
+        "e.g. the why tool with path=reference/contacts.md:3"
+    ok, text = h.call("remember", {"text": "   "})
+    assert not ok and text == "error: empty fact (give the fact as the tool's text)", text
     ok, out = h.call("recall", {"query": "what is the capital of Mongolia"})  # a newcomer's: CLI wording in MCP
     notes = " ".join(server.compact(out)["notes"])
     assert ok and "pass min_score=0 to see the closest anyway" in notes and "--min-score" not in notes, notes

@@ -74,7 +74,9 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
         try:
             return self.nb.page(f"{self.folder}/{inner}" if inner else self.folder, default_suffix="")
         except GitmemError as exc:
-            raise ToolError(f"error: {exc.line()}") from exc
+            from .server import for_agents  # worded for a tool caller, as the MCP server's errors are
+
+            raise ToolError(f"error: {for_agents(exc.line())}") from exc
 
     def _page(self, path: str) -> str:
         rel = self._rel(path)
@@ -108,7 +110,9 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
         try:
             data = self.nb.read_bytes(rel)
         except GitmemError as exc:
-            raise ToolError(f"error: {exc.line()}") from exc
+            from .server import for_agents  # worded for a tool caller, as the MCP server's errors are
+
+            raise ToolError(f"error: {for_agents(exc.line())}") from exc
         if data is None:
             raise ToolError(f"The path {path} does not exist. Please provide a valid path.")
         return self.nb.read(rel)
@@ -198,7 +202,9 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                                  f"mem: memory {verb} {rel}", trailers=self._trailers(verb))
                 return after
         except GitmemError as exc:
-            raise ToolError(f"error: {exc.line()}") from exc
+            from .server import for_agents  # worded for a tool caller, as the MCP server's errors are
+
+            raise ToolError(f"error: {for_agents(exc.line())}") from exc
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         rel = self._rel(command.path)
@@ -273,7 +279,9 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                 if tracked:
                     commits.commit(self.nb.git, tracked, message, self._trailers(verb))
         except GitmemError as exc:
-            raise ToolError(f"error: {exc.line()}") from exc
+            from .server import for_agents  # worded for a tool caller, as the MCP server's errors are
+
+            raise ToolError(f"error: {for_agents(exc.line())}") from exc
 
     def _trailers(self, verb: str) -> list[tuple[str, str]]:
         return trailers.for_verb("memory", Tool=f"memory {verb}")

@@ -215,15 +215,21 @@ def lenient(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
 AGENT_FLAGS = {"all": "every", "force": "force", "history": "history", "replace": "replace", "flush": "flush"}
 AGENT_VALUES = {"at": "at", "date": "date", "from": "from", "to": "to", "since": "since", "until": "until",
                 "in": "in", "mode": "mode", "path": "path", "section": "section", "grep": "grep",
-                "category": "category", "tag": "tags", "type": "type", "min-score": "min_score", "limit": "limit"}
+                "category": "category", "tag": "tags", "type": "type", "min-score": "min_score", "limit": "limit",
+                "budget": "budget"}
+# what a person is told that a tool caller cannot do, said as what it can (a newcomer's agent was told
+# to pass --no-guard, which counts for nothing from an agent, and to read the fact from stdin)
+SAID_TO_PEOPLE = ((re.compile(r"a person who is sure can pass --no-guard"),
+                   "a person who is sure can store it themselves; an agent cannot"),
+                  (re.compile(r"as an argument, or '-' to read it from stdin"), "as the tool's text"))
 # a value follows a flag if it looks like one (a date, path, quoted text, group, mode or Title), not like a word
 VALUE = r'"[^"]*"|[^\s;,)]*[\d/._:][^\s;,)]*|sessions|notebook|daily|hybrid|keyword|semantic|[A-Z][\w-]*'
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)(?:[ =](" + VALUE + r"))?(?![\w-])")
 COMMAND = re.compile(r"\bgit mem (" + "|".join(("context", "remember", "daily", "write", "get", "recall", "search",
                                                    "log", "forget")) + r")\b")
 
-PAGE_PARAMS = {"write": "page", "get": "path"}
-PAGE_COMMAND = re.compile(r"\bgit mem (write|get) ([^\s;,)]+)(?: TEXT\b)?")
+PAGE_PARAMS = {"write": "page", "get": "path", "why": "path"}
+PAGE_COMMAND = re.compile(r"\bgit mem (write|get|why) ([^\s;,)]+)(?: TEXT\b)?")
 
 
 # verbs of two words, and the structured-memory verbs, as their tools (before COMMAND and FLAG see them)
@@ -246,6 +252,8 @@ def for_agents(text: str) -> str:
             return f"{AGENT_VALUES[name]}={value}" if value else AGENT_VALUES[name]
         return match.group(0)
 
+    for said, instead in SAID_TO_PEOPLE:
+        text = said.sub(instead, text)
     text = TOOL_COMMAND.sub(lambda m: f"the {TOOL_OF[m.group(1)]} tool" + (" with every=true" if m.group(0).endswith(
         "--all") else ""), text)  # TEXT, --reason WHY and TITLE are the tool's parameters: dropped
     text = FLAG.sub(flag, text)

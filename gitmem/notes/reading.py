@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import BadRange, PageNotFound
+from ..errors import BadRange, GitmemError, PageNotFound
 from ..notebook import Notebook
 
 
@@ -42,6 +42,7 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
         return _document(nb, spec, paged, at)
     match = RANGE.match(spec)
     name = match.group("path") if match else spec
+    _not_a_range(nb, spec, match)
     revision = None
     if at is None:
         rel = nb.page(name, must_exist=True)
@@ -54,6 +55,20 @@ def get(nb: Notebook, spec: str, at: str | None = None) -> Page:
     start, end = line_range(match, rel, len(lines))
     chosen = lines[start - 1:end]
     return Page(rel, {"start": start, "end": end}, len(lines), "\n".join(chosen) + "\n", revision)
+
+
+def _not_a_range(nb: Notebook, spec: str, match: re.Match[str] | None) -> None:
+    """UsageError for PATH:WHAT where PATH is a page and WHAT no line range ("contacts.md:abc" was
+    read as a page of that name, and the hint said to create it: a newcomer's)."""
+    head, colon, tail = spec.rpartition(":")
+    if match is not None or not colon or not head or not tail:
+        return
+    try:
+        page = nb.page(head)
+    except GitmemError:  # no page by that name either: PageNotFound names it below
+        return
+    if nb.read_bytes(page) is not None:
+        raise BadRange(f"{tail!r} is not a line range of {page}", f"give PATH:START or PATH:START-END, e.g. {page}:3-5")
 
 
 def path_part(spec: str) -> str:
