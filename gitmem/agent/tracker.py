@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import dates
-from ..errors import UsageError
+from ..errors import EmptyText
 from ..gitops import trailerlog
 from ..notebook import Notebook
 from ..notes import trailers
@@ -66,7 +66,7 @@ def changes(nb: Notebook, session: str) -> Changes:
     """
     session = trailers.clean(session)
     if not session:
-        raise UsageError("empty session id", "give the id the session wrote with (GITMEM_SESSION), "
+        raise EmptyText("empty session id", "give the id the session wrote with (GITMEM_SESSION), "
                                             "e.g. git mem session changes chat-42")
     out = Changes(session)
     for mark in trailerlog.with_trailer(nb.git, trailers.PREFIX + "Session", session):

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import credentials, supersede
-from ..errors import GitmemError, UsageError
+from ..errors import EmptyText, GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
 from ..verbs import PRIORITIES  # the watch request's choices (verbs.Watch)
@@ -98,7 +98,7 @@ def listing(nb: Notebook) -> WatchList:
 def _name(name: str) -> str:
     name = " ".join((name or "").split())
     if not name:
-        raise UsageError("empty name", "give the name to watch, e.g. git mem watch Sarah")
+        raise EmptyText("empty name", "give the name to watch, e.g. git mem watch Sarah")
     if "*" in name or len(name) > 80:
         raise UsageError(f"not a name to watch: {name!r}", "give a person's or thing's name, e.g. Sarah")
     return name
