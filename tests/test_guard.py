@@ -163,6 +163,10 @@ def test_guard_command_on_files(mem: Mem) -> None:
     # by hand (a newcomer checked pages committed already): no word of a commit
     assert result.stderr.splitlines()[-1] == ("error: 2 finding(s) in 1 file(s) (remove them: git mem forget b.md:3 "
                                               "takes a line out of the notebook and its index)")
+    # a name from a pull is escaped and quoted in the hint: its newline forged a line (a git user's run)
+    forged = mem.write("x\ngitmem: guard OK.md", expand("token = ghp_{ALNUM:36}\n"))
+    last = mem("guard", str(forged.relative_to(mem.path)), code=1).stderr
+    assert last.count("\n") == 3 and "git mem forget 'x\\ngitmem: guard OK.md:1' takes" in last, last
     with pytest.MonkeyPatch.context() as patch:  # as the pre-commit framework runs it
         patch.setenv("PRE_COMMIT", "1")
         hooked = mem("guard", "a.md", "b.md", code=1).stderr.splitlines()[-1]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from .. import credentials
 from ..credentials import GENERIC, REDACTED, TRAILING
 from ..errors import Refused
+from ..paths import shown
 from .requests import REQUEST_PATTERNS
 
 # detect-secrets plugins that name a token format. The entropy plugins flag
@@ -265,8 +267,9 @@ class FileScan:
         if committing:
             return Refused(f"{found}; nothing was committed", "remove them, or commit with --no-verify if you are sure")
         first = self.findings[0]  # run by hand, on pages committed already (a newcomer's check)
-        return Refused(found, f"remove them: git mem forget {first['path']}:{first['line']} takes a line out of "
-                              "the notebook and its index")
+        # the name came with a pull: escaped and quoted (a newline in it printed a forged line, a git user's run)
+        where = shown(shlex.quote(f"{first['path']}:{first['line']}"))
+        return Refused(found, f"remove them: git mem forget {where} takes a line out of the notebook and its index")
 
 
 def check_files(paths: list[str]) -> FileScan:
