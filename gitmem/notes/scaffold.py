@@ -11,6 +11,7 @@ from ..gitops import commits, hookrun, hooks, merge, vectorref
 from ..gitops.git import Git
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write
+from ..gitops.plumbing import EMPTY_TREE
 from ..index.maintenance import HISTORY_AT_INIT, IndexSummary, Progress, catch_up
 from ..notebook import Notebook
 from ..paths import confine
@@ -74,6 +75,7 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
             notes.append(f"{attributes} has uncommitted changes of yours, so gitmem's lines were added to it but "
                          f"not committed; commit them with yours when you are ready: git commit {attributes}")
     commit, identity = None, None
+    notes.extend(_cloned(nb, git.head()))
     created = [path for path in created if git.status(path)]  # a file rewritten as HEAD has it is no change
     if created:
         commit, fallback = commits.commit(git, created, "mem: init notebook")
@@ -89,6 +91,20 @@ def init(path: Path, layout: str | None = None, folder: str | None = None, build
         notes.extend(summary.notes)
     return InitResult(str(git.top), str(nb.root), settings.layout, created, commit, summary, identity, notes,
                       installed)
+
+
+def _cloned(nb: Notebook, head: str | None) -> list[str]:
+    """The lines of a notebook that came with a clone (its history before gitmem's init) that the
+    write guard would refuse, and page names that read as orders, named as a pull's are: only a
+    merge's hooks looked, and a fresh `git clone` + `git mem init` said nothing of them (a git user's
+    run). At most the hooks' number of pages and bytes."""
+    from . import pulled
+
+    if head is None:
+        return []
+    found = pulled.findings(nb, EMPTY_TREE, head, pulled.HOOK_PAGES)
+    return [f"in this clone: {line.removeprefix('pulled ')}" for line in found
+            if line.startswith(("pulled text ", "pulled page "))]
 
 
 def _share_refs(git: Git) -> list[str]:
