@@ -23,6 +23,10 @@ DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 # the page `git mem init --agent-instructions` writes: how the agent should use the notebook, which
 # `context` always loads; recall and the prompt hook leave it out (its lines are no memories)
 INSTRUCTIONS_PAGE = "reference/agent-instructions.md"
+# the watch list (notes/watch.py; folders, flat): bookkeeping of whom to watch ("**Priya** — priority: high");
+# the folders layout's, under reference/, is given to the agent whole by `context` and is never an answer
+# ("what is Priya's role" put it first, a newcomer's); the flat layout's is not in the context: recall finds it
+WATCH_PAGES = ("reference/watched.md", "WATCHED.md")
 PLAN_PAGE = "PLAN.md"  # the agent's plan (notes/plan.py)
 # the pages that tell the agent who it is, whom it serves and how to work, at the notebook's top
 IDENTITY_PAGES = ("SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "CLAUDE.md")

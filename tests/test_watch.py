@@ -23,6 +23,19 @@ def test_watch_list_and_unwatch(mem: Mem) -> None:
     assert "Sarah is not watched" in mem("unwatch", "Sarah", code=1).stderr
 
 
+def test_the_watch_list_is_no_answer(mem: Mem, flat: Mem) -> None:
+    """"what is Priya's role" put "**Priya** — priority: high" first (an agent developer's run): the list is
+    bookkeeping, which `context` gives whole (the folders layout's, under reference/)."""
+    for nb in (mem, flat):
+        nb("watch", "Priya", "--priority", "high")
+        nb("remember", "Priya Nair is the engineering manager")
+    found = mem.json("recall", "--mode", "keyword", "Priya")["results"]
+    assert found and not any(r["path"] == "reference/watched.md" for r in found), found
+    assert "**Priya** — priority: high" in mem("context").stdout
+    # the flat layout's context has no watch list: recall finds it there
+    assert "WATCHED.md" in {r["path"] for r in flat.json("recall", "--mode", "keyword", "Priya")["results"]}
+
+
 def test_flat_layout_keeps_the_list_at_the_top(flat: Mem) -> None:
     flat("watch", "Sarah")
     assert (flat.path / "WATCHED.md").is_file()

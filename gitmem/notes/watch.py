@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import credentials, supersede
+from .. import config, credentials, supersede
 from ..errors import EmptyText, GitmemError, UsageError
 from ..markdown import normalize_fact
 from ..notebook import Notebook
@@ -71,7 +71,7 @@ class Conflict:
 
 
 def page_of(nb: Notebook) -> str:
-    return nb.page("reference/watched.md" if nb.settings.layout == "folders" else "WATCHED.md")
+    return nb.page(config.WATCH_PAGES[0] if nb.settings.layout == "folders" else config.WATCH_PAGES[1])
 
 
 def entry(name: str, priority: str, reason: str) -> str:

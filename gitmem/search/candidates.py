@@ -138,7 +138,7 @@ def _filters(conn: apsw.Connection, query: Query, view: View) -> tuple[list[str]
     """SQL conditions (index/cand.py) on view row v, blob b and chunk c that a candidate meets."""
     conditions = [cand.in_groups(query.groups), *(cand.tagged(tag) for tag in query.tags)]
     if not query.instructions:
-        conditions.append(cand.not_at((config.INSTRUCTIONS_PAGE,)))
+        conditions.append(cand.not_at((config.INSTRUCTIONS_PAGE, config.WATCH_PAGES[0])))
     if query.type:
         conditions.append(cand.typed(query.type))
     window = dates.window(query.since, query.until)
