@@ -160,3 +160,16 @@ def test_no_daemon_is_started_outside_a_notebook(tmp_path: Path) -> None:
     assert client.wanted_for_prompts(notebook)
     subprocess.run(["git", "config", "mem.daemon", "false"], cwd=notebook, check=True)
     assert not client.wanted_for_prompts(notebook)
+
+
+def test_the_note_on_a_late_answer_says_why() -> None:
+    """An agent developer's run (2026-11-27): prompts right after the daemon started were told "a busy
+    machine?" on an idle one, while the daemon loaded its model."""
+    from gitmem.cli.prompt import late
+
+    head = "gitmem: no answer within the prompt's 0.3 s; "
+    assert late(0.3, False, True, True) == head + ("the warm daemon is still catching up and loading its model; it "
+                                                   "answers the next prompts in milliseconds\n")
+    assert late(0.3, False, True).startswith(head + "the warm daemon did not answer in time (a busy machine?)")
+    assert late(0.3, True, False).startswith(head + "the warm daemon is starting")
+    assert late(0.3, False, False).startswith(head + "a warm daemon answers in milliseconds: git mem daemon start")

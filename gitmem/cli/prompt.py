@@ -63,6 +63,25 @@ def started() -> float:
     return time.monotonic() - min(max(0.0, age), 60.0)  # a clock oddity never spends more than the budget
 
 
+PING = 0.1  # seconds to ask a late daemon whether it is still warming up (the budget is spent already)
+
+
+def late(seconds: float, starting: bool, up: bool, warming: bool = False) -> str:
+    """Why no answer came within the prompt's budget, and what answers the next prompts."""
+    said = f"gitmem: no answer within the prompt's {seconds:g} s; "
+    if starting:
+        return said + ("the warm daemon is starting and answers the next prompts in milliseconds "
+                       "(git mem daemon status)\n")
+    if up and warming:
+        # "a busy machine?" on an idle one, while the daemon loaded its model (an agent developer's run)
+        return said + ("the warm daemon is still catching up and loading its model; it answers the next prompts "
+                       "in milliseconds\n")
+    if up:
+        return said + ("the warm daemon did not answer in time (a busy machine?); GITMEM_PROMPT_BUDGET gives it "
+                       "longer, in seconds\n")
+    return said + "a warm daemon answers in milliseconds: git mem daemon start, or git config mem.daemon true\n"
+
+
 def main(argv: list[str]) -> int:
     """The hook: stdin JSON in, Claude Code's hook JSON out (or nothing)."""
     from . import client
@@ -97,11 +116,8 @@ def main(argv: list[str]) -> int:
         sys.stdout.flush()
         # the daemon up and late is no reason to start one (a newcomer's was told to, under load)
         up = found is not None and why is None and not client.switched_off()
-        sys.stderr.write(f"gitmem: no answer within the prompt's {budget():g} s; " + (
-            "the warm daemon is starting and answers the next prompts in milliseconds (git mem daemon status)\n"
-            if starting else "the warm daemon did not answer in time (a busy machine?); GITMEM_PROMPT_BUDGET "
-            "gives it longer, in seconds\n" if up else "a warm daemon answers in milliseconds: git mem daemon "
-            "start, or git config mem.daemon true\n"))
+        state = client.ask(client.socket_path(found[1]), {"op": "ping"}, wait=PING) if up and found else None
+        sys.stderr.write(late(budget(), bool(starting), up, state is not None and not state.get("ready")))
         sys.stderr.flush()
         os._exit(0)
     return 0
