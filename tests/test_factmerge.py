@@ -110,6 +110,17 @@ def test_git_merges_a_page_whose_name_starts_with_a_dash(mem: Mem) -> None:
     assert (mem.path / "--help.md").read_text() == BASE + "- x\n- y\n"
 
 
+def test_a_file_that_is_no_page_is_merged_by_git_s_own_merge(mem: Mem, tmp_path: Path) -> None:
+    """A git user's run (2026-11-27): a pulled `* merge=gitmem-facts` sent code to the fact merge, which
+    merged two edits of one `if` "cleanly" by keeping both."""
+    files = {}
+    for name, text in (("O", "if a:\n    x = 1\n"), ("A", "if a:\n    x = 2\n"), ("B", "if a:\n    x = 3\n")):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    result = mem("merge-driver", "--facts", "--", *(str(files[n]) for n in "OAB"), "app.py", code=1)
+    assert result.stderr == "" and "<<<<<<<" in files["A"].read_text() and "x = 3" in files["A"].read_text()
+
+
 def test_a_repeated_line_does_not_move_a_fact_as_git_would_not() -> None:
     """A git user's run (2026-11-27): with "- b" twice on the page, the line ours added before "- TODO"
     went to the end of the page; git's own merge keeps it in place, and so does the fact merge now."""

@@ -218,6 +218,8 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str, facts: bool) -
     from ..paths import shown
 
     if not merge.merge_files(base, ours, theirs, path, factmerge.merge_facts if facts else None):
+        if path and not path.lower().endswith(merge.NOTE_ENDINGS):
+            sys.exit(1)  # git's own line merge stopped on a conflict: git says so, and what to do
         what, name = "fact" if facts else "entry", str(path or ours)
         # the name came with a pull: shown escaped, and quoted in the command to copy (`$(...)` in it ran)
         click.echo(f"gitmem: {shown(name)}: both sides changed the same {what}; run 'git mem resolve --take "

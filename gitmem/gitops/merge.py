@@ -210,6 +210,19 @@ def _conflict(ours: list[str], theirs: list[str], labels: tuple[str, str]) -> st
     return f"{lt} {labels[0]}\n{join(ours)}{eq}\n{join(theirs)}{gt} {labels[1]}"
 
 
+NOTE_ENDINGS = (".md", ".markdown")  # the files the drivers are for; a pulled .gitattributes may name others
+
+
+def _plain_merge(base: Path, ours: Path, theirs: Path) -> bool:
+    """git's own line merge, into `ours`: a file that is no page (a pulled `* merge=gitmem-facts` sent
+    code to the fact merge, which took both sides of an `if` as two facts: a git user's run)."""
+    import subprocess
+
+    done = subprocess.run(["git", "merge-file", "-q", str(ours), str(base), str(theirs)], stdin=subprocess.DEVNULL,
+                          capture_output=True)
+    return done.returncode == 0
+
+
 def merge_files(base: Path, ours: Path, theirs: Path, path: str = "",
                 how: Callable[[str, str, str, tuple[str, str]], tuple[str, bool]] | None = None) -> bool:
     """What git runs (%O %A %B %P): the merge goes into `ours`; False on a conflict. `how`: another
@@ -217,6 +230,8 @@ def merge_files(base: Path, ours: Path, theirs: Path, path: str = "",
     def read(p: Path) -> str:
         return p.read_bytes().decode("utf-8", errors="surrogateescape")
 
+    if path and not path.lower().endswith(NOTE_ENDINGS):
+        return _plain_merge(base, ours, theirs)
     name = path or ("page" if how else "daily log")
     text, clean = (how or merge_text)(read(base), read(ours), read(theirs), (f"ours: {name}", f"theirs: {name}"))
     atomic_write(ours, text.encode("utf-8", errors="surrogateescape"))
