@@ -53,6 +53,7 @@ def tells_the_agent(rel: str) -> bool:
 
 
 NOTE_SUFFIXES = (".md", ".markdown")  # a note is markdown, whatever notebook.include says
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".txt")  # documents gitmem reads (index/documents.KINDS)
 MODEL_DIR_ENV = "GITMEM_MODEL_DIR"
 MODEL_DIR_KEY = "mem.modelDir"
 MODEL_NAME_ENV = "GITMEM_MODEL"

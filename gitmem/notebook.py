@@ -101,6 +101,11 @@ class Notebook:
                 # "write knowledge -- ..." made knowledge.md beside the folder without a word (a newcomer's)
                 raise UsageError(f"{rel} is a folder of the notebook, not a page",
                                  f"name a page in it, e.g. git mem write {shlex.quote(rel + '/notes.md')} TEXT")
+            if not must_exist and rel.lower().endswith(config.DOCUMENT_SUFFIXES):
+                # "write notes.txt" made notes.txt.md, titled "Notes.txt", without a word (a newcomer's)
+                page = rel[:rel.rfind(".")] + default_suffix
+                raise UsageError(f"{rel} names a document, which gitmem reads but never writes",
+                                 f"write a page: git mem write {shlex.quote(page)} TEXT")
             rel += default_suffix
         self.check_root()
         _no_symlinks(self.top, self.repo_path(rel))

@@ -146,3 +146,11 @@ def test_one_child_extracts_many_and_a_failure_costs_only_its_document() -> None
         third = fence.extract("html", b"<p>third</p>")
     assert (first.pages, second.pages, third.pages) == (["first\n"], ["second\n"], ["third\n"])
     assert bomb.failed is not None and bomb.failed.startswith("not a readable PDF file")
+
+
+def test_the_document_endings_are_the_ones_gitmem_reads() -> None:
+    """notebook.page refuses to write a page under a document's name (config.DOCUMENT_SUFFIXES)."""
+    from gitmem import config
+    from gitmem.index import documents
+
+    assert set(config.DOCUMENT_SUFFIXES) == set(documents.KINDS)

@@ -300,6 +300,17 @@ def test_a_write_that_would_take_away_uncommitted_text_is_refused(mem: Mem) -> N
     assert "555-4321, call after 10am" in contacts.read_text()
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+def test_a_document_s_name_is_no_page_to_write(mem: Mem) -> None:
+    """`write notes.txt` made notes.txt.md, titled "Notes.txt", without a word (an agent developer's run)."""
+    assert mem("write", "notes.txt", "hi", code=2).stderr == (
+        "error: notes.txt names a document, which gitmem reads but never writes (write a page: git mem write "
+        "notes.md TEXT)\n")
+    assert not (mem.path / "notes.txt.md").exists()
+    mem("write", "j.smith", "hi")  # a dot in a name is no document
+    assert (mem.path / "j.smith.md").is_file()
+
+
 def test_a_folder_named_as_a_page_is_refused(mem: Mem) -> None:
     """A newcomer (2026-11-27): `write knowledge -- "- x"` made knowledge.md beside knowledge/ without a word."""
     mem.write("knowledge/car.md", "# Car\n\n- tyres\n")
