@@ -109,8 +109,11 @@ def test_session_end_without_an_llm_still_saves_and_says_what_is_missing(mem: Me
             if key.startswith("GITMEM_LLM"):
                 mp.delenv(key)
         run = run_hook("SessionEnd", payload("SessionEnd", transcript, reason="exit"), mem)
-    assert run.returncode == 1  # non-blocking for Claude Code (2 would block)
-    assert "GITMEM_LLM_URL" in run.stderr
+    # saved, and no hook error at every session's end where no LLM is set up (an agent developer's run)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("gitmem: saved, not consolidated: no LLM endpoint is configured") and \
+        "GITMEM_LLM_URL" in run.stderr
+    assert run.stdout.startswith("saved: sessions/")
     assert list((mem.path / "sessions").glob("*.md"))
 
 

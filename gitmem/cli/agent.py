@@ -107,8 +107,16 @@ def session_save(file: str | None, chat: str | None, agent: str | None, fmt: str
     result = sessions.save(nb, raw, chat or hook_chat, agent, fmt, private, allow)
     if then_consolidate and result.path:
         from ..agent import consolidate as consolidation
+        from ..agent.llm import NoEndpoint
 
-        result.consolidation = consolidation.after_save(nb, result.path)
+        try:
+            result.consolidation = consolidation.after_save(nb, result.path)
+        except NoEndpoint as exc:
+            if not hook:
+                raise
+            # a hook that fails shows an error at every session's end where no LLM is set up (an agent developer's
+            # run): the transcript is saved, and what consolidation needs is said on stderr
+            click.echo(f"gitmem: saved, not consolidated: {exc.line()}", err=True)
     show(result, as_json, output.session_saved)
 
 
