@@ -199,9 +199,13 @@ def test_idle_timeout_stop_and_auto_start(nb: Path) -> None:
     git(nb, "config", "mem.daemon", "true")
     assert gm(nb, "recall", "Sarah").returncode == 0  # answered in-process, the daemon started for the next
     wait_for(lambda: status(nb)["running"], "the daemon started on demand")
+    pid = status(nb)["pid"]
     stopped = gm(nb, "daemon", "stop", "--json")
     assert json.loads(stopped.stdout) == {"running": False, "enabled": "true", "socket": status(nb)["socket"],
                                           "note": "stopped"}
+    from gitmem.cli import warm  # "stopped" once the process is gone, not only its socket (an agent developer's)
+
+    assert not warm._alive(pid)
 
 
 def test_a_hook_asks_the_daemon_to_catch_up(nb: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -101,12 +102,33 @@ def daemon_stop(as_json: bool) -> None:
     top, git_dir = _where()
     path = client.socket_path(git_dir)
     running = client.refused(path) is None
+    note = None
     if running:
-        client.ask(path, {"op": "stop"}, wait=5.0)
+        answer = client.ask(path, {"op": "stop"}, wait=5.0) or {}
         until = time.monotonic() + STOP_SECONDS
-        while client.refused(path) is None and time.monotonic() < until:
+        # its socket closes first; the process may still finish a job (an agent developer saw "stopped" and
+        # the process there seconds later)
+        while (client.refused(path) is None or _alive(answer.get("pid"))) and time.monotonic() < until:
             time.sleep(0.05)
-    show(_state(top, git_dir, "stopped" if running else None), as_json, _text)
+        note = f"stopping (pid {answer['pid']} is finishing)" if _alive(answer.get("pid")) else "stopped"
+    show(_state(top, git_dir, note), as_json, _text)
+
+
+def _alive(pid: object) -> bool:
+    """Whether a process with this id runs (ours to signal)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a process that has exited and waits for its parent to reap it (a zombie) is gone
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 @daemon.command("status")
