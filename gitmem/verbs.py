@@ -26,7 +26,8 @@ class Recall:
     limit: int | None = param("At most this many results [15].", "--limit", "-n", minimum=1, maximum=1000)
     min_score: float | None = param(
         "Results below this are weak: shown under 'weak matches' only while fewer than 5 strong ones are there; "
-        "0 shows every result [0.25].", "--min-score", minimum=0, maximum=1,
+        "0 shows every result [0.25]. In keyword mode (no model) the score is relative to the best result, and "
+        "a result under it is left out, not marked weak.", "--min-score", minimum=0, maximum=1,
         agent="Results below this are weak: shown marked weak: true, only while fewer than 5 strong ones are "
               "there; 0 shows every result [0.25].")
     mode: str = param("Rankers to use: both fused, BM25 only, or vectors only.", "--mode", choices=MODES,
