@@ -87,3 +87,16 @@ def test_listing_skips_symlinks(mem: Mem, tmp_path) -> None:
     outside.write_text('---\ntitle: "Leak"\n---\n')
     (mem.path / "goals/leak.md").symlink_to(outside)
     assert [g.id for g in goals.listing(open_notebook(mem.path)).goals] == ["real"]
+
+
+def test_a_linked_fact_is_shown_as_its_page_says_it_now(mem: Mem) -> None:
+    """An agent developer's run (2026-11-27): after remember replaced the linked line, the goal (goal list,
+    the goals tool) still gave "Sarah's phone is 555-1234"."""
+    mem("remember", "Sarah's phone is 555-1234")
+    mem("goal", "add", "Call Sarah about the lease", "--fact", "reference/contacts.md:3")
+    mem("remember", "Sarah's phone is now 555-9999")
+    fact = mem.json("goal", "list")["goals"][0]["facts"][0]
+    assert fact == {"path": "reference/contacts.md", "text": "- Sarah's phone is now 555-9999",
+                    "was": "- Sarah's phone is 555-1234"}
+    # a line still there is as linked; the goal's page keeps the text it was linked with
+    assert "555-1234" in (mem.path / "goals/call-sarah-about-the-lease.md").read_text()

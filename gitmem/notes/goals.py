@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .. import supersede
 from ..errors import GitmemError, PageNotFound, UsageError
 from ..notebook import Notebook
 from ..verbs import GOAL_STATUSES
@@ -178,7 +179,24 @@ def read(nb: Notebook, rel: str) -> Goal:
         if notes else []
     return Goal(goal_id, rel, title, str(meta.get("status") or "active"), _int(meta.get("progress")),
                 str(meta.get("created") or ""), str(meta.get("updated") or ""), description,
-                [f for f in (meta.get("facts") or []) if isinstance(f, dict)], note_lines)
+                [_now(nb, f) for f in (meta.get("facts") or []) if isinstance(f, dict)], note_lines)
+
+
+def _now(nb: Notebook, fact: dict[str, Any]) -> dict[str, Any]:
+    """A linked fact as its page says it now: the line that replaced or updates the one linked (its
+    text was kept, and a goal handed the agent "Sarah's phone is 555-1234" after remember replaced
+    it: an agent developer's run), with the linked text as `was`; else as linked."""
+    path, text = fact.get("path"), fact.get("text")
+    if not isinstance(path, str) or not isinstance(text, str):
+        return fact
+    try:
+        lines = [line.strip() for line in nb.read(nb.page(path, must_exist=True)).split("\n")]
+    except GitmemError:
+        return fact
+    if text in lines:
+        return fact
+    later = [line for line in lines if line and supersede.outdates(line, text) is not None]
+    return {**fact, "text": later[0], "was": text} if len(later) == 1 else fact
 
 
 def listing(nb: Notebook, every: bool = False) -> Goals:
