@@ -102,7 +102,9 @@ def test_the_claude_code_session_end_hook_saves_the_transcript(mem: Mem, tmp_pat
     payload = json.dumps({"session_id": "demo-1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"})
     env = {k: v for k, v in _env_with_git_mem().items() if not k.startswith("GITMEM_LLM")}
     run = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True, env=env)
-    assert run.returncode == 1 and "GITMEM_LLM_URL" in run.stderr, run.stderr  # saved, then no LLM to consolidate
+    # saved; no LLM to consolidate is said, and is no hook error (one at every session's end was noise)
+    assert run.returncode == 0 and "saved, not consolidated" in run.stderr and "GITMEM_LLM_URL" in run.stderr, \
+        run.stderr
     assert "the launch is on Friday" in "".join(p.read_text() for p in (mem.path / "sessions").glob("*.md"))
 
 
