@@ -97,6 +97,10 @@ def test_an_unmerged_page_without_markers_is_no_resolution(mem: Mem, take: str |
         "merge driver failed, or one side deleted the page); nothing was changed (take one side whole: git mem "
         f"resolve --take ours|theirs -- {page}; or have git write the markers: git checkout --merge -- {page})\n")
     assert mem.git("diff", "--name-only", "--diff-filter=U").split() == [page]
+    # status lists it, with no markers to count (it said nothing: a git user's run)
+    assert mem.json("status", "--no-model")["conflicts"]["pages"] == [{"path": page, "facts": 0}]
+    assert f"conflict:   {page}: unmerged, with no markers to settle; take a side: git mem resolve --take " \
+           f"ours|theirs -- {page}" in mem("status", "--no-model").stdout
     # a side taken is that side whole, as git staged it, and the merge is concluded on it
     out = json.loads(mem("resolve", "--json", "--take", "theirs", "--", page).stdout)
     assert out["concluded"] == "merge" and mem.git("diff", "HEAD^2", "HEAD", "--", page) == ""

@@ -206,6 +206,10 @@ def _conflicts(conflicts: dict[str, Any] | None) -> list[str]:
     if conflicts["in_progress"]:
         lines.append(f"git:        a {conflicts['in_progress']} is in progress")
     for page in conflicts["pages"]:
+        if not page["facts"]:  # git left it unmerged and wrote no markers (its merge driver failed, or a deletion)
+            lines.append(f"conflict:   {shown(page['path'])}: unmerged, with no markers to settle; take a side: "
+                         f"git mem resolve --take ours|theirs -- {shown(shlex.quote(page['path']))}")
+            continue
         lines.append(f"conflict:   {shown(page['path'])}: {page['facts']} fact(s) changed differently on both sides, "
                      "not indexed until resolved; run 'git mem resolve --take ours|theirs|both -- "
                      f"{shown(shlex.quote(page['path']))}', or without --take once you edited the markers away")

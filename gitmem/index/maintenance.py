@@ -212,7 +212,8 @@ def _conflicts(index: Index) -> dict[str, Any]:
                                   JOIN blobs b ON b.id = v.blob
                                   WHERE b.flags LIKE '%conflict%'""").fetchall())
     # repo-relative both (the index keeps notebook-relative paths: a notebook in a folder counted one page twice)
-    paths = {nb.repo_path(path) for (path,) in rows} | {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
+    unmerged = {p for p in sync.unmerged(nb.git) if nb.rel(p) is not None}
+    paths = {nb.repo_path(path) for (path,) in rows} | unmerged
     pages = []
     for path in sorted(paths):
         rel = nb.rel(path)
@@ -220,7 +221,7 @@ def _conflicts(index: Index) -> dict[str, Any]:
             facts = len(factmerge.hunks(nb.read(rel if rel is not None else path)))
         except GitmemError:
             facts = 0
-        if facts:
+        if facts or path in unmerged:  # unmerged with no markers: a merge driver that failed (a git user's run)
             pages.append({"path": path, "facts": facts})
     return {"pages": pages, "in_progress": nb.git.in_progress(), "files": len(paths)}
 
