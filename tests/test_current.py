@@ -189,3 +189,15 @@ def test_a_long_section_judges_a_bounded_number_of_lines() -> None:
     finally:
         current.supersede.outdates = real  # type: ignore[assignment]
     assert len(calls) == current.JUDGED
+
+
+def test_the_line_an_update_kept_beside_is_found_from_the_update() -> None:
+    """remember names the line its fact updates and keeps (current.predecessor), as recall links them;
+    a line in another section, or of another attribute unmarked, is none."""
+    found = current.predecessor(COFFEE, 4)
+    assert found is not None and (found[0].start, found[1]) == (3, "part")
+    assert current.predecessor(COFFEE, 3) is None  # nothing above it
+    other = "# A\n\n- I prefer dark roast coffee\n\n## B\n\n- I no longer drink coffee\n"
+    assert current.predecessor(other, 7) is None
+    nested = "# People\n\n- Sarah\n  - Phone: 555-1234\n- Bob\n  - Phone: 555-9999\n"
+    assert current.predecessor(nested, 6) is None  # Bob's phone is no update of Sarah's

@@ -152,20 +152,14 @@ def _kept_beside(nb: Notebook, rel: str, line: int) -> dict[str, Any] | None:
     """The line above the new one that it updates and that stays (it says more: "I prefer dark roast
     coffee, no sugar" + "I no longer drink coffee"; or --keep-both), as recall links them
     (search/current.py): said, so that a person sees the link remember made (a newcomer saw none)."""
-    from .. import supersede
-    from ..search import current, facts
+    from ..search import current
 
-    page = nb.read(rel)
-    new = page.split("\n")[line - 1] if 0 < line <= page.count("\n") + 1 else ""
-    for number, text in enumerate(page.split("\n")[:line - 1], start=1):
-        if not text.strip() or text.lstrip().startswith("#") or supersede.outdates(new, text) is None:
-            continue
-        fact = facts.at_line(page, number)
-        later = current.successor(page, fact) if fact is not None else None
-        if later is not None and later[0].start == line:
-            return {"path": rel, "lines": {"start": number, "end": number}, "how": later[1],
-                    "text": credentials.redact(text.strip())[0]}
-    return None
+    found = current.predecessor(nb.read(rel), line)
+    if found is None:
+        return None
+    old, how = found
+    return {"path": rel, "lines": {"start": old.start, "end": old.end}, "how": how,
+            "text": credentials.redact(old.text.strip())[0]}
 
 
 def _named(text: str, near: Callable[[], Results | None]) -> str | None:
