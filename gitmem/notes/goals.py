@@ -37,6 +37,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import supersede
+from ..blocks import BULLET
 from ..errors import GitmemError, PageNotFound, UsageError
 from ..notebook import Notebook
 from ..verbs import GOAL_STATUSES
@@ -193,9 +194,12 @@ def _now(nb: Notebook, fact: dict[str, Any]) -> dict[str, Any]:
         lines = [line.strip() for line in nb.read(nb.page(path, must_exist=True)).split("\n")]
     except GitmemError:
         return fact
-    if text in lines:
+    said = supersede.claim(BULLET.sub("", text, count=1))
+    if text in lines or said is None or not said.subject:
         return fact
-    later = [line for line in lines if line and supersede.outdates(line, text) is not None]
+    # only lines that name its subject are judged (all of a long page took seconds, on every context)
+    named = [line for line in lines if set(said.subject) <= set(re.findall(r"\w+", line.lower()))]
+    later = [line for line in named if supersede.outdates(line, text) is not None]
     return {**fact, "text": later[0], "was": text} if len(later) == 1 else fact
 
 
