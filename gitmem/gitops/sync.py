@@ -550,9 +550,10 @@ def sides(git: Git, path: str) -> dict[str, bytes | None]:
     return {side: git.blob_or_none(blobs[n]) if n in blobs else None for side, n in SIDES.items()}
 
 
-def take_side(git: Git, path: str, side: str) -> None:
-    """Settle an unmerged file as one side staged it, whole (a side that deleted it: deleted)."""
-    if sides(git, path)[side] is None:
+def take_side(git: Git, path: str, side: str, staged: dict[str, bytes | None] | None = None) -> None:
+    """Settle an unmerged file as one side staged it, whole (a side that deleted it: deleted);
+    `staged`: its sides, when read already (sides)."""
+    if (staged if staged is not None else sides(git, path))[side] is None:
         git.run("rm", "--quiet", "--force", "--", path)
         return
     git.run("checkout", f"--{side}", "--", path)

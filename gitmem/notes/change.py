@@ -150,10 +150,11 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
         edits = {rel: edit for rel, change in changes.items()
                  if (edit := change(before[rel])) is not None and edit.text != before[rel]}
         base = nb.git.head()
+        at_head = _at_head(nb, changes, base)
         if expected is None and not purging:  # a writer that saw the page (the web's editor) chose what it replaces
             for rel, edit in edits.items():
-                _keeps_uncommitted(nb, rel, before[rel], edit.text, base)
-        committed = _to_commit(nb, changes, base)
+                _keeps_uncommitted(nb, rel, before[rel], edit.text, at_head[rel])
+        committed = _to_commit(nb, changes, base, at_head)
         if not edits and not committed and not extra:
             return None
         if all(current(nb, rel) == before[rel] for rel in changes):  # nobody wrote meanwhile
@@ -174,13 +175,12 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     return Applied(edits, commit, fallback, fallback and first_note(nb))
 
 
-def _keeps_uncommitted(nb: Notebook, rel: str, now: str, after: str, head: str | None) -> None:
+def _keeps_uncommitted(nb: Notebook, rel: str, now: str, after: str, at_head: str | None) -> None:
     """Refused: a change that would take away a line a person has in the page and no commit holds
-    (an uncommitted edit). A git user's run: `write --replace` of a section dropped their
-    uncommitted line, and `forget` of a line they had edited took their words with it, leaving
-    nothing in any commit or blob."""
-    data = nb.git.show(head, nb.repo_path(rel)) if head else None
-    committed = Counter(decode(data).replace("\r", "").split("\n")) if data is not None else Counter()
+    (an uncommitted edit; `at_head`: the page as HEAD has it, None where it has none). A git user's
+    run: `write --replace` of a section dropped their uncommitted line, and `forget` of a line they
+    had edited took their words with it, leaving nothing in any commit or blob."""
+    committed = Counter(at_head.replace("\r", "").split("\n")) if at_head is not None else Counter()
     theirs = Counter(line for line in now.replace("\r", "").split("\n") if line.strip()) - committed
     lost = theirs - Counter(after.replace("\r", "").split("\n"))
     if lost:
@@ -247,16 +247,26 @@ def crlf(text: str) -> bool:
     return ends > 0 and text.count("\r\n") == ends
 
 
-def _to_commit(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[str, bytes]:
-    """Each page as commit `head` has it with its change made (pages the change leaves alone left out)."""
+def _at_head(nb: Notebook, changes: dict[str, Change], head: str | None) -> dict[str, str | None]:
+    """Each page as commit `head` has it (None: it has no such page)."""
+    out: dict[str, str | None] = {}
+    for rel in changes:
+        data = nb.git.show(head, nb.repo_path(rel)) if head else None
+        out[rel] = decode(data) if data is not None else None
+    return out
+
+
+def _to_commit(nb: Notebook, changes: dict[str, Change], head: str | None,
+               at_head: dict[str, str | None] | None = None) -> dict[str, bytes]:
+    """Each page as commit `head` has it (`at_head`, when read already) with its change made (pages the
+    change leaves alone left out)."""
+    at_head = at_head if at_head is not None else _at_head(nb, changes, head)
     out = {}
     for rel, change in changes.items():
-        path = nb.repo_path(rel)
-        data = nb.git.show(head, path) if head else None
-        text = decode(data) if data is not None else ""
+        text = at_head[rel] or ""
         edit = change(text)
         if edit is not None and edit.text != text:
-            out[path] = edit.text.encode("utf-8")
+            out[nb.repo_path(rel)] = edit.text.encode("utf-8")
     return out
 
 

@@ -80,7 +80,7 @@ def _unmarked(nb: Notebook, rel: str, path: str, text: str, take: str | None, bu
     staged = sync.sides(git, path)
     if take in sync.SIDES:
         with change.write_lock(nb):
-            sync.take_side(git, path, take)
+            sync.take_side(git, path, take, staged)
             return _conclude(nb, rel, take, 0, busy)
     # our side as it was is what a driver that failed leaves (theirs, or any edit, was written by someone)
     ours = staged["ours"] is not None and staged["ours"].decode("utf-8", "replace") == text
