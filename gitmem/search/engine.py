@@ -402,16 +402,20 @@ def _called(unnamed: tuple[str, set[str]]) -> str:
 def _says_name(hit: Hit, names: set[str]) -> bool:
     """Whether a hit's fact (else its text) says one of these lower-cased names."""
     text = facts.said(hit.fact) if hit.fact is not None else hit.text
-    parts = {w for name in names for w in WORD.findall(name)}  # as _name_terms: "mary-kate" is "mary" "kate"
-    return bool({w.lower() for w in WORD.findall(text)} & parts)
+    return bool({w.lower() for w in WORD.findall(text)} & _parts(names))
 
 
 def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[str]:
     """The FTS5 phrases among `terms` that are names of people the question names."""
     if not unnamed:
         return set()
-    parts = {w for name in unnamed[1] for w in WORD.findall(name)}  # "mary-kate" is asked as "mary" "kate"
+    parts = _parts(unnamed[1])
     return {t for t in terms if t.strip('"') in parts}
+
+
+def _parts(names: set[str]) -> set[str]:
+    """The words of people's names, as a question is asked ("mary-kate" is asked as "mary" "kate")."""
+    return {w for name in names for w in WORD.findall(name)}
 
 
 def _relative_to_best(scores: dict[int, float]) -> dict[int, float]:
