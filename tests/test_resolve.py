@@ -70,16 +70,12 @@ def test_markers_gitmem_cannot_pair_are_never_taken_as_a_resolution(mem: Mem) ->
 def _stopped_without_markers(mem: Mem, page: str) -> None:
     """A merge of a branch that changed the page's line differently, with a merge driver that fails (as
     one whose interpreter is gone does): git leaves the page unmerged, our side in it, no markers."""
-    mem.write(page, "# Codes\n\n- The door code is 1234\n- The garage code is 0000\n")
-    mem.commit("codes")
-    mem.git("checkout", "-q", "-b", "theirs")
-    mem.write(page, "# Codes\n\n- The door code is 5678\n- The garage code is 1111\n")
-    mem.commit("their codes")
-    mem.git("checkout", "-q", "-")
+    mem.side_edit(page, "# Codes\n\n- The door code is 1234\n- The garage code is 0000\n",
+                  "# Codes\n\n- The door code is 5678\n- The garage code is 1111\n")
     mem.write(page, "# Codes\n\n- The door code is 9999\n- The garage code is 0000\n")
     mem.commit("our code")
     mem.git("config", "merge.gitmem-facts.driver", "/nonexistent/python -I -c pass -- %O %A %B %P")
-    merged = subprocess.run(["git", "-C", str(mem.path), "merge", "--no-edit", "theirs"], capture_output=True)
+    merged = subprocess.run(["git", "-C", str(mem.path), "merge", "--no-edit", "side"], capture_output=True)
     assert merged.returncode != 0 and mem.git("diff", "--name-only", "--diff-filter=U").split() == [page]
     assert "<<<<<<<" not in (mem.path / page).read_text()
 
