@@ -1,4 +1,7 @@
+import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -6,7 +9,7 @@ import pytest
 from gitmem.gitops import commits, indexlock
 from gitmem.gitops.git import Git
 from gitmem.gitops.indexlock import IndexLocked
-from tests.conftest import git, live_git_holding_index_lock
+from tests.conftest import Mem, git, live_git_holding_index_lock
 
 
 def test_index_lock_contention_is_retried(repo: Path) -> None:
@@ -72,3 +75,68 @@ def test_a_lock_removed_while_it_is_being_checked_is_no_error(repo: Path, monkey
     monkeypatch.setattr(Path, "stat", stat)
     indexlock.check(g)  # returns: nothing is left over
     assert len(scans) == 2 and not lock.exists()
+
+
+def _person_committing(repo: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    """A person's real `git commit` of a staged file, its message editor open until the returned
+    file is created (no index.lock is held meanwhile: git wrote the index before the editor)."""
+    (repo / "theirs.md").write_text("a person's page\n")
+    git(repo, "add", "theirs.md")
+    release, started = repo.parent / "release", repo.parent / "editor-started"
+    editor = repo.parent / "editor.sh"
+    editor.write_text(f"#!/bin/sh\ntouch {started}\ni=0\nwhile [ ! -e {release} ] && [ $i -lt 600 ]; do "
+                      f"sleep 0.05; i=$((i+1)); done\necho \"a person's commit\" > \"$1\"\n")
+    editor.chmod(0o755)
+    proc = subprocess.Popen(["git", "commit", "-q"], cwd=repo, env={**os.environ, "GIT_EDITOR": str(editor)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if started.exists():
+            break
+        assert proc.poll() is None, "git ended before its editor started"
+        time.sleep(0.01)
+    assert not (repo / ".git" / "index.lock").exists()  # nothing for gitmem to see but the process
+    return proc, release
+
+
+def test_a_persons_commit_in_its_editor_lands_before_gitmems(mem: Mem) -> None:
+    """gitmem's commit waits for a person's `git commit` whose editor is open: landing first, it
+    made theirs fail ("cannot lock ref 'HEAD'") with their staged page left behind."""
+    proc, release = _person_committing(mem.path)
+    threading.Timer(0.5, release.touch).start()
+    mem("remember", "Frank Liu's phone is 555-7777")
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    assert mem.git("log", "-2", "--format=%s") == "mem: remember Frank Liu's phone is 555-7777\na person's commit\n"
+    assert mem.git("show", "--format=", "--name-only", "HEAD~1") == "theirs.md\n"
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_gitmem_gives_up_on_a_long_commit_and_writes_nothing(mem: Mem, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor left open past the wait: gitmem says so, writes nothing, and the person's commit lands."""
+    monkeypatch.setattr(indexlock, "LOCK_WAIT", 0.3)
+    proc, release = _person_committing(mem.path)
+    before = mem.git("rev-parse", "HEAD")
+    try:
+        out = mem("remember", "Frank Liu's phone is 555-7777", code=1).output
+    finally:
+        release.touch()
+    assert proc.wait(timeout=60) == 0
+    assert out.startswith("error: a git command is running in this repository and will move HEAD when it ends (")
+    assert "git commit -q); gitmem waited 0 s and committed nothing, so that it does not fail" in out
+    assert "(finish it (close the commit message's editor), then run the command again)" in out
+    assert mem.git("rev-parse", "HEAD~1") == before
+    assert mem.git("status", "--porcelain") == ""  # the page was not written
+
+
+@pytest.mark.parametrize(("argv", "sub"), [
+    (["git", "commit", "-q"], "commit"),
+    (["git", "-c", "core.editor=vi", "-C", "dir", "rebase", "-i"], "rebase"),
+    (["git", "--no-pager", "log", "-1"], "log"),
+    (["/usr/bin/git"], None),
+])
+def test_the_subcommand_is_read_past_gits_own_options(argv: list[str], sub: str | None) -> None:
+    assert indexlock._subcommand(argv) == sub
+
+
+def test_gitmem_under_a_persons_git_does_not_wait_for_it() -> None:
+    """A hook's gitmem runs under the git that fired it: that git is among its ancestors."""
+    assert {os.getpid(), os.getppid()} <= indexlock._ancestors()

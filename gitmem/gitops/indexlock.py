@@ -1,4 +1,5 @@
-"""git's own index.lock: who holds it, a stale one named at once, commands retried while it is held."""
+"""git's own index.lock: who holds it, a stale one named at once, commands retried while it is held;
+and the gits that will move HEAD (a person's commit in its editor), waited for."""
 
 from __future__ import annotations
 
@@ -31,6 +32,44 @@ def locked(git: Git) -> Path | None:
 def holders(git: Git) -> list[str] | None:
     """The git processes working in this repository ("pid: command"), which may hold
     index.lock; None where the process table cannot be read (then assume one does)."""
+    found = _gits(git)
+    return None if found is None else [f"{pid}: {' '.join(argv)}" for pid, argv in found]
+
+
+def moving_head(git: Git) -> list[str]:
+    """The gits running in this worktree that will move HEAD from where they read it ("pid:
+    command"), gitmem's own callers left out: a person's `git commit` with its editor open holds
+    no lock (git writes the index before the editor starts) and fails with "cannot lock ref
+    'HEAD'" if a gitmem commit lands meanwhile (a git user's run, 2026-11-27)."""
+    mine = _ancestors()
+    return [f"{pid}: {' '.join(argv)}" for pid, argv in _gits(git) or []
+            if pid not in mine and _subcommand(argv) in MOVERS]
+
+
+MOVERS = {"commit", "merge", "rebase", "cherry-pick", "revert", "am", "pull", "reset", "checkout", "switch",
+          "stash"}
+
+
+def await_movers(git: Git, wait: float | None = None) -> None:
+    """Return once no git that moves HEAD runs in this worktree; HeadBusy after `wait` s
+    (LOCK_WAIT if None)."""
+    wait = LOCK_WAIT if wait is None else wait
+    deadline = time.monotonic() + wait
+    while busy := moving_head(git):
+        if time.monotonic() >= deadline:
+            raise HeadBusy(f"a git command is running in this repository and will move HEAD when it ends "
+                           f"({busy[0]}); gitmem waited {wait:.0f} s and committed nothing, so that it "
+                           "does not fail",
+                           "finish it (close the commit message's editor), then run the command again")
+        time.sleep(0.1)
+
+
+class HeadBusy(GitFailed):
+    """A person's git command that moves HEAD is running (a commit with its editor open)."""
+
+
+def _gits(git: Git) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) of each git process whose directory is in this worktree; None without /proc."""
     proc = Path("/proc")
     if not (proc / "self" / "cwd").exists():
         return None
@@ -48,7 +87,32 @@ def holders(git: Git) -> list[str] | None:
         except OSError:
             continue
         if cwd == top or cwd.startswith(top + os.sep):
-            found.append(f"{entry.name}: {' '.join(os.fsdecode(a) for a in argv if a)}")
+            found.append((int(entry.name), [os.fsdecode(a) for a in argv if a]))
+    return found
+
+
+def _subcommand(argv: list[str]) -> str | None:
+    """git's subcommand in its command line: `git -c k=v -C dir commit -q` -> "commit"."""
+    words = iter(argv[1:])
+    for word in words:
+        if word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"):
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def _ancestors() -> set[int]:
+    """This process and those it runs under: gitmem called from a person's git (a hook) must not
+    wait for that git."""
+    found, pid = set(), os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the name (which may hold spaces)
+        except (OSError, ValueError, IndexError):
+            break
     return found
 
 

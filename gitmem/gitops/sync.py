@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GitFailed, GitmemError
+from . import indexlock
 from .git import Git, words
 from .identity import commit_env
 from .plumbing import commit_tree, ref, refs, tree_id, update_ref
@@ -259,6 +260,7 @@ def _integrating(git: Git, args: list[str], what: str) -> list[str]:
     """Run the merge or rebase; what the person should know of their staged changes (see _restage)."""
     # GITMEM_SYNCING (notes/pulled.SYNCING): the hooks this fires leave naming what came in to sync
     env = {**commit_env(git), "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no", "GITMEM_SYNCING": "1"}
+    indexlock.await_movers(git)  # a person's commit in its editor would fail on the moved HEAD
     staged = _staged(git)
     try:
         git.run(*args, env=env)

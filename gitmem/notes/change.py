@@ -142,6 +142,7 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     PageChanged (a `git pull` does not take gitmem's lock). A change that would take away a
     person's uncommitted line is refused, unless `purging` (forget: its lines say what is forgotten)."""
     committable(nb)
+    indexlock.await_movers(nb.git)  # before writing: a person's commit in its editor ends first
     not_the_agents(changes)
     changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
     for _ in range(ATTEMPTS):

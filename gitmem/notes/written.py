@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import GitFailed
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
+from ..gitops.indexlock import HeadBusy
 from ..notebook import Notebook
 from . import change, pages, trailers
 
@@ -47,6 +48,8 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | Non
     try:
         done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []),
                             expected=expected)
+    except HeadBusy:  # said before anything was written (change.apply waits first)
+        raise
     except GitFailed as exc:
         # not `git add -- PAGE`: it took the person's own unstaged edits of the page along (a git user's run)
         raise GitFailed(f"{rel} is written but the commit failed: {exc.message}",
