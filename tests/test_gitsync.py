@@ -15,6 +15,7 @@ from tests.conftest import Mem, git
 from tests.gitservers import GitDaemon, HttpServer, bare, gitmem, http_missing
 
 FACTS = "knowledge/facts.md"
+CONTACTS = "reference/contacts.md"
 
 
 @pytest.fixture
@@ -244,6 +245,31 @@ def test_a_remote_rewritten_to_an_older_history_is_refused(pair: list[Mem]) -> N
     b("sync", "--allow-rewritten")
     remote = _remote_text(b, FACTS)
     assert "Hendricks" in remote and "piano tuner" in remote
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+def test_an_amended_pushed_commit_is_named_not_merged_back(pair: list[Mem]) -> None:
+    """A typo fixed with `commit --amend` after a sync: merging origin brought the typo back
+    beside the fix (and the typo, the later line, replaced the fix for an agent). The sync
+    refuses, and its hint's push puts the fix in place of the typo."""
+    a, _ = pair
+    a("remember", "Tom Park's email is tom@exmaple.com")
+    a("sync")
+    a.write(CONTACTS, (a.path / CONTACTS).read_text().replace("exmaple", "example"))
+    a.git("commit", "-q", "-a", "--amend", "--no-edit")
+    before = a.git("rev-parse", "HEAD").strip()
+    refused = a("sync", code=1)
+    ours, theirs = before[:7], a.git("rev-parse", "--short=7", "origin/main").strip()
+    assert refused.stderr.startswith(f"error: your commit {ours} (\"mem: remember Tom Park's email is "
+                                     f"tom@exmaple.com\") rewrites {theirs}, which origin/main already has (an "
+                                     "amend or a rebase of a pushed commit): merging would bring the old version "
+                                     "back beside yours; nothing was changed (if nobody else has pulled it, push "
+                                     "yours in its place: git push --force-with-lease=main:")
+    assert a.git("rev-parse", "HEAD").strip() == before and "exmaple" not in (a.path / CONTACTS).read_text()
+    push = refused.stderr.split("push yours in its place: ", 1)[1].split("; or merge", 1)[0]
+    subprocess.run(push.split(), cwd=a.path, check=True, capture_output=True)
+    assert a.json("sync")["integrated"] == "up to date"
+    assert "tom@example.com" in _remote_text(a, CONTACTS) and "exmaple" not in _remote_text(a, CONTACTS)
 
 
 def test_gitmem_refs_travel_and_diverged_ones_are_joined(pair: list[Mem]) -> None:

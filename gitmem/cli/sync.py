@@ -12,7 +12,7 @@ from .common import json_option, notebook, page_path, show
 @click.option("--remote", metavar="NAME", help="The remote to sync with [the branch's upstream, else origin].")
 @click.option("--allow-rewritten", is_flag=True,
               help="Merge a remote branch that was force-pushed to another history, or one begun on its own "
-                   "(every fact here is kept).")
+                   "(every fact here is kept), or a pushed commit you amended beside its old version.")
 @json_option
 def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
     """Fetch, merge and push the notebook, retrying while others push.
@@ -26,7 +26,8 @@ def sync(remote: str | None, allow_rewritten: bool, as_json: bool) -> None:
     Rebases instead of merging where branch.NAME.rebase or pull.rebase say so.
     Uncommitted changes are never committed by a sync. A pulled line that
     the write guard would refuse (a secret, an instruction to the model) is
-    named in a note, with the command that shows it.
+    named in a note, with the command that shows it. A pushed commit you
+    amended (or rebased) is named, not merged back beside its new version.
 
     \b
     Examples:
