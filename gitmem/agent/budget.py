@@ -104,7 +104,8 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
         raise UsageError(f"a budget of {budget} tokens cannot hold even the context's header ({spent} tokens)",
                          f"give at least --budget {spent}")
     held: list[tuple[str, int]] = []  # pages redacted before they were cut, and how many secrets
-    wanted = _blocks(nb, query, mode, personal, held)
+    ordered: list[str] = []  # lines left out as orders to the model ("page:line")
+    wanted = _blocks(nb, query, mode, personal, held, ordered)
     blocks, dropped, spent = _spend(wanted, budget, spent, count)
     quoted = _quoted_whole(blocks, wanted)
     if quoted:  # a fact its page quotes whole below is said once, there; kept only if that page stays whole
@@ -118,6 +119,8 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
     secrets = _shown_secrets(blocks, held) + _redacted_facts(blocks, wanted)
     if secrets:
         notes.append(_secrets_note(secrets))
+    if ordered:
+        notes.append(context.orders_note(ordered))
     return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, notes)
 
 
@@ -191,7 +194,7 @@ def _quoted_whole(blocks: list[Block], wanted: Blocks) -> Blocks | None:
 
 
 def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | None,
-            held: list[tuple[str, int]]) -> Blocks:
+            held: list[tuple[str, int]], ordered: list[str]) -> Blocks:
     """(kind, title, candidates best first, left out already) of each block, in the order they are spent."""
     from ..notes import goals, plan
 
@@ -204,24 +207,27 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
             text, count = credentials.redact(first[plan.PLAN][1], fit=True)
             if count:
                 held.append((plan.PLAN, count))
+            text, orders = context.orders_left_out(text, plan.PLAN)
+            ordered += orders
             plan_text.append((plan.PLAN, text, True))
     active = [(g.id, context.goal_line(g) + "\n", False) for g in goals.listing(nb).goals]
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
     if query and query.strip():
         out.append(("facts", f"[FACTS] most relevant to: {' '.join(query.split())[:200]}",
-                    *_facts(nb, query, mode, personal)))
+                    *_facts(nb, query, mode, personal, ordered)))
     out.append(("always_on", "[ALWAYS-ON] pages", *_pages(nb, [r for r in context.always_on(nb) if r != plan.PLAN],
-                                                          held)))
+                                                          held, ordered)))
     if personal is not None:
         out.append(("personal", f"[PERSONAL] pages of your personal notebook ({personal.root})",
-                    *_pages(personal, context.personal_pages(personal), held, "[personal] ")))
+                    *_pages(personal, context.personal_pages(personal), held, ordered, "[personal] ")))
     return out
 
 
-def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]],
+def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]], ordered: list[str],
            mark: str = "") -> tuple[list[Candidate], list[dict[str, str]]]:
     """The pages as candidates (each may be cut), and those left out already: unreadable or private.
-    A page holding secrets is redacted, and named in `held` with how many."""
+    A page holding secrets is redacted, and named in `held` with how many; its lines that read as
+    orders to the model are left out (context.orders_left_out), and named in `ordered`."""
     pages, skipped = [], []
     for rel in paths:
         try:
@@ -235,13 +241,17 @@ def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]],
             text, count = credentials.redact(text, fit=True)  # before it is cut: a cut value hides from the patterns
             if count:
                 held.append((mark + rel, count))
+            text, orders = context.orders_left_out(text, mark + rel)
+            ordered += orders
             pages.append((rel, f"### {rel}\n\n{text.strip()}\n", True))
     return pages, skipped
 
 
-def _facts(nb: Notebook, query: str, mode: str,
-           personal: Notebook | None = None) -> tuple[list[Candidate], list[dict[str, str]]]:
-    """The recalled facts as candidates, and those left out already: replaced by a later line."""
+def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None,
+           ordered: list[str]) -> tuple[list[Candidate], list[dict[str, str]]]:
+    """The recalled facts as candidates, and those left out already: replaced by a later line. A
+    fact that reads as an order to the model is named, not quoted, and put in `ordered`."""
+    from ..notes import guard
     from ..search import engine as search
     from ..search import facts, scopes
 
@@ -262,6 +272,10 @@ def _facts(nb: Notebook, query: str, mode: str,
             replaced.append({"name": name, "reason": f"replaced by line {hit.successor['lines']['start']}"})
             continue
         text = facts.said(fact) if fact else " ".join(hit.text.split())  # a nested item with its owner
+        rule = guard.instructs(text)
+        if rule is not None:
+            text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
+            ordered.append(name)
         later = f"; {hit.updated_by}" if hit.updated_by else ""
         out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
     return out, replaced

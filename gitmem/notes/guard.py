@@ -182,6 +182,16 @@ def _split(text: str, found: set[tuple[str, int]]) -> list[Finding]:
     return out
 
 
+def injections(text: str) -> list[Finding]:
+    """Every line that reads like an instruction to the model (the injection rules, over a line
+    or a paragraph's lines), without the secret scan: for text already in the notebook that an
+    agent is given (the context)."""
+    lines = normalise(text).split("\n")
+    found = [Finding("injection", rule, number, _clip(line)) for number, line in enumerate(lines, 1)
+             for rule, pattern in INJECTION_PATTERNS if pattern.search(line)]
+    return sorted(found + _split("\n".join(lines), {(f.rule, f.line) for f in found}), key=lambda f: f.line)
+
+
 def instructs(text: str) -> str | None:
     """The first injection rule a text meets (the guard's patterns, without its secret scan): for a
     text already in the notebook that reaches a model with no tool call around it (the prompt hook)."""
