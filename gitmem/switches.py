@@ -19,8 +19,11 @@ a near neighbour stays (another subject, another thing, another verb):
   words: the rest of the line stays. A subject that is
   only a name ("Sam is now a manager") is left to supersede.py's attributes:
   a person has many properties at once.
-- after "as of X" / "from now on" / "starting X" / "going forward", the same
-  with a plain "is" or verb ("As of May the rent is 1,450").
+- after "as of X" / "from now on" / "starting X" / "going forward", or before a
+  last "from now on" / "going forward" / "henceforth", the same with a plain "is"
+  or verb ("As of May the rent is 1,450", "Standup is at 10:00 from now on").
+- `S was rewritten/rebuilt/renamed ... V` (the verb done again) against `S is
+  written ... V'`, and `we moved the S to V` against `S is at V'`.
 - `S no longer VERB O` (stopped, quit): the old line has the same subject,
   then the same verb (or a like: likes, loves, prefers, enjoys) and every word
   of O ("I no longer drink coffee" updates "I prefer dark roast coffee", not
@@ -78,6 +81,18 @@ REPLACED = re.compile(r"^(?P<s>.*?)\breplaced (?P<a>.+?) with (?P<b>.+)$")
 REASON = re.compile(r" (?:because|due to|owing to|thanks to|following|so that|as a result)\b.*$")
 # when it takes effect, said last: "Annual physical moved to June, starting 2027" (a newcomer's was no update)
 TAKES_EFFECT = re.compile(r" (?:starting|effective|beginning|as of)(?: \w+){1,3}$")
+# ... or that it holds from now, said last: "Standup is at 10:00 from now on" stood beside "Standup is at
+# 09:30" (an agent developer's run, 2026-11-27)
+FROM_NOW = re.compile(r" (?:from now on|going forward|henceforth|from (?:today|tomorrow)(?: on)?|"
+                      r"until further notice)$")
+# a thing done again, which replaces what was done before: "The billing service was rewritten in Go"
+# stood beside "The billing service is written in Ruby" (the same run)
+REDONE = re.compile(r"^(?P<s>.+?) (?:was |were |has been |have been |got |is being |are being )?"
+                    r"re(?P<verb>written|built|designed|implemented|named|branded|hosted|priced|assigned|"
+                    r"configured|located|organi[sz]ed|structured) (?P<v>.+)$")
+# a thing someone moved: "We moved the office to 22 Queen Street" of "Our office is at 5 King Street"
+MOVED_THING = re.compile(r"^(?:i|we|they|he|she|\w+) (?:have |has |just )*(?:moved|relocated|shifted) "
+                         r"(?P<s>(?:the|our|my|their|his|her) .+?) (?:to|into) (?P<v>.+)$")
 NEGATED = re.compile(r"\b(?:no longer|not|never|don t|doesn t|didn t|stopped|quit)\b")
 DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow january february march "
                  "april may june july august september october november december jan feb mar apr jun jul aug sep "
@@ -114,6 +129,9 @@ def core(clause: str) -> tuple[str, bool]:
     """The clause without a leading time marker ("as of May", "from now on") and a trailing
     reason ("because of the auth bug"), and whether it had a marker."""
     clause = TAKES_EFFECT.sub("", REASON.sub("", clause))
+    now = FROM_NOW.search(clause)
+    if now is not None:
+        return clause[:now.start()], True
     marker = MARKER.match(clause)
     if marker is None:
         return clause, False
@@ -143,7 +161,8 @@ def _name_only(subject: list[str], raw: str) -> bool:
 def _differ(old: list[str], new: list[str], verb: bool) -> bool:
     """Two values that say different things: neither is the other said more fully; after a plain
     verb ("I now drink ...") they share a thing, both hold a number or both are dates."""
-    a, b = _content(old), _content(new)
+    # as stems: "one approval" and "two approvals" share their thing (a newcomer's update stood beside it)
+    a, b = {_stem(w) for w in _content(old)}, {_stem(w) for w in _content(new)}
     if not a or not b or a <= b or b <= a:
         return False
     numbered = [any(any(c.isdigit() for c in w) for w in value) for value in (a, b)]
@@ -222,8 +241,9 @@ def _before_name(raw: str, kind: str) -> bool:
 
 
 def _now(subject: list[str], verb: str | None, value: list[str], old: list[str], raw: str,
-         old_raw: str = "") -> Update | None:
-    """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`."""
+         old_raw: str = "", again: bool = False) -> Update | None:
+    """`S is now V` / `S now VERB V` against an old line `S is V` / `S VERB V`; `again`: the verb
+    was done again ("rewritten"), so the two values need share nothing."""
     said, subject = subject, _strip(subject)
     # a plural said first with a plural verb is no name ("Deploys now happen on ...", a newcomer's team:
     # a name takes "happens"); capitalised as a sentence starts, it read as one
@@ -253,7 +273,7 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     after = _like_only(_when_only(after, value), value)
     if named and not (_numbered(after) and _numbered(value)):
         return None
-    if not _differ(after, value, verb is not None) and not exact_differ(raw, old_raw):
+    if not _differ(after, value, verb is not None and not again) and not exact_differ(raw, old_raw):
         return None  # ... unless they name another address or host ("maria.new@example.pt" for "maria@...")
     return Update(tuple(after), tuple(value))
 
@@ -418,6 +438,16 @@ def _marked(clause: str, old: list[str], raw: str, old_raw: str = "") -> Update 
     return None
 
 
+def _redone(clause: str, old: list[str], raw: str, old_raw: str) -> Update | None:
+    """`S was rewritten in V` against `S is written in V'` (the verb done again replaces the value
+    of doing it), and `we moved the S to V` against `S is at V'`."""
+    m = REDONE.match(clause)
+    if m is not None:
+        return _now(m["s"].split(), m["verb"], m["v"].split(), old, raw, old_raw, again=True)
+    m = MOVED_THING.match(clause)
+    return _now(m["s"].split(), None, m["v"].split(), old, raw, old_raw) if m is not None else None
+
+
 def switch(new: str, old: str) -> Update | None:
     """How the fact `new`, an update said in time, changes the line `old` (None: it does not)."""
     old_words = words(old)
@@ -436,6 +466,8 @@ def switch(new: str, old: str) -> Update | None:
             verb = NOW_VERB.match(clause)
             if verb is not None:
                 found = _now(verb["s"].split(), verb["verb"], verb["v"].split(), old_words, new, old_raw)
+        if found is None:
+            found = _redone(clause, old_words, new, old_raw)
         if found is None and marked:
             found = _marked(clause, old_words, new, old_raw)
         if found is not None:

@@ -85,6 +85,12 @@ def test_precision_and_recall_on_both_parts() -> None:
     # ... and a plural said first, capitalised as a sentence starts, is no name (a newcomer's team)
     ("Deploys now happen on Wednesdays after 10am", "- Deploys happen on Tuesdays and Thursdays after 2pm"),
     ("Rent is now 1520 pounds a month", "- Rent is 1450 pounds a month, paid on the 1st by standing order"),
+    # an agent developer's run, 2026-11-27: "from now on" said last, a plural of the thing counted, a thing
+    # done again, a thing someone moved
+    ("Standup is at 10:00 from now on.", "- Standup is at 09:30."),
+    ("PRs now need two approvals.", "- PRs need one approval."),
+    ("The billing service was rewritten in Go.", "- The billing service is written in Ruby."),
+    ("We moved the office to 22 Queen Street.", "- Our office is at 5 King Street."),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -141,6 +147,11 @@ def test_updates(new: str, old: str) -> None:
     ("The kids went down to Grandma's for the summer", "- The kids are at Oakwood Primary"),
     ("The team went up to the mountains for the offsite", "- The team is based in Berlin"),
     ("Sarah moved from Lisbon to Berlin", "- Omar Haddad, college roommate, now lives in Lisbon"),
+    ("Retro is at 15:00 from now on.", "- Standup is at 09:30."),
+    ("Hotfix PRs now need two approvals.", "- PRs need one approval."),
+    ("The billing service was rewritten in Go.", "- The search service is written in Rust."),
+    ("We moved the sofa to the lounge.", "- Our office is at 5 King Street."),
+    ("The API was renamed to Atlas.", "- The billing service is written in Ruby."),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)

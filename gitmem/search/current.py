@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 
 MARKED = re.compile(r"\b(?:no longer|not anymore|stopped|quit|gave up|now|switched|moved|changed|migrated|converted|"
                     r"instead of|replaced|as of|going forward|starting|effective|pushed|postponed|rescheduled|"
-                    r"delayed|brought forward|slipped)\b", re.IGNORECASE)
+                    r"delayed|brought forward|slipped|relocated|henceforth|until further notice|"
+                    r"re(?:written|built|designed|implemented|named|branded|hosted|priced|assigned|configured|"
+                    r"located|organi[sz]ed|structured))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
