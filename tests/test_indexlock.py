@@ -77,13 +77,14 @@ def test_a_lock_removed_while_it_is_being_checked_is_no_error(repo: Path, monkey
     assert len(scans) == 2 and not lock.exists()
 
 
-def _person_committing(repo: Path) -> tuple[subprocess.Popen[bytes], Path]:
+def _person_committing(repo: Path, scratch: Path | None = None) -> tuple[subprocess.Popen[bytes], Path]:
     """A person's real `git commit` of a staged file, its message editor open until the returned
     file is created (no index.lock is held meanwhile: git wrote the index before the editor)."""
     (repo / "theirs.md").write_text("a person's page\n")
     git(repo, "add", "theirs.md")
-    release, started = repo.parent / "release", repo.parent / "editor-started"
-    editor = repo.parent / "editor.sh"
+    scratch = scratch or repo.parent
+    release, started = scratch / "release", scratch / "editor-started"
+    editor = scratch / "editor.sh"
     editor.write_text(f"#!/bin/sh\ntouch {started}\ni=0\nwhile [ ! -e {release} ] && [ $i -lt 600 ]; do "
                       f"sleep 0.05; i=$((i+1)); done\necho \"a person's commit\" > \"$1\"\n")
     editor.chmod(0o755)
@@ -94,8 +95,8 @@ def _person_committing(repo: Path) -> tuple[subprocess.Popen[bytes], Path]:
             break
         assert proc.poll() is None, "git ended before its editor started"
         time.sleep(0.01)
-    assert not (repo / ".git" / "index.lock").exists()  # nothing for gitmem to see but the process
-    return proc, release
+    assert not (Path(git(repo, "rev-parse", "--absolute-git-dir").strip()) / "index.lock").exists()
+    return proc, release  # nothing for gitmem to see but the process
 
 
 def test_a_persons_commit_in_its_editor_lands_before_gitmems(mem: Mem) -> None:
@@ -122,9 +123,44 @@ def test_gitmem_gives_up_on_a_long_commit_and_writes_nothing(mem: Mem, monkeypat
     assert proc.wait(timeout=60) == 0
     assert out.startswith("error: a git command is running in this repository and will move HEAD when it ends (")
     assert "git commit -q); gitmem waited 0 s and committed nothing, so that it does not fail" in out
-    assert "(finish it (close the commit message's editor), then run the command again)" in out
+    assert "(finish it (close the commit message's editor; a git suspended with Ctrl-Z: fg), then run the " \
+           "command again)" in out
     assert mem.git("rev-parse", "HEAD~1") == before
     assert mem.git("status", "--porcelain") == ""  # the page was not written
+
+
+def test_a_commit_in_a_worktree_inside_this_one_is_not_waited_for(mem: Mem, monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """A linked worktree at .worktrees/feat (or a submodule, a nested clone) lies under this one's
+    folder, but its commits move its own HEAD: a review's remember waited for one, then failed."""
+    monkeypatch.setattr(indexlock, "LOCK_WAIT", 0.3)
+    (mem.path / ".gitignore").write_text(".worktrees/\n")
+    mem.commit("ignore worktrees", ".gitignore")
+    mem.git("worktree", "add", "-q", ".worktrees/feat", "-b", "feat")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    proc, release = _person_committing(mem.path / ".worktrees" / "feat", scratch)
+    try:
+        mem("remember", "Frank Liu's phone is 555-7777")
+    finally:
+        release.touch()
+    assert proc.wait(timeout=60) == 0
+    assert mem.git("log", "-1", "--format=%s") == "mem: remember Frank Liu's phone is 555-7777\n"
+    assert mem.git("log", "-1", "--format=%s", "feat") == "a person's commit\n"
+
+
+@pytest.mark.parametrize(("argv", "moves"), [
+    (["git", "commit", "-q"], True),
+    (["git", "stash"], True),
+    (["git", "stash", "pop"], True),
+    (["git", "stash", "list"], False),  # in its pager it moves nothing (a review: every write waited)
+    (["git", "stash", "show", "-p"], False),
+    (["git", "rebase", "--show-current-patch"], False),
+    (["git", "commit", "-h"], False),
+    (["git", "log", "-p"], False),
+])
+def test_only_a_command_that_moves_head_is_waited_for(argv: list[str], moves: bool) -> None:
+    assert indexlock._moves(argv) is moves
 
 
 @pytest.mark.parametrize(("argv", "sub"), [

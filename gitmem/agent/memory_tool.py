@@ -47,7 +47,7 @@ except ImportError as exc:  # the optional extra is missing: say how to add it
 
 from .. import credentials
 from ..errors import GitmemError
-from ..gitops import commits
+from ..gitops import commits, indexlock
 from ..gitops.repo import open_notebook
 from ..notebook import Notebook
 from ..notes import change, guard, trailers
@@ -261,6 +261,7 @@ class NotebookMemoryTool(BetaAbstractMemoryTool):
                                     "(commit them first: git commit)")
                 with trailers.by_agent():  # never a page that tells the agent who it is (folder="reference")
                     change.not_the_agents([*removed, *(n for _, n in moved)])
+                indexlock.await_movers(self.nb.git)  # a person's commit in its editor ends first
                 for rel in removed:
                     if rel in dict(moved):
                         new = dict(moved)[rel]

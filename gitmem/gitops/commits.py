@@ -40,7 +40,6 @@ def commit(git: Git, paths: list[str], message: str,
     Returns the new commit id and whether the fallback identity was used."""
     message = with_trailers(message, trailers)
     env, fallback = identity_env(git)
-    indexlock.await_movers(git)
     indexlock.retry(git, lambda: git.run("add", "-A", "--", *paths, env=env))
     indexlock.retry(git, lambda: git.run("commit", "-q", "--no-edit", "-m", message, "--only", "--", *paths,
                                          env=env))
@@ -84,7 +83,6 @@ def commit_files(git: Git, files: dict[str, bytes], message: str, staged: Staged
     # a git at work holds index.lock (a person's commit, say): let it finish first, or its
     # update of HEAD would fail on ours
     indexlock.retry(git, lambda: indexlock.free(git))
-    indexlock.await_movers(git)
     try:
         if git.head() != head:
             raise HeadMoved("HEAD moved while gitmem built its commit; nothing was committed",

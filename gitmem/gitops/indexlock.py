@@ -9,7 +9,7 @@ import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GitFailed
 
@@ -42,12 +42,35 @@ def moving_head(git: Git) -> list[str]:
     no lock (git writes the index before the editor starts) and fails with "cannot lock ref
     'HEAD'" if a gitmem commit lands meanwhile (a git user's run, 2026-11-27)."""
     mine = _ancestors()
-    return [f"{pid}: {' '.join(argv)}" for pid, argv in _gits(git) or []
-            if pid not in mine and _subcommand(argv) in MOVERS]
+    top = os.path.realpath(git.top or git.git_dir)
+    return [f"{pid}: {' '.join(argv)}" for pid, argv, cwd in _gits(git, with_cwd=True) or []
+            if pid not in mine and _moves(argv) and _same_repository(cwd, top)]
 
 
 MOVERS = {"commit", "merge", "rebase", "cherry-pick", "revert", "am", "pull", "reset", "checkout", "switch",
           "stash"}
+READS = {"--show-current-patch", "--help", "-h"}  # a mover's options that only show something
+
+
+def _moves(argv: list[str]) -> bool:
+    """Whether a git command line moves HEAD or rewrites the work tree under it (`git stash list`
+    left in its pager does neither, and made every write wait: a review)."""
+    sub = _subcommand(argv)
+    if sub not in MOVERS:
+        return False
+    rest = argv[argv.index(sub) + 1:]
+    return not (sub == "stash" and rest[:1] in (["list"], ["show"]) or READS & set(rest))
+
+
+def _same_repository(cwd: str, top: str) -> bool:
+    """Whether a directory in this worktree belongs to it, not to a repository inside it (a linked
+    worktree at .worktrees/feat, a submodule, a nested clone: their commits move their own HEAD)."""
+    here = cwd
+    while here != top and here.startswith(top + os.sep):
+        if os.path.lexists(os.path.join(here, ".git")):
+            return False
+        here = os.path.dirname(here)
+    return True
 
 
 def await_movers(git: Git, wait: float | None = None) -> None:
@@ -60,7 +83,8 @@ def await_movers(git: Git, wait: float | None = None) -> None:
             raise HeadBusy(f"a git command is running in this repository and will move HEAD when it ends "
                            f"({busy[0]}); gitmem waited {wait:.0f} s and committed nothing, so that it "
                            "does not fail",
-                           "finish it (close the commit message's editor), then run the command again")
+                           "finish it (close the commit message's editor; a git suspended with Ctrl-Z: fg), then "
+                           "run the command again")
         time.sleep(0.1)
 
 
@@ -68,8 +92,9 @@ class HeadBusy(GitFailed):
     """A person's git command that moves HEAD is running (a commit with its editor open)."""
 
 
-def _gits(git: Git) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) of each git process whose directory is in this worktree; None without /proc."""
+def _gits(git: Git, with_cwd: bool = False) -> list[Any] | None:
+    """(pid, argv) of each git process whose directory is in this worktree (and that directory,
+    `with_cwd`); None without /proc."""
     proc = Path("/proc")
     if not (proc / "self" / "cwd").exists():
         return None
@@ -87,7 +112,8 @@ def _gits(git: Git) -> list[tuple[int, list[str]]] | None:
         except OSError:
             continue
         if cwd == top or cwd.startswith(top + os.sep):
-            found.append((int(entry.name), [os.fsdecode(a) for a in argv if a]))
+            args = [os.fsdecode(a) for a in argv if a]
+            found.append((int(entry.name), args, cwd) if with_cwd else (int(entry.name), args))
     return found
 
 

@@ -142,7 +142,6 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
     PageChanged (a `git pull` does not take gitmem's lock). A change that would take away a
     person's uncommitted line is refused, unless `purging` (forget: its lines say what is forgotten)."""
     committable(nb)
-    indexlock.await_movers(nb.git)  # before writing: a person's commit in its editor ends first
     not_the_agents(changes)
     changes = {rel: keeping_line_ends(change) for rel, change in changes.items()}
     for _ in range(ATTEMPTS):
@@ -164,6 +163,8 @@ def apply(nb: Notebook, changes: dict[str, Change], message: str, extra: list[tu
         raise GitmemError(f"{', '.join(changes)} kept changing while gitmem wrote; nothing was written",
                           "stop whatever rewrites the page, then run the command again")
     files = [(nb.file(rel), edit.text.encode("utf-8")) for rel, edit in edits.items()]
+    if committed:  # before writing: a person's commit in its editor ends first (a failure leaves nothing)
+        indexlock.await_movers(nb.git)
     try:
         atomic_write_all(files + list(extra or []))  # the record last: a page that fails leaves it as it was
     except OSError as exc:

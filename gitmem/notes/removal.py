@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import GitFailed, GitmemError
-from ..gitops import commits
+from ..gitops import commits, indexlock
 from ..notebook import Notebook
 from . import trailers
 from .change import PageChanged, committable, write_lock
@@ -33,6 +33,8 @@ def delete(nb: Notebook, rel: str, message: str, verb: str = "delete") -> str | 
         raise GitmemError(f"{rel} has changes not committed yet; nothing was deleted",
                           f"commit them first (git commit -- {repo_path}), or look at them: git diff -- {repo_path}")
     tracked = nb.git.head() is not None and bool(nb.git.tree("HEAD", repo_path))
+    if tracked:
+        indexlock.await_movers(nb.git)  # a person's commit in its editor ends first
     nb.file(rel).unlink()
     if not tracked:
         return None

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import GitFailed, GitmemError, UsageError
-from ..gitops import commits
+from ..gitops import commits, indexlock
 from ..gitops.identity import FALLBACK_HINT, FALLBACK_IDENTITY
 from ..gitops.lock import atomic_write_all
 from ..links import retarget
@@ -188,6 +188,7 @@ def _apply(nb: Notebook, rel_old: str, rel_new: str, changes: dict[str, change.C
     moved = edits.pop(rel_old, before[rel_old])
     files = [(nb.file(rel_new), moved.encode("utf-8"))]
     files += [(nb.file(rel), text.encode("utf-8")) for rel, text in edits.items()]
+    indexlock.await_movers(nb.git)  # a person's commit in its editor ends first
     try:
         atomic_write_all(files)
         nb.file(rel_old).unlink()

@@ -48,7 +48,7 @@ def commit_change(nb: Notebook, rel: str, edit: Callable[[str], pages.Edit | Non
     try:
         done = change.apply(nb, {rel: edit}, message, trailers=trailers.for_verb(action) + (extra or []),
                             expected=expected)
-    except HeadBusy:  # said before anything was written (change.apply waits first)
+    except HeadBusy:  # said before anything was written (change.apply waits just before it writes)
         raise
     except GitFailed as exc:
         # not `git add -- PAGE`: it took the person's own unstaged edits of the page along (a git user's run)
