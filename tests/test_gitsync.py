@@ -247,29 +247,68 @@ def test_a_remote_rewritten_to_an_older_history_is_refused(pair: list[Mem]) -> N
     assert "Hendricks" in remote and "piano tuner" in remote
 
 
-@pytest.mark.tally("bad-input/fault matrix")
-def test_an_amended_pushed_commit_is_named_not_merged_back(pair: list[Mem]) -> None:
-    """A typo fixed with `commit --amend` after a sync: merging origin brought the typo back
-    beside the fix (and the typo, the later line, replaced the fix for an agent). The sync
-    refuses, and its hint's push puts the fix in place of the typo."""
-    a, _ = pair
+def _amended_after_sync(a: Mem, subject: bool = False) -> tuple[str, str]:
+    """`a` remembers a typo, syncs, fixes it with `commit --amend` (its subject too, if asked):
+    (the amended commit, the pushed one)."""
     a("remember", "Tom Park's email is tom@exmaple.com")
     a("sync")
     a.write(CONTACTS, (a.path / CONTACTS).read_text().replace("exmaple", "example"))
-    a.git("commit", "-q", "-a", "--amend", "--no-edit")
-    before = a.git("rev-parse", "HEAD").strip()
+    a.git("commit", "-q", "-a", "--amend", *(["-m", "mem: remember Tom Park's email is tom@example.com"]
+                                              if subject else ["--no-edit"]))
+    return a.git("rev-parse", "HEAD").strip(), a.git("rev-parse", "origin/main").strip()
+
+
+def _hint(said: str) -> str:
+    return said.split("; nothing was changed (", 1)[1].removesuffix(")\n")
+
+
+def _run_hint(m: Mem, hint: str, way: str) -> None:
+    """Run the hint's way that starts with `way` (its commands, as a person pastes them)."""
+    said = next(w for w in hint.split("; or ") if w.startswith(way))
+    command = said.split(": ", 1)[1].split(", then", 1)[0]
+    subprocess.run(["sh", "-c", command], cwd=m.path, check=True, capture_output=True)
+
+
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("subject", [False, True])
+def test_an_amended_pushed_commit_is_named_not_merged_back(pair: list[Mem], subject: bool) -> None:
+    """A typo fixed with `commit --amend` after a sync (its subject fixed too, or not): merging
+    origin brought the typo back beside the fix (and the typo, the later line, replaced the fix for
+    an agent). The sync refuses, and its hint's new commit puts the fix on top of the old one."""
+    a, _ = pair
+    ours, theirs = _amended_after_sync(a, subject)
     refused = a("sync", code=1)
-    ours, theirs = before[:7], a.git("rev-parse", "--short=7", "origin/main").strip()
-    assert refused.stderr.startswith(f"error: your commit {ours} (\"mem: remember Tom Park's email is "
-                                     f"tom@exmaple.com\") rewrites {theirs}, which origin/main already has (an "
+    said = "example" if subject else "exmaple"
+    assert refused.stderr.startswith(f"error: your commit {ours[:7]} (\"mem: remember Tom Park's email is "
+                                     f"tom@{said}.com\") rewrites {theirs[:7]}, which origin/main already has (an "
                                      "amend or a rebase of a pushed commit): merging would bring the old version "
-                                     "back beside yours; nothing was changed (if nobody else has pulled it, push "
-                                     "yours in its place: git push --force-with-lease=main:")
-    assert a.git("rev-parse", "HEAD").strip() == before and "exmaple" not in (a.path / CONTACTS).read_text()
-    push = refused.stderr.split("push yours in its place: ", 1)[1].split("; or merge", 1)[0]
-    subprocess.run(push.split(), cwd=a.path, check=True, capture_output=True)
+                                     f"back beside yours; nothing was changed (keep {theirs[:7]} and make your "
+                                     f"change a new commit on top of it: git reset --soft {theirs[:12]} && git "
+                                     "commit -C ORIG_HEAD, then 'git mem sync'; or if nobody else has pulled it, "
+                                     "push yours in its place: git push --force-with-lease=main:")
+    assert a.git("rev-parse", "HEAD").strip() == ours and "exmaple" not in (a.path / CONTACTS).read_text()
+    _run_hint(a, _hint(refused.stderr), "keep")
     assert a.json("sync")["integrated"] == "up to date"
     assert "tom@example.com" in _remote_text(a, CONTACTS) and "exmaple" not in _remote_text(a, CONTACTS)
+
+
+def test_an_amend_with_a_teammates_commit_after_it_offers_no_force_push(pair: list[Mem]) -> None:
+    """A review: the hint's force push "succeeded" with a teammate's commit after the amended one,
+    and dropped it. Then it is not offered; the new commit on top keeps both."""
+    a, b = pair
+    ours, theirs = _amended_after_sync(a)
+    b("sync")
+    b("remember", "Dana Ruiz's phone is 555-0199")
+    b("sync")
+    refused = a("sync", code=1)
+    hint = _hint(refused.stderr)
+    assert "origin/main has 1 commit(s) after it, which pushing yours in its place would drop; nothing was " \
+           "changed" in refused.stderr
+    assert "force" not in hint and hint.startswith(f"keep {theirs[:7]} and make your change")
+    _run_hint(a, hint, "keep")
+    assert a.json("sync")["integrated"] == "merged"
+    remote = _remote_text(a, CONTACTS)
+    assert "tom@example.com" in remote and "exmaple" not in remote and "Dana Ruiz" in remote
 
 
 def test_gitmem_refs_travel_and_diverged_ones_are_joined(pair: list[Mem]) -> None:

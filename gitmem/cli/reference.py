@@ -33,7 +33,7 @@ SEE_ALSO = {
              '`pushed`: the refs the\nremote took; `attempts`: rounds, more than 1 when the remote moved meanwhile). '
              'Errors (exit 1, one line):\na conflict (the merge or rebase stays in progress for `git mem resolve`), a '
              'remote that was force-pushed\nto another history (`--allow-rewritten` merges it keeping every fact), a '
-             'commit of yours that rewrites\none the remote has (an amend: the hint has the push that replaces it), a '
+             'commit of yours that rewrites\none the remote has (an amend: the hint says how to keep both changes), a '
              'push the remote kept rejecting\n(after 12 rounds), a wrong password or an unreachable remote. More: '
              '[git.md](git.md#git-mem-sync).'),
 }

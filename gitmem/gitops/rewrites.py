@@ -9,10 +9,11 @@ changes nothing instead.
 
 A rewrite is a commit of the remote's that this branch once held (its reflog says so) and holds no
 more, paired with the commit of this branch that took its place by what `git commit --amend` and
-`git rebase` keep: the author, the author's date (to the second) and the subject; with a change
-that differs (by `git patch-id`, so a cherry-pick of the same change is no rewrite). The reflog is
-what tells it from another clone's commit that only looks the same: four clones of one person
-writing the same page in the same second made commits alike in all three (a test of four writers).
+`git rebase` keep: the author and the author's date (to the second; not the subject, which an amend
+of a gitmem commit fixes with the fact: a review); with a change that differs (by `git patch-id`,
+so a cherry-pick of the same change is no rewrite). The reflog is what tells it from another
+clone's commit that only looks the same: four clones of one person writing the same page in the
+same second made such commits (a test of four writers).
 """
 
 from __future__ import annotations
@@ -31,36 +32,78 @@ class Rewrite:
 
 
 def rewrites(git: Git, head: str, tip: str) -> list[Rewrite]:
-    """This branch's commits (not on `tip`) that rewrite one of `tip`'s (not on `head`), oldest first."""
-    held = _once_held(git)
-    theirs = {key: commit for commit, key, _ in _commits(git, f"{head}..{tip}") if commit in held}
-    if not theirs:
-        return []
+    """This branch's commits (not on `tip`) that rewrite one of `tip`'s (not on `head`), oldest first.
+    Of several of `tip`'s alike by author and date (a rebase keeps each one's), the one with the
+    same subject; one alone is taken whatever its subject."""
+    held = _once_held(git, head)
+    theirs: dict[str, list[tuple[str, str]]] = {}
+    for commit, who, subject in _commits(git, f"{head}..{tip}"):
+        if commit in held:
+            theirs.setdefault(who, []).append((commit, subject))
     found = []
-    for commit, key, subject in _commits(git, f"{tip}..{head}"):
-        old = theirs.get(key)
-        if old is not None and _patch_id(git, commit) != _patch_id(git, old):
-            found.append(Rewrite(commit, old, subject))
+    for commit, who, subject in _commits(git, f"{tip}..{head}") if theirs else []:
+        alike = theirs.get(who, [])
+        same = [c for c, s in alike if s == subject] or ([c for c, _ in alike] if len(alike) == 1 else [])
+        if same and _patch_id(git, commit) != _patch_id(git, same[0]):
+            found.append(Rewrite(commit, same[0], subject))
     return found
 
 
-def _once_held(git: Git) -> set[str]:
-    """Every commit the checked-out branch has pointed at (its reflog; none without one)."""
+def _once_held(git: Git, head: str) -> set[str]:
+    """The commits the checked-out branch held once (its reflog's, with their history) and holds no
+    more; none without a reflog."""
     try:
         branch = git.run("symbolic-ref", "-q", "HEAD").decode().strip()
-        return set(git.run("reflog", "show", "--format=%H", branch, "--").decode().split())
+        tips = git.run("reflog", "show", "--format=%H", branch, "--").decode().split()[:MAX_TIPS]
+        return set(git.run("rev-list", "--stdin", input="\n".join([*tips, f"^{head}", ""]).encode())
+                   .decode().split()) if tips else set()
     except GitFailed:  # a detached HEAD, or no reflog kept
         return set()
 
 
-def _commits(git: Git, span: str) -> list[tuple[str, tuple[str, str], str]]:
-    """(commit, (author and date, subject), subject) of each commit in `span` that is no merge, oldest first."""
+MAX_TIPS = 1000  # reflog entries looked at: the newest, where a rewrite before a sync is
+
+
+def refusal(git: Git, head: str, tip: str, name: str) -> tuple[str, str] | None:
+    """What sync says when a commit here rewrites one `name` (remote/branch) has: (message, hint);
+    None when none does."""
+    found = rewrites(git, head, tip)
+    if not found:
+        return None
+    first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    after = beyond(git, head, tip, found)
+    remote, _, branch = name.partition("/")
+    ways = []
+    if len(found) == 1 and first.ours == head:  # an amend: keep theirs, and the change as a commit on it
+        ways.append(f"keep {first.theirs[:7]} and make your change a new commit on top of it: git reset --soft "
+                    f"{first.theirs[:12]} && git commit -C ORIG_HEAD, then 'git mem sync'")
+    if not after:  # pushing ours in its place drops nothing but the old version
+        ways.append(f"if nobody else has pulled it, push yours in its place: git push "
+                    f"--force-with-lease={branch}:{tip} {remote} HEAD:{branch}")
+    ways.append("merge both anyway: git mem sync --allow-rewritten")
+    dropped = f"; {name} has {after} commit(s) after it, which pushing yours in its place would drop" if after else ""
+    return (
+        f"your commit {first.ours[:7]} ({first.subject[:60]!r}){more} rewrites {first.theirs[:7]}, which {name} "
+        f"already has (an amend or a rebase of a pushed commit): merging would bring the old version back beside "
+        f"yours{dropped}; nothing was changed", "; or ".join(ways))
+
+
+def beyond(git: Git, head: str, tip: str, found: list[Rewrite]) -> int:
+    """How many of `tip`'s commits that `head` lacks are no rewritten one: what pushing `head` in
+    `tip`'s place would drop (a teammate's commit after the amended one: a review)."""
+    theirs = {r.theirs for r in found}
+    return sum(1 for c in git.run("rev-list", f"{head}..{tip}", "--").decode().split() if c not in theirs)
+
+
+def _commits(git: Git, span: str) -> list[tuple[str, str, str]]:
+    """(commit, author and date, subject) of each commit in `span` that is no merge, oldest first."""
     out = git.run("log", "--reverse", "--no-merges", "--date=raw", "--format=%H%x00%an <%ae> %ad%x00%s", span,
                   "--").decode("utf-8", "replace")
     found = []
     for line in out.splitlines():
         commit, who, subject = (line.split("\0") + ["", ""])[:3]
-        found.append((commit, (who, subject), subject))
+        found.append((commit, who, subject))
     return found
 
 

@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GitFailed, GitmemError
-from . import indexlock
+from . import indexlock, rewrites
 from .git import Git, words
 from .identity import commit_env
 from .plumbing import commit_tree, ref, refs, tree_id, update_ref
-from .rewrites import rewrites
 
 ATTEMPTS = 12
 PROPOSALS = "refs/heads/gitmem/proposed"
@@ -251,18 +250,9 @@ def _integrate(git: Git, remote: str, upstream: str, tip: str | None, mode: str,
 
 def _refuse_rewrites(git: Git, head: str, tip: str, name: str, allowed: bool) -> None:
     """SyncRefused if a commit here rewrites one `name` already has (see gitops/rewrites)."""
-    found = [] if allowed else rewrites(git, head, tip)
-    if not found:
-        return
-    first = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    remote, _, branch = name.partition("/")
-    raise SyncRefused(
-        f"your commit {first.ours[:7]} ({first.subject[:60]!r}){more} rewrites {first.theirs[:7]}, which {name} "
-        "already has (an amend or a rebase of a pushed commit): merging would bring the old version back beside "
-        "yours; nothing was changed",
-        f"if nobody else has pulled it, push yours in its place: git push --force-with-lease={branch}:{tip} "
-        f"{remote} HEAD:{branch}; or merge both anyway: git mem sync --allow-rewritten")
+    said = None if allowed else rewrites.refusal(git, head, tip, name)
+    if said is not None:
+        raise SyncRefused(*said)
 
 
 def _related(git: Git, head: str, tip: str) -> bool:
