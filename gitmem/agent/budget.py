@@ -34,7 +34,7 @@ from functools import partial
 from .. import credentials
 from ..errors import GitmemError, UsageError
 from ..notebook import Notebook
-from . import context
+from . import context, orders
 
 BYTES_PER_TOKEN = 4
 FACTS = 30  # recall results considered for the facts block
@@ -120,7 +120,7 @@ def assemble(nb: Notebook, query: str | None, budget: int, mode: str = "hybrid",
     if secrets:
         notes.append(_secrets_note(secrets))
     if ordered:
-        notes.append(context.orders_note(ordered))
+        notes.append(orders.note(ordered))
     return Budgeted(query, budget, bytes_per_token, spent, blocks, dropped, text, notes)
 
 
@@ -207,8 +207,8 @@ def _blocks(nb: Notebook, query: str | None, mode: str, personal: Notebook | Non
             text, count = credentials.redact(first[plan.PLAN][1], fit=True)
             if count:
                 held.append((plan.PLAN, count))
-            text, orders = context.orders_left_out(text, plan.PLAN)
-            ordered += orders
+            text, said = orders.left_out(text, plan.PLAN, orders.authors(nb, plan.PLAN))
+            ordered += said
             plan_text.append((plan.PLAN, text, True))
     active = [(g.id, context.goal_line(g) + "\n", False) for g in goals.listing(nb).goals]
     out: Blocks = [("plan", f"[PLAN] {plan.PLAN}", plan_text, private), ("goals", "[GOALS] active goals", active, [])]
@@ -227,7 +227,8 @@ def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]], ordered:
            mark: str = "") -> tuple[list[Candidate], list[dict[str, str]]]:
     """The pages as candidates (each may be cut), and those left out already: unreadable or private.
     A page holding secrets is redacted, and named in `held` with how many; its lines that read as
-    orders to the model are left out (context.orders_left_out), and named in `ordered`."""
+    orders to the model that the person did not write are left out (orders.left_out), and named in
+    `ordered`."""
     pages, skipped = [], []
     for rel in paths:
         try:
@@ -241,8 +242,8 @@ def _pages(nb: Notebook, paths: list[str], held: list[tuple[str, int]], ordered:
             text, count = credentials.redact(text, fit=True)  # before it is cut: a cut value hides from the patterns
             if count:
                 held.append((mark + rel, count))
-            text, orders = context.orders_left_out(text, mark + rel)
-            ordered += orders
+            text, said = orders.left_out(text, mark + rel, orders.authors(nb, rel))
+            ordered += said
             pages.append((rel, f"### {rel}\n\n{text.strip()}\n", True))
     return pages, skipped
 

@@ -16,6 +16,7 @@ class Blamed:
     author: str
     time: int
     summary: str
+    mail: str = ""  # the author's email, without its <>
 
 
 def parse(raw: bytes) -> list[Blamed]:
@@ -29,7 +30,8 @@ def parse(raw: bytes) -> list[Blamed]:
                 oid, orig, final = current
                 d = details[oid]
                 out.append(Blamed(final, oid, orig, d.get("filename", ""), d.get("author", ""),
-                                  int(d.get("author-time", "0")), d.get("summary", "")))
+                                  int(d.get("author-time", "0")), d.get("summary", ""),
+                                  d.get("author-mail", "").strip("<>")))
             current = None
             continue
         head = line.split(" ")

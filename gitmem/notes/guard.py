@@ -119,6 +119,7 @@ class Finding:
     rule: str
     line: int
     excerpt: str
+    last: int = 0  # the last line an injection said over lines of a paragraph spans (0: `line` alone)
 
     def describe(self, where: str = "") -> str:
         place = f"{where}:{self.line}" if where else f"line {self.line}"
@@ -176,8 +177,9 @@ def _split(text: str, found: set[tuple[str, int]]) -> list[Finding]:
             if k == len(breaks) or breaks[k] >= match.end():
                 continue
             line = lines[k]  # the match starts on the line this break ends
+            last = lines[bisect.bisect_left(breaks, match.end()) - 1] + 1  # ... and ends after the last break in it
             if (rule, line) not in found:
-                out.append(Finding("injection", rule, line, _clip(" ".join(match.group().split()))))
+                out.append(Finding("injection", rule, line, _clip(" ".join(match.group().split())), last))
                 found.add((rule, line))
     return out
 
@@ -189,7 +191,10 @@ def injections(text: str) -> list[Finding]:
     lines = normalise(text).split("\n")
     found = [Finding("injection", rule, number, _clip(line)) for number, line in enumerate(lines, 1)
              for rule, pattern in INJECTION_PATTERNS if pattern.search(line)]
-    return sorted(found + _split("\n".join(lines), {(f.rule, f.line) for f in found}), key=lambda f: f.line)
+    split = _split("\n".join(lines), {(f.rule, f.line) for f in found})
+    # an order said over several lines is left out whole: each line it spans is a finding of its own
+    spans = [Finding(f.kind, f.rule, n, f.excerpt) for f in split for n in range(f.line, max(f.line, f.last) + 1)]
+    return sorted(found + spans, key=lambda f: f.line)
 
 
 def instructs(text: str) -> str | None:
