@@ -27,7 +27,8 @@ def rewrite(line: str, new: str, entry: str) -> str:
         return whole
     if found[0] < 0:
         moved = _moved_within(line, new, found[1])
-        if moved is None and (_narrower(new, line) or _vaguer(new, line) or _goes_on(line, found[1])):
+        if moved is None and (_narrower(new, line) or _vaguer(new, line) or _goes_on(line, found[1])
+                              or switches.renames(new)):  # a thing renamed or replaced: the line keeps the rest
             # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone";
             # "... on Thursdays at 4pm with Mrs. Lindqvist" keeps who after the new when
             moved = _value_changed(line, 0, line, new, found[1], [])
@@ -58,6 +59,9 @@ def _value_changed(line: str, start: int, part: str, new: str, found: Update, fo
     if article and re.match(r"(?:an?|the) ", part[old_span[0]:], re.IGNORECASE):  # "is a 2019 ..." -> "is a 2024 ..."
         new_span = (article.start(), new_span[1])
     value = _to_end(new, new_span)
+    tail = switches.words(value[new_span[1] - new_span[0]:])
+    if tail and set(tail) <= set(switches.words(part[old_span[1]:])):
+        value = new[new_span[0]:new_span[1]]  # what follows it the line says already ("... on cache-01")
     end = start + old_span[1]
     if not part[old_span[1]:].strip():  # the old value ends its clause: it may go on in the next ones
         end = _replaced_clauses(line, end, following, parts_of(value)[1:])

@@ -57,7 +57,7 @@ OFTEN = frozenset("always usually often normally generally typically mostly some
 STOP = frozenset("a an the to of in on at for by with from and or my our your his her their its is are was "
                  "be it this that any anywhere now also".split())
 LIKES = frozenset("like likes love loves prefer prefers enjoy enjoys adore adores".split())
-MOVES = r"(?:moved|pushed back|pushed|postponed|rescheduled|delayed|brought forward|slipped)"
+MOVES = r"(?:moved|pushed back|pushed out|pushed|postponed|rescheduled|delayed|brought forward|slipped|bumped)"
 # "slipped to May 5", "slipped again, now May 5", "pushed back once more to June"
 # ... and an amount that rose or fell ("Our rent went up to 2550 a month as of December": a newcomer's
 # stood beside the old rent)
@@ -66,17 +66,30 @@ NOW = re.compile(rf"^(?P<s>.+?) (?:(?:is|are|was) now|(?:has |have )?(?:changed|
                  r"(?:went|goes|has gone|have gone|is going|are going) (?:up|down) to(?= \S*\d)|"
                  r"(?:has |have )?(?:rose|risen|rises|fell|fallen|falls|dropped|increased|decreased|gone up|"
                  r"gone down) to(?= \S*\d)|"
+                 # ... set to an amount, back to a value, or a version ("Coverage target lowered to 70 percent",
+                 # "Loki log retention is back to 30 days", "Prod database got upgraded to Postgres 16": an agent
+                 # developer's run, 2026-11-27)
+                 r"(?:was |has been |have been |got |is )?(?:raised|lowered|reduced|cut) to(?= \S*\d)|"
+                 r"(?:is |are |was |went |goes |has gone |have gone )?back to|"
+                 r"(?:was |has been |have been |got |is being )?(?:upgraded|downgraded|updated) to|"
                  rf"(?:was |has been |is being |got |is )?{MOVES}(?: again| once more| further)?"
                  rf" (?:to|until|for|now(?: to| until| for)?)) (?P<v>.+)$")
 # an old line that says a move itself: "Apollo launch slipped to April 28" (its value follows these)
-MOVED = frozenset("moved pushed back postponed rescheduled delayed brought forward slipped again once more "
+MOVED = frozenset("moved pushed back postponed rescheduled delayed brought forward slipped bumped out again once more "
                   "further to until now".split())
 NOW_VERB = re.compile(r"^(?P<s>.+?) now (?P<verb>[a-z]+) (?P<v>.+)$")
-MARKER = re.compile(r"^(?:from now on|going forward|as of|starting|effective)\b ?(?P<rest>.*)$")
+MARKER = re.compile(r"^(?:from now on|going forward|as of|starting|effective|from(?= (?:next )?"
+                    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|week|month)\b))"
+                    r"\b ?(?P<rest>.*)$")
 NO_LONGER = re.compile(r"^(?P<s>.*?)\s*\b(?:no longer|not anymore|stopped|quit|gave up)\b (?P<rest>.+)$")
 FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|converted)\b(?P<mid>.*?)\bfrom "
                      r"(?P<a>.+?) to (?P<b>.+)$")
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
+# "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (an
+# agent developer's run, 2026-11-27): A, then B up to where it says more (a place, a reason)
+REPLACED_BY = re.compile(r"^(?P<a>.+?) (?:was |were |has been |have been |got |is being |is |are )?"
+                         r"(?:replaced (?:by|with)|renamed (?:to|as)|swapped (?:for|out for)) (?P<b>.+?)"
+                         r"(?: (?:on|in|at|for|with|from|since|because|after)\b.*)?$")
 REPLACED = re.compile(r"^(?P<s>.*?)\breplaced (?P<a>.+?) with (?P<b>.+)$")
 REASON = re.compile(r" (?:because|due to|owing to|thanks to|following|so that|as a result)\b.*$")
 # when it takes effect, said last: "Annual physical moved to June, starting 2027" (a newcomer's was no update)
@@ -191,7 +204,7 @@ def _after_subject(subject: list[str], old: list[str], raws: tuple[str, str] = (
     subject = _kind_matched(subject, rest, raws)
     size = len(subject) if _same_words(rest[:len(subject)], subject) else _whose(subject, rest, raws[0])
     if size is None:
-        return None
+        return _loose(subject, old)
     i, seen = 0, 0
     while seen < size:  # the index in `old` just past the subject's words
         if old[i] not in LINK and old[i] not in SELF:
@@ -201,6 +214,33 @@ def _after_subject(subject: list[str], old: list[str], raws: tuple[str, str] = (
 
 
 OF = frozenset({"for", "of"})
+# where an old line's subject ends: "Log retention in Loki | is 14 days"
+VERB_LINKS = frozenset("is are was were runs run lives live sits happens happen takes starts start goes go ships "
+                       "need needs uses use has have".split())
+# a word that says what kind of thing the subject is, which an update may leave out ("Staging moved to ..." of
+# "The staging server is ...")
+KIND_WORDS = frozenset("server servers service database cluster host box machine instance repo deadline date"
+                       .split())
+LOOSE_STOP = frozenset("in of for on at to the a an our my your their all every each".split())
+
+
+def _loose(subject: list[str], old: list[str]) -> list[str] | None:
+    """The old line's words from its verb on, when its subject (the words before its first verb) is
+    the new one's in another order ("Loki log retention" of "Log retention in Loki"), or with a kind
+    word after it ("staging server" of "Staging"): an agent developer's run wrote updates so,
+    2026-11-27. Not with a word before it: "Client meeting room" is another room than "Meeting
+    room" (a review), and "Project launch" another launch than "Launch"."""
+    at = next((i for i, w in enumerate(old) if w in VERB_LINKS), None)
+    said = [long_form(_stem(w)) for w in subject if w not in LOOSE_STOP and w not in LINK and w not in SELF]
+    if at is None or not said or any(w[:1].isdigit() for w in said):
+        return None
+    theirs = [long_form(_stem(w)) for w in old[:at] if w not in LOOSE_STOP and w not in LINK and w not in SELF]
+    extra = [w for w in theirs if w not in said]
+    if set(said) - set(theirs) or not theirs:
+        return None
+    if extra and (not set(extra) <= KIND_WORDS or set(theirs[:len(said)]) != set(said)):
+        return None
+    return old[at:]
 
 
 def _whose(subject: list[str], rest: list[str], raw: str) -> int | None:
@@ -256,6 +296,8 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     after = _after_subject(subject, old, (raw, old_raw))
     if after is None:
         return None
+    while after and after[0] in KIND_WORDS and len(after) > 1 and after[1] in JOINS:
+        after = after[1:]  # "staging server is ...": a kind word the update left out ("Staging moved to ...")
     if verb is not None:
         while after and (after[0] in SELF or after[0] in LINK):
             after = after[1:]
@@ -283,7 +325,7 @@ def _numbered(words: list[str]) -> bool:
 
 
 # what follows a date or time and is no part of it: "on Thursdays at 4pm with Mrs. Lindqvist"
-AFTER_WHEN = frozenset("with for because since so".split())
+AFTER_WHEN = frozenset("with for because since so every each".split())
 
 
 def _when_only(old: list[str], value: list[str]) -> list[str]:
@@ -348,22 +390,48 @@ def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:
     return bool(_names(old_raw) - allowed - whole)
 
 
-def _from_to(clause: str, old: list[str], old_raw: str) -> Update | None:
-    """`switched ... from A to B` / `replaced A with B` against a line holding A and no other name."""
+def _from_to(clause: str, old: list[str], old_raw: str, renamed: bool = False) -> Update | None:
+    """`switched ... from A to B` / `replaced A with B` against a line holding A and no other name
+    (`renamed`: whatever other names it holds: a thing renamed is renamed wherever it is named)."""
     m = FROM_TO.match(clause) or REPLACED.match(clause)
     if m is None:
-        return None
+        return _replaced_by(clause, old, old_raw)
     a, b = _content(m["a"].split()), _content(m["b"].split())
     topic = _content(m["s"].split() + (m["mid"].split() if "mid" in m.groupdict() else []))
     have = set(old)
     if not a or not a <= have or b <= have and not _over(old, a, b) or not topic <= have:
         return None
-    if _named_elsewhere(old_raw, a | b | topic):
+    if not renamed and _named_elsewhere(old_raw, a | b | topic):
         return None
     if b <= have:  # the preference turned round: the new fact takes the whole line's place
         return Update((), ())
     return Update(tuple(w for w in m["a"].split() if w not in STOP),
                   tuple(w for w in m["b"].split() if w not in STOP))
+
+
+def renames(new: str) -> bool:
+    """Whether a fact says a thing was replaced or renamed ("Redis was replaced by Valkey")."""
+    return any(REPLACED_BY.match(clause) for clause in clauses(new))
+
+
+def _replaced_by(clause: str, old: list[str], old_raw: str) -> Update | None:
+    """`A was replaced by B` / `A was renamed to B` against a line holding A: of A, the last words
+    the line holds in a row, as many as B has ("the sentry project harbor api" renamed to "harbor
+    backend" changes "harbor api" in "Errors go to the Sentry project harbor-api")."""
+    m = REPLACED_BY.match(clause)
+    if m is None:
+        return None
+    a = [w for w in m["a"].split() if w not in LINK]
+    b = [w for w in m["b"].split() if w not in LINK]
+    if not a or not b:
+        return None
+    for size in range(min(len(a), max(len(b), 1)), 0, -1):
+        said = a[-size:]
+        if any(old[i:i + size] == said for i in range(len(old) - size + 1)) and _content(said):
+            # the rest of A is its topic, which the line must say too (and may name: "the Sentry project")
+            return _from_to(f"{' '.join(a[:-size])} switched from {' '.join(said)} to {' '.join(b)}", old, old_raw,
+                            " renamed " in f" {clause} ")
+    return None
 
 
 LIVES = frozenset("live lives living stay stays staying".split())  # where one lives now: not "lived in Paris"

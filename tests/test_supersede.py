@@ -152,6 +152,11 @@ def test_updates(new: str, old: str) -> None:
     ("The billing service was rewritten in Go.", "- The search service is written in Rust."),
     ("We moved the sofa to the lounge.", "- Our office is at 5 King Street."),
     ("The API was renamed to Atlas.", "- The billing service is written in Ruby."),
+    ("Staging moved to staging-02.harbor.internal.", "- Nightly backups of the staging database run at 02:00"),
+    ("Prod database got upgraded to Postgres 16.", "- Nightly backups of the prod database run at 02:00 UTC."),
+    ("Redis was replaced by Valkey on cache-01.", "- Sarah's laptop runs Postgres"),
+    ("Loki log retention is back to 30 days.", "- Log retention in Grafana is 14 days."),
+    ("Coverage target lowered to 70 percent.", "- The test coverage target is 80 percent."),  # "test" qualifies it
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
@@ -460,6 +465,22 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     ("- Tom lives in York with his two cats", "Tom moved to Leeds", "- Tom lives in Leeds with his two cats"),
     ("- Tom lives in York and works at the hospital", "Tom now lives in Leeds",
      "- Tom lives in Leeds and works at the hospital"),
+    # an agent developer's run, 2026-11-27: updates said with another subject's word order, a kind word left
+    # out, a version upgraded, a thing replaced or renamed, a day it starts said first
+    ("- The staging server is staging-01.harbor.internal on port 8080.", "Staging moved to staging-02.harbor.internal.",
+     "- The staging server is staging-02.harbor.internal on port 8080."),
+    ("- The production database is Postgres 14 on db-prod-2.harbor.internal, port 5432.",
+     "Prod database got upgraded to Postgres 16.",
+     "- The production database is Postgres 16 on db-prod-2.harbor.internal, port 5432."),
+    ("- The Redis cache runs on cache-01, port 6379.", "Redis was replaced by Valkey on cache-01.",
+     "- The Valkey cache runs on cache-01, port 6379."),
+    ("- Errors go to the Sentry project harbor-api.", "The Sentry project harbor-api was renamed to harbor-backend.",
+     "- Errors go to the Sentry project harbor-backend."),
+    ("- Standup is at 9:30 every weekday.", "From Monday standup is at 10:00.", "- Standup is at 10:00 every weekday."),
+    ("- Log retention in Loki is 14 days.", "Loki log retention is back to 30 days.",
+     "- Loki log retention is back to 30 days."),
+    ("- The beta launch for Northwind is on March 14.", "The Northwind beta launch got bumped to March 28.",
+     "- The Northwind beta launch got bumped to March 28."),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
