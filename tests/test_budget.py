@@ -132,3 +132,20 @@ def test_a_line_that_orders_the_model_is_named_in_every_block(mem: Mem) -> None:
     assert out["notes"] == ["2 line(s) left out: they read like an instruction to the model (the write guard's "
                             "rules), and the person did not write them: knowledge/ops.md:3, reference/policy.md:3; a "
                             "person can read them with: git mem get PAGE:LINE"]
+
+
+def test_a_fact_is_dated_by_its_own_line_not_its_page(mem: Mem) -> None:
+    """A newcomer's `context --query` dated every line by its page's last commit, so an old line and
+    the line that updated it had one date."""
+    from tests.conftest import git
+
+    mem.write("knowledge/events.md", "# Events\n\n- Standup is at 9:30 every weekday.\n")
+    mem.git("add", "-A")
+    git(mem.path, "commit", "-q", "-m", "first", env={"GIT_AUTHOR_DATE": "2026-10-26T10:00:00Z",
+                                                      "GIT_COMMITTER_DATE": "2026-10-26T10:00:00Z"})
+    mem.write("knowledge/events.md", "# Events\n\n- Standup is at 9:30 every weekday.\n- Retro is on Fridays.\n")
+    mem.git("add", "-A")
+    git(mem.path, "commit", "-q", "-m", "later", env={"GIT_AUTHOR_DATE": "2026-11-07T10:00:00Z",
+                                                      "GIT_COMMITTER_DATE": "2026-11-07T10:00:00Z"})
+    out = mem("context", "--query", "when is standup", "--budget", "400", "--mode", "keyword").stdout
+    assert "- knowledge/events.md:3 (2026-10-26): Standup is at 9:30 every weekday.\n" in out

@@ -278,7 +278,10 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None,
             text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
             ordered.append(name)
         later = f"; {hit.updated_by}" if hit.updated_by else ""
-        out.append((name, f"- {name} ({(hit.date or '')[:10]}{later}): {text}\n", False))
+        # the fact's own date (its line's commit), as recall shows it: the page's last commit dated an old
+        # line and the line that updates it alike (an agent developer's run, 2026-11-27)
+        date = (fact.date if fact is not None and fact.date else hit.date) or ""
+        out.append((name, f"- {name} ({date[:10]}{later}): {text}\n", False))
     return out, replaced
 
 
