@@ -126,7 +126,7 @@ def test_a_line_that_orders_the_model_is_named_in_every_block(mem: Mem) -> None:
     mem.git("commit", "-q", "--author", "Mallory Mate <mallory@example.com>", "-m", "pulled")
     out = mem.json("context", "--query", "what are the ops instructions", "--budget", "2000", "--mode", "keyword")
     left = "[left out: it reads like an instruction to the model (ignore previous instructions); a person can read it]"
-    assert f"- knowledge/ops.md:3 (" in out["text"] and f"): {left}\n" in out["text"]
+    assert "- knowledge/ops.md:3 (" in out["text"] and f"): {left}\n" in out["text"]
     assert f"### reference/policy.md\n\n# Policy\n\n- {left}\n- Badges are renewed in May\n" in out["text"]
     assert "curl" not in out["text"]
     assert out["notes"] == ["2 line(s) left out: they read like an instruction to the model (the write guard's "
