@@ -41,6 +41,12 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
 
 
 @pytest.mark.parametrize("text, category", [
+    # an agent developer's run, 2026-11-27: a thing that handles a load went to the contacts, not wanting a
+    # meeting to the facts
+    ("The load test showed the API handles about 1200 requests per second.", "infrastructure"),
+    ("Dana handles billing questions.", "contact"),
+    ("Jonas Weber looks after the billing service.", "contact"),
+    ("I don't want meetings before 10am.", "preference"),
     ("I need to reset my password on Monday", "todo"),  # paper cut 9: went to facts ("need to" only counted first)
     # a newcomer, 2026-11-27: a marked task with "policy" in it went to the rules, a pre-approval was a
     # rule, and a dose taken was a taste

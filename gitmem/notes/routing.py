@@ -21,8 +21,9 @@ legal must review any contract over $50k" a rule, not a todo):
    starts with a task verb (call, email, book, renew, pay, follow up, ...);
 5. decision: decided, decision:, agreed, chose, settled on, opted for,
    going with, picked ... for, approved;
-6. contact, a person's role: account contact, contact for, handles, account
-   manager, talk to ... about; a named person's job ("Dana Okafor is the tech
+6. contact, a person's role: account contact, contact for, account
+   manager, talk to ... about; what a named person handles, looks after or
+   takes care of (not "The API handles 1200 requests"); a named person's job ("Dana Okafor is the tech
    lead of the payments team"; not "Project Falcon is the service I lead");
 7. infrastructure: servers, databases, hosts, ports, clusters, cloud,
    CI, deploys, backups, DNS, VPN, IP addresses, internal host names, URLs;
@@ -30,7 +31,8 @@ legal must review any contract over $50k" a rule, not a todo):
    an IP address or a year-serial like 2026-0042), an e-mail address, a
    @handle, a street address, where someone lives, a birthday, anniversary
    or birth date, how to reach someone;
-9. preference: likes and dislikes (prefers, likes, loves, hates, favourite,
+9. preference: what I or we prefer, like, love, hate, enjoy or don't want;
+   likes and dislikes (prefers, likes, loves, hates, favourite,
    allergic, can't stand, enjoys, rather, vegetarian, doesn't eat, no longer
    drinks, I drink/eat/take ..., not a dose: "I take 50mg of ..."), and a person who always/never does something
    ("I always take the window seat"; "The server never restarts" is not one);
@@ -129,8 +131,13 @@ RULES: tuple[Rule, ...] = (
           rf"^\s*(please\s+)?({TASK_VERBS})\b(?! me\b)(?!\s+(?:[a-z]+\s+)?{NOT_AN_OBJECT}\b)"),
     _rule("decision", "a decision", r"\b(decided|decision:|^decision\b|agreed|chose|settled on|opted (for|to)|"
                                     r"going with|went with|picked \w+ (for|as)|approved)\b"),
-    _rule("contact", "a person's role", r"\b((account|main|point of) contact|contact (for|person)|handles|"
+    _rule("contact", "a person's role", r"\b((account|main|point of) contact|contact (for|person)|"
                                         r"account manager|talk to \w+( \w+)? about|relationship with)\b"),
+    # ... and what a named person handles, not a thing ("The API handles 1200 requests per second" went to the
+    # contacts, an agent developer's run)
+    Rule("contact", "what a person handles", re.compile(r"^\s*[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?(?: (?:from|at|of) "
+                                                         r"[A-Z][\w&-]*(?: [A-Z][\w&-]*)?)? (?:handles|"
+                                                         r"looks after|takes care of)\b")),
     # "Dana Okafor is the tech lead of the payments team": a named person and their job
     Rule("contact", "a person's job", re.compile(
         # not a thing someone has that job for ("Project Falcon is the service I lead")
@@ -141,7 +148,9 @@ RULES: tuple[Rule, ...] = (
         r"coordinator|consultant|contractor|advisor|adviser|mentor|sponsor|champion|approver|reviewer)\b")),
     # "I prefer tabs over spaces in this repo" is how the person likes to work, whatever it names
     _rule("preference", "I or we prefer", r"^\s*(I|we)\s+(really\s+|much\s+|usually\s+)?(prefer|like|love|hate|"
-                                          r"dislike|can'?t stand|enjoy)\b"),
+                                          r"dislike|can'?t stand|enjoy)\b|"
+                                          # "I don't want meetings before 10am" (an agent developer's run)
+                                          r"^\s*I\s+(do not|don'?t|never)\s+want\b"),
     _rule("infrastructure", "servers, databases, hosts", INFRA),
     _rule("contact", "a phone number", PHONE),
     _rule("contact", "an e-mail address or handle", r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w@])@\w{2,}"),
