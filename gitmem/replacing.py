@@ -58,7 +58,8 @@ def _value_changed(line: str, start: int, part: str, new: str, found: Update, fo
     article = re.search(r"\b(?:an?|the) $", new[:new_span[0]], re.IGNORECASE)
     if article and re.match(r"(?:an?|the) ", part[old_span[0]:], re.IGNORECASE):  # "is a 2019 ..." -> "is a 2024 ..."
         new_span = (article.start(), new_span[1])
-    value = _to_end(new, new_span)
+    # a name or thing put in another's place is only itself ("Sofia Marino takes over from Marcus as ...")
+    value = new[new_span[0]:new_span[1]] if switches.renames(new) else _to_end(new, new_span)
     tail = switches.words(value[new_span[1] - new_span[0]:])
     if tail and set(tail) <= set(switches.words(part[old_span[1]:])):
         value = new[new_span[0]:new_span[1]]  # what follows it the line says already ("... on cache-01")

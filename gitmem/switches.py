@@ -87,6 +87,8 @@ FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|conv
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
 # "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (an
 # agent developer's run, 2026-11-27): A, then B up to where it says more (a place, a reason)
+TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:takes|took|has taken|is taking|will take) over from (?P<a>.+?) as "
+                        r"(?:the |our |their |a |an )?(?P<role>.+)$")
 REPLACED_BY = re.compile(r"^(?P<a>.+?) (?:was |were |has been |have been |got |is being |is |are )?"
                          r"(?:replaced (?:by|with)|renamed (?:to|as)|swapped (?:for|out for)) (?P<b>.+?)"
                          r"(?: (?:on|in|at|for|with|from|since|because|after)\b.*)?$")
@@ -395,7 +397,7 @@ def _from_to(clause: str, old: list[str], old_raw: str, renamed: bool = False) -
     (`renamed`: whatever other names it holds: a thing renamed is renamed wherever it is named)."""
     m = FROM_TO.match(clause) or REPLACED.match(clause)
     if m is None:
-        return _replaced_by(clause, old, old_raw)
+        return _replaced_by(clause, old, old_raw) or _takes_over(clause, old, old_raw)
     a, b = _content(m["a"].split()), _content(m["b"].split())
     topic = _content(m["s"].split() + (m["mid"].split() if "mid" in m.groupdict() else []))
     have = set(old)
@@ -410,8 +412,26 @@ def _from_to(clause: str, old: list[str], old_raw: str, renamed: bool = False) -
 
 
 def renames(new: str) -> bool:
-    """Whether a fact says a thing was replaced or renamed ("Redis was replaced by Valkey")."""
-    return any(REPLACED_BY.match(clause) for clause in clauses(new))
+    """Whether a fact says a thing was replaced or renamed ("Redis was replaced by Valkey"), or a
+    person took over from another ("Sofia Marino takes over from Marcus as product manager")."""
+    return any(REPLACED_BY.match(clause) or TAKES_OVER.match(clause) for clause in clauses(new))
+
+
+def _takes_over(clause: str, old: list[str], old_raw: str) -> Update | None:
+    """`B takes over from A as ROLE` against a line that names A (first name, with the surname the
+    line gives) and says every word of the role: A's name becomes B's ("Marcus Lee is our product
+    manager" -> "Sofia Marino is our product manager")."""
+    m = TAKES_OVER.match(clause)
+    if m is None:
+        return None
+    a, b = m["a"].split(), [w for w in m["b"].split() if w not in LINK]
+    role = {long_form(_stem(w)) for w in _content(m["role"].split())}
+    if not a or not b or not role or not role <= {long_form(_stem(w)) for w in old} or a[0] not in old:
+        return None
+    said = re.search(rf"(?i:\b{re.escape(a[0])})((?: [A-Z][\w'’-]+)*)", old_raw)
+    size = max(len(a), 1 + len(said.group(1).split())) if said else len(a)
+    at = old.index(a[0])
+    return Update(tuple(old[at:at + size]), tuple(b))
 
 
 def _replaced_by(clause: str, old: list[str], old_raw: str) -> Update | None:

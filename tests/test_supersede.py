@@ -157,6 +157,8 @@ def test_updates(new: str, old: str) -> None:
     ("Redis was replaced by Valkey on cache-01.", "- Sarah's laptop runs Postgres"),
     ("Loki log retention is back to 30 days.", "- Log retention in Grafana is 14 days."),
     ("Coverage target lowered to 70 percent.", "- The test coverage target is 80 percent."),  # "test" qualifies it
+    ("Sofia Marino takes over from Marcus as designer.", "- Marcus Lee is our product manager."),  # another role
+    ("Sofia Marino takes over from Priya as product manager.", "- Marcus Lee is our product manager."),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
@@ -481,6 +483,9 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
      "- Loki log retention is back to 30 days."),
     ("- The beta launch for Northwind is on March 14.", "The Northwind beta launch got bumped to March 28.",
      "- The Northwind beta launch got bumped to March 28."),
+    ("- Marcus Lee is our product manager; he decides what goes into each sprint.",
+     "Sofia Marino takes over from Marcus as product manager.",
+     "- Sofia Marino is our product manager; he decides what goes into each sprint."),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
