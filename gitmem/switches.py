@@ -359,7 +359,12 @@ def _stem(word: str) -> str:
 
 
 def _no_longer(clause: str, old: list[str]) -> Update | None:
-    """`S no longer VERB O` against `S VERB ... O` (or a like of O), `S is no longer X` against `S is X`."""
+    """`S no longer VERB O` against `S VERB ... O` (or a like of O), `S is no longer X` against `S is X`;
+    or `S dropped O` (_dropped)."""
+    return _no_longer_verb(clause, old) or _dropped(clause, old)
+
+
+def _no_longer_verb(clause: str, old: list[str]) -> Update | None:
     m = NO_LONGER.match(clause)
     if m is None:
         return None
@@ -381,6 +386,26 @@ def _no_longer(clause: str, old: list[str]) -> Update | None:
     if not wanted <= {_stem(w) for w in old[at + 1:]} | set(old[at + 1:]):
         return None
     return Update((), ())
+
+
+# a thing let go of, said with no verb of using it: "We dropped Tailwind", "I gave up on vim keybindings, back
+# to the default keys" (an agent developer's run, 2026-11-27), up to what is said instead
+DROPPED = re.compile(r"^(?P<s>i|we|[a-z][\w'-]*(?: [a-z][\w'-]*)?) (?:have |has |just |finally )*(?:dropped|ditched|"
+                     r"gave up on|gave up|have given up on|moved off|moved away from) (?P<o>.+?)"
+                     r"(?: (?:back to|in favour of|in favor of|for|now|since|because|instead)\b.*)?$")
+
+
+def _dropped(clause: str, old: list[str]) -> Update | None:
+    """`S dropped O` against a line that starts with S and says every word of O after it: the
+    line's thing is let go of, so the new fact takes its place."""
+    m = DROPPED.match(clause)
+    if m is None or NEGATED.search(" ".join(old)):
+        return None
+    said = m["s"].split()
+    wanted = {_stem(w) for w in _content(m["o"].split())}
+    if not wanted or old[:len(said)] != said:
+        return None
+    return Update((), ()) if wanted <= {_stem(w) for w in old[len(said):]} else None
 
 
 def _named_elsewhere(old_raw: str, allowed: set[str]) -> bool:

@@ -91,6 +91,9 @@ def test_precision_and_recall_on_both_parts() -> None:
     ("PRs now need two approvals.", "- PRs need one approval."),
     ("The billing service was rewritten in Go.", "- The billing service is written in Ruby."),
     ("We moved the office to 22 Queen Street.", "- Our office is at 5 King Street."),
+    ("We dropped Tailwind; the frontend uses CSS modules now.",
+     "- We decided to use Tailwind for frontend styling since Aiko's design tokens map to it."),
+    ("I gave up on vim keybindings, back to the default VS Code keys.", "- I use vim keybindings in VS Code."),
 ])
 def test_updates(new: str, old: str) -> None:
     assert supersede.updates(new, old)
@@ -159,6 +162,8 @@ def test_updates(new: str, old: str) -> None:
     ("Coverage target lowered to 70 percent.", "- The test coverage target is 80 percent."),  # "test" qualifies it
     ("Sofia Marino takes over from Marcus as designer.", "- Marcus Lee is our product manager."),  # another role
     ("Sofia Marino takes over from Priya as product manager.", "- Marcus Lee is our product manager."),
+    ("We dropped Tailwind.", "- Aiko likes Tailwind."),  # another one's thing
+    ("I gave up on coffee.", "- I drink tea every morning."),
 ])
 def test_near_neighbours_both_stay(new: str, old: str) -> None:
     assert not supersede.updates(new, old)
