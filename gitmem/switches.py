@@ -85,10 +85,11 @@ NO_LONGER = re.compile(r"^(?P<s>.*?)\s*\b(?:no longer|not anymore|stopped|quit|g
 FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|converted)\b(?P<mid>.*?)\bfrom "
                      r"(?P<a>.+?) to (?P<b>.+)$")
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
-# "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (an
-# agent developer's run, 2026-11-27): A, then B up to where it says more (a place, a reason)
+# "Sofia Marino takes over from Marcus as product manager" (an agent developer's run, 2026-11-27)
 TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:takes|took|has taken|is taking|will take) over from (?P<a>.+?) as "
                         r"(?:the |our |their |a |an )?(?P<role>.+)$")
+# "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (the
+# same run): A, then B up to where it says more (a place, a reason)
 REPLACED_BY = re.compile(r"^(?P<a>.+?) (?:was |were |has been |have been |got |is being |is |are )?"
                          r"(?:replaced (?:by|with)|renamed (?:to|as)|swapped (?:for|out for)) (?P<b>.+?)"
                          r"(?: (?:on|in|at|for|with|from|since|because|after)\b.*)?$")
