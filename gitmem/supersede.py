@@ -70,8 +70,7 @@ FAVOURITE = re.compile(r"^(?P<subject>.*?)\s*\bfavou?rite\s+(?P<attr>[a-z]+(?: [
 FILLER = frozenset("the a an my our his her their is are was now has have s new changed to updated will be "
                    "currently".split())
 # the words of a move said before its value ("deadline pushed out to March 15": the value is March 15)
-MOVE_WORDS = re.compile(r"^(?:(?:was|has been|got|is) )?(?:moved|pushed(?: out| back)?|postponed|rescheduled|delayed|"
-                        r"bumped|brought forward|slipped)(?: again)? (?:to|until) ")
+MOVE_WORDS = re.compile(rf"^(?:(?:was|has been|got|is) )?{switches.MOVES}(?: again)? (?:to|until) ")
 NUMBER = re.compile(r"\d")
 # "Tom's number is now 07700 900123" is his phone, as people say it; "Room number is 12", "NHS number ..."
 # and "Order number ..." are not: a bare "number" is a phone's when its value has a phone's 7-15
@@ -140,8 +139,7 @@ def _attribute(text: str, role: str | None = None) -> Claim | None:
                 continue
             if attr == "address" and name == "moved to" and _when(text[m.end():].split()):
                 continue  # "moved to Friday", "moved to 3pm": a date or a time, not a home
-            rest = text[m.end():]
-            before, after = text[:m.start()].split(), MOVE_WORDS.sub("", rest.lstrip()).split()
+            before, after = text[:m.start()].split(), MOVE_WORDS.sub("", text[m.end():].lstrip()).split()
             qualifiers = tuple(w for w in before if w in QUALIFIERS)
             subject = _clean([w for w in before if w not in QUALIFIERS])
             owner = _owner(after)  # "the budget for Apollo is ...": Apollo's budget, not Kestrel's

@@ -103,9 +103,10 @@ FROM_NOW = re.compile(r" (?:from now on|going forward|henceforth|from (?:today|t
                       r"until further notice)$")
 # a thing done again, which replaces what was done before: "The billing service was rewritten in Go"
 # stood beside "The billing service is written in Ruby" (the same run)
-REDONE = re.compile(r"^(?P<s>.+?) (?:was |were |has been |have been |got |is being |are being )?"
-                    r"re(?P<verb>written|built|designed|implemented|named|branded|hosted|priced|assigned|"
-                    r"configured|located|organi[sz]ed|structured) (?P<v>.+)$")
+AGAIN = r"written|built|designed|implemented|named|branded|hosted|priced|assigned|configured|located|organi[sz]ed|" \
+        r"structured"  # the verbs done again ("re-" and one of these)
+REDONE = re.compile(rf"^(?P<s>.+?) (?:was |were |has been |have been |got |is being |are being )?"
+                    rf"re(?P<verb>{AGAIN}) (?P<v>.+)$")
 # a thing someone moved: "We moved the office to 22 Queen Street" of "Our office is at 5 King Street"
 MOVED_THING = re.compile(r"^(?:i|we|they|he|she|\w+) (?:have |has |just )*(?:moved|relocated|shifted) "
                          r"(?P<s>(?:the|our|my|their|his|her) .+?) (?:to|into) (?P<v>.+)$")

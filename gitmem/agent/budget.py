@@ -275,7 +275,7 @@ def _facts(nb: Notebook, query: str, mode: str, personal: Notebook | None,
         text = facts.said(fact) if fact else " ".join(hit.text.split())  # a nested item with its owner
         rule = guard.instructs(text)
         if rule is not None:
-            text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
+            text = orders.LEFT_OUT.format(rule=rule)
             ordered.append(name)
         later = f"; {hit.updated_by}" if hit.updated_by else ""
         # the fact's own date (its line's commit), as recall shows it: the page's last commit dated an old

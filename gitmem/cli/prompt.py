@@ -213,6 +213,7 @@ def _says(hit: Any, names: tuple[str, ...]) -> bool:
 
 def render(hits: list[Any]) -> str:
     """One line a fact: its text, then where it is (what `git mem get` takes) and its date."""
+    from ..agent.orders import LEFT_OUT
     from ..blocks import BULLET
     from ..notes import guard
     from ..paths import shown
@@ -235,7 +236,7 @@ def render(hits: list[Any]) -> str:
         # added to the prompt with no tool call around it: a line the write guard would refuse (pulled, or
         # written by hand) is named, not quoted (an attack run's "Ignore all previous instructions ..." was)
         if rule is not None:
-            text = f"[left out: it reads like an instruction to the model ({rule}); a person can read it]"
+            text = LEFT_OUT.format(rule=rule)
         where = f"personal: {where}" if getattr(hit, "scope", "project") == "personal" else where
         date = (fact.date if fact and fact.date else hit.date) or ""
         said = getattr(hit, "updated_by", None)

@@ -9,7 +9,7 @@ import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import GitFailed
 
@@ -33,7 +33,7 @@ def holders(git: Git) -> list[str] | None:
     """The git processes working in this repository ("pid: command"), which may hold
     index.lock; None where the process table cannot be read (then assume one does)."""
     found = _gits(git)
-    return None if found is None else [f"{pid}: {' '.join(argv)}" for pid, argv in found]
+    return None if found is None else [f"{pid}: {' '.join(argv)}" for pid, argv, _ in found]
 
 
 def moving_head(git: Git) -> list[str]:
@@ -43,7 +43,7 @@ def moving_head(git: Git) -> list[str]:
     'HEAD'" if a gitmem commit lands meanwhile (a git user's run, 2026-11-27)."""
     mine = _ancestors()
     top = os.path.realpath(git.top or git.git_dir)
-    return [f"{pid}: {' '.join(argv)}" for pid, argv, cwd in _gits(git, with_cwd=True) or []
+    return [f"{pid}: {' '.join(argv)}" for pid, argv, cwd in _gits(git) or []
             if pid not in mine and _moves(argv) and _same_repository(cwd, top)]
 
 
@@ -92,9 +92,9 @@ class HeadBusy(GitFailed):
     """A person's git command that moves HEAD is running (a commit with its editor open)."""
 
 
-def _gits(git: Git, with_cwd: bool = False) -> list[Any] | None:
-    """(pid, argv) of each git process whose directory is in this worktree (and that directory,
-    `with_cwd`); None without /proc."""
+def _gits(git: Git) -> list[tuple[int, list[str], str]] | None:
+    """(pid, argv, directory) of each git process whose directory is in this worktree; None
+    without /proc."""
     proc = Path("/proc")
     if not (proc / "self" / "cwd").exists():
         return None
@@ -112,8 +112,7 @@ def _gits(git: Git, with_cwd: bool = False) -> list[Any] | None:
         except OSError:
             continue
         if cwd == top or cwd.startswith(top + os.sep):
-            args = [os.fsdecode(a) for a in argv if a]
-            found.append((int(entry.name), args, cwd) if with_cwd else (int(entry.name), args))
+            found.append((int(entry.name), [os.fsdecode(a) for a in argv if a], cwd))
     return found
 
 

@@ -65,7 +65,7 @@ def _spelled(conn: apsw.Connection, text: str) -> str:
 
 def _long(conn: apsw.Connection, m: re.Match[str]) -> str:
     said = m.group(1)
-    if not (said.isupper() or said.lower() in LOWER_TOO) or said.upper() not in LONG:
+    if not (said.isupper() or said.lower() in LOWER_TOO):
         return m.group()
     long = LONG[said.upper()]
     if FULL[said.upper()].search(m.string):

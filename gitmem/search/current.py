@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .. import blocks, supersede
+from .. import blocks, supersede, switches
 from .facts import Fact, Found
 
 if TYPE_CHECKING:
@@ -41,8 +41,7 @@ if TYPE_CHECKING:
 MARKED = re.compile(r"\b(?:no longer|not anymore|stopped|quit|gave up|now|switched|moved|changed|migrated|converted|"
                     r"instead of|replaced|as of|going forward|starting|effective|pushed|postponed|rescheduled|"
                     r"delayed|brought forward|slipped|relocated|henceforth|until further notice|"
-                    r"re(?:written|built|designed|implemented|named|branded|hosted|priced|assigned|configured|"
-                    r"located|organi[sz]ed|structured))\b", re.IGNORECASE)
+                    rf"re(?:{switches.AGAIN}))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
