@@ -90,11 +90,12 @@ def _person_committing(repo: Path, scratch: Path | None = None) -> tuple[subproc
     editor.chmod(0o755)
     proc = subprocess.Popen(["git", "commit", "-q"], cwd=repo, env={**os.environ, "GIT_EDITOR": str(editor)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    for _ in range(600):
+    for _ in range(12000):  # bounded, and long enough for a loaded machine: the test needs the editor open
         if started.exists():
             break
         assert proc.poll() is None, "git ended before its editor started"
         time.sleep(0.01)
+    assert started.exists(), "git's editor did not start"
     assert not (Path(git(repo, "rev-parse", "--absolute-git-dir").strip()) / "index.lock").exists()
     return proc, release  # nothing for gitmem to see but the process
 
