@@ -201,3 +201,24 @@ def test_the_line_an_update_kept_beside_is_found_from_the_update() -> None:
     assert current.predecessor(other, 7) is None
     nested = "# People\n\n- Sarah\n  - Phone: 555-1234\n- Bob\n  - Phone: 555-9999\n"
     assert current.predecessor(nested, 6) is None  # Bob's phone is no update of Sarah's
+
+
+def test_recall_over_history_ranks_the_update_first_and_names_it(mem: Mem) -> None:
+    """`recall --history` ranked a line kept beside its update first, unmarked (session 16)."""
+    mem("remember", "I prefer dark roast coffee, no sugar")
+    mem("remember", "I no longer drink coffee; I switched to green tea")
+    results = mem.compact("recall", "--history", "do I like coffee")["results"]
+    assert [r["where"] for r in results[:2]] == ["reference/preferences.md:4", "reference/preferences.md:3"]
+    head = mem.git("rev-parse", "--short=7", "HEAD").strip()
+    assert results[1]["successor"] == {"text": "- I no longer drink coffee; I switched to green tea",
+                                       "where": "reference/preferences.md:4"}
+    assert results[1]["superseded"] == {"until": results[0]["date"], "how": "later line, in part", "commit": head}
+    # with one result, the line standing now; an uncommitted line below updates it in turn
+    assert [r["where"] for r in mem.compact("recall", "--history", "-n", "1", "dark roast")["results"]] == \
+        ["reference/preferences.md:4"]
+    with (mem.path / "reference/preferences.md").open("a") as page:
+        page.write("- I switched from green tea to rooibos\n")
+    chain = mem.compact("recall", "--history", "--mode", "keyword", "dark roast coffee")["results"]
+    assert [(r["where"], r.get("successor", {}).get("where")) for r in chain[:3]] == [
+        ("reference/preferences.md:5", None), ("reference/preferences.md:4", "reference/preferences.md:5"),
+        ("reference/preferences.md:3", "reference/preferences.md:4")]

@@ -29,12 +29,14 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import blocks, supersede, switches
 from .facts import Fact, Found
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..index.pagetext import Reader
     from .hits import Hit
 
@@ -191,6 +193,45 @@ def link(found: list[Found], reader: Reader, full: bool = False) -> list[Found]:
             out.remove(new)
         new.hit.score = max(new.hit.score, hit.score)
         out.insert(out.index(old), new)
+    return out
+
+
+def link_hits(hits: list[Hit], text_now: Callable[[str], tuple[str | None, str | None]],
+              standing: Callable[[Hit, dict[str, Any]], Hit]) -> list[Hit]:
+    """`link` over history's results (hits of the page as it is now, read by `text_now(path)`):
+    each current fact that a later line of its page updates names it as `successor`, that line
+    just above it, added by `standing(old, {text, path, lines, headings, rev})` when no result holds
+    it. `recall --history` ranked "I prefer dark roast coffee" above the "I no longer drink
+    coffee" kept beside it, unmarked (session 16's list)."""
+    out, pending = list(hits), list(hits)
+    while pending:
+        old = pending.pop(0)
+        fact = old.fact
+        if not old.current or fact is None or old.revision is not None or old.page is not None \
+                or old.group not in LINKED:
+            continue  # old.revision: still true, but in an older version's words and lines
+        text, rev = text_now(old.path)
+        update = successor(text, fact) if text else None
+        if update is None:
+            continue
+        later, how = update
+        lines = {"start": later.start, "end": later.end}
+        new = next((h for h in out if h.current and h.path == old.path and h.revision is None
+                    and h.fact is not None and h.fact.lines == lines), None)
+        if new is None:
+            new = standing(old, {"text": later.text, "path": old.path, "lines": lines,
+                                 "headings": list(later.headings), "rev": rev})
+            pending.append(new)  # updated in turn (A -> B -> C)
+        elif out.index(new) < out.index(old):
+            new = None  # already above: named, left where it is
+        else:
+            out.remove(new)
+        if new is not None:
+            new.score = max(new.score, old.score)
+            out.insert(out.index(old), new)
+        cited = next(h for h in out if h.path == old.path and h.fact is not None and h.fact.lines == lines).fact
+        old.successor = {"path": old.path, "text": later.text, "lines": lines, "part": how == "part",
+                         "date": cited.date if cited else None, "commit": cited.commit if cited else None}
     return out
 
 

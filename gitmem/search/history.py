@@ -31,7 +31,7 @@ from ..dates import iso
 from ..index import cand, chunks, commits, provenance, versions
 from ..index.pagetext import Reader
 from ..index.provenance import Origin, of_text
-from . import facts
+from . import current, facts
 from .hits import Hit, snippet
 
 if TYPE_CHECKING:
@@ -105,7 +105,8 @@ def successors_first(found: list[Hit], walker: Walker | None = None, adding: boo
         target = _standing(old, walker)
         if target is not None and not any(h.current and _holds(h, target) for h in out):
             out.insert(out.index(old), walker.now(old, target))
-    return _versions_together(out, walker.changed_at)
+    # a line kept beside the later line that updates it, as the live view links them
+    return current.link_hits(_versions_together(out, walker.changed_at), walker.now_text, walker.now)
 
 
 def _standing(old: Hit, walker: Walker | None) -> dict[str, Any] | None:
@@ -424,9 +425,7 @@ class Walker:
     def standing(self, path: str, claim: list[str]) -> dict[str, Any] | None:
         """Where the page as it is now holds the fact whose lines are `claim` (read as `page` reads
         it: nothing of a private page), and the revision it was read at (None: the work tree)."""
-        wt = versions.worktree_blob(self.conn, path)
-        head = versions.head_blob(self.conn, path) if wt is None else None
-        text = self.work_text(path, wt[0]) if wt else self.page(head) if head is not None else None
+        text, rev = self.now_text(path)
         if not text or not claim:
             return None
         lines = text.split("\n")
@@ -435,7 +434,16 @@ class Walker:
         fact = facts.at_line(text, at) if at is not None else None
         return None if fact is None else {"text": fact.text, "path": path, "lines": fact.lines,
                                           "headings": fact.headings, "context": fact.context,
-                                          "rev": None if wt else "HEAD"}
+                                          "rev": rev}
+
+    def now_text(self, path: str) -> tuple[str | None, str | None]:
+        """The page as it is now (the work tree's, else HEAD's; None: no such page) and the revision
+        it was read at (None: the work tree), as `page` reads it."""
+        wt = versions.worktree_blob(self.conn, path)
+        if wt:
+            return self.work_text(path, wt[0]), None
+        head = versions.head_blob(self.conn, path)
+        return (self.page(head) if head is not None else None), "HEAD"
 
     def now(self, old: Hit, target: dict[str, Any]) -> Hit:
         """The fact standing now in the place of the superseded `old`, as a current result."""
