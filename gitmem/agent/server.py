@@ -110,7 +110,9 @@ TOOLS: list[Tool] = [
     verb("remember", "Store one durable fact (preference, contact, decision, todo) on the right page, as one "
          "commit. A fact the notebook already holds is not stored twice; one that updates a line of the page "
          "(same subject, another value) replaces it, and the result says what it replaced ('replaced'), or "
-         "which line it updates and keeps when that line says more ('updates'). Secrets and "
+         "which line it updates and keeps when that line says more ('updates'). An update the rules miss is "
+         "stored beside its line, 'maybe' naming the line it may update; to replace a line you know it "
+         "updates, pass replaces=PATH:LINE (a recall result's 'where'). Secrets and "
          "instruction-like text are refused.", Remember,
          lambda nb, r: asked_notes.remember(nb, r), ADDS),
     verb("daily", "Append an entry to today's daily log ('## HH:MM — first line' and the rest), as one commit: "
@@ -212,11 +214,12 @@ def lenient(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # The command line's options in error hints, as the tools' parameters (boolean ones as NAME=true).
-AGENT_FLAGS = {"all": "every", "force": "force", "history": "history", "replace": "replace", "flush": "flush"}
+AGENT_FLAGS = {"all": "every", "force": "force", "history": "history", "replace": "replace", "flush": "flush",
+               "keep-both": "keep_both"}
 AGENT_VALUES = {"at": "at", "date": "date", "from": "from", "to": "to", "since": "since", "until": "until",
                 "in": "in", "mode": "mode", "path": "path", "section": "section", "grep": "grep",
                 "category": "category", "tag": "tags", "type": "type", "min-score": "min_score", "limit": "limit",
-                "budget": "budget"}
+                "budget": "budget", "replaces": "replaces"}
 # what a person is told that a tool caller cannot do, said as what it can (a newcomer's agent was told
 # to pass --no-guard, which counts for nothing from an agent, and to read the fact from stdin)
 SAID_TO_PEOPLE = ((re.compile(r"a person who is sure can pass --no-guard"),

@@ -78,7 +78,10 @@ def remember(as_json: bool, **given: Any) -> None:
     that line in the same commit and says so, keeping the rest of a longer
     line; a role the notebook names counts as the name ("My sister's phone
     is now ..." updates "Lucy's phone is ..." when Lucy is the sister, and
-    the line keeps "Lucy"); --keep-both keeps the old line too.
+    the line keeps "Lucy"); --keep-both keeps the old line too. An update the
+    rules miss is stored beside the line and the output names the line it may
+    update ("maybe updates:"); --replaces PATH:LINE (a recall result's place)
+    puts the fact in that line's place instead, the commit naming the old line.
     Secrets and instruction-like text are refused, with the reason.
 
     \b
@@ -88,6 +91,7 @@ def remember(as_json: bool, **given: Any) -> None:
       git mem remember "Sarah Chen's phone is 555-9999"     replaces her old number
       git mem remember "Apollo 2.0 moved to March 29"       replaces its old date
       git mem remember --keep-both "Sarah's phone is 555-0000"
+      git mem remember --replaces knowledge/events.md:4 "Standup is at 10:00"
       git mem remember --to projects/apollo.md --section Decisions "Ship on Friday"
       git mem remember --scope personal "I review code in the morning"
       echo "a longer fact" | git mem remember -
@@ -96,9 +100,10 @@ def remember(as_json: bool, **given: Any) -> None:
     from . import output
 
     nb = notebook()
-    to = given["to"]
+    to, replaces = given["to"], given["replaces"]
     result = asked.remember(nb, request(Remember, given, text=read_text(given["text"], "fact"),
-                                        to=page_path(nb, to) if to else None))
+                                        to=page_path(nb, to) if to else None,
+                                        replaces=page_spec(nb, replaces) if replaces else None))
     show(result, as_json, output.written)
 
 

@@ -79,11 +79,16 @@ def written(w: Written) -> str:
         return f"already remembered at {shown(d['path'])}:{d['lines']['start']}: {d['text']}\nhint: {hint}"
     span = f"{w.lines['start']}-{w.lines['end']}" if w.lines["end"] != w.lines["start"] else str(w.lines["start"])
     out = f"{w.action}: {shown(w.path)}:{span} (commit {w.commit[:7] if w.commit else '-'})"
-    if w.replaced:
-        out += f"\nreplaced: {w.replaced['text']} (pass --keep-both to keep both)"
+    if w.replaced:  # named by --replaces: no rule to keep it from
+        keep = "" if w.replaced.get("named") else " (pass --keep-both to keep both)"
+        out += f"\nreplaced: {w.replaced['text']}{keep}"
     if w.updates:
         out += (f"\nupdates: {shown(w.updates['path'])}:{w.updates['lines']['start']}: {w.updates['text']} (kept; "
                 "recall puts the new line first)")
+    if w.maybe:
+        where = f"{shown(w.maybe['path'])}:{w.maybe['lines']['start']}"
+        out += (f"\nmaybe updates: {where}: {w.maybe['text']} (kept: it reads as an update, but no rule found the line "
+                f"it updates; if it is this one: git mem forget {where})")
     for c in w.watched or []:
         out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
                 f"{shown(c.path)}:{c.lines['start']}: {c.text}")

@@ -14,7 +14,8 @@ from .written import Written
 def remember(nb: Notebook, request: Remember) -> Written:
     """The fact stored in the notebook its scope names (scopes.remember)."""
     r = request
-    return scopes.remember(nb, r.text, r.to, r.section, r.category, r.force, r.allow, r.keep_both, r.scope)
+    return scopes.remember(nb, r.text, r.to, r.section, r.category, r.force, r.allow, r.keep_both, r.scope,
+                          r.replaces)
 
 
 def daily(nb: Notebook, request: Daily) -> Written:

@@ -18,7 +18,7 @@ from .. import config, credentials, nesting
 from ..errors import EmptyText, GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
-from . import change, guard, pages, routing, trailers
+from . import change, guard, pages, replaced, routing, trailers
 from .change import PageChanged, committable, write_lock
 from .duplicate import find_duplicate, nearby
 from .written import Written, commit_change
@@ -80,16 +80,20 @@ MAX_FACT = 20_000  # characters of one fact: a list item, a line, a short paragr
 
 def remember(nb: Notebook, text: str, to: str | None = None, section: str | None = None,
              category: str | None = None, force: bool = False, allow: bool = False,
-             keep_both: bool = False) -> Written:
+             keep_both: bool = False, replaces: str | None = None) -> Written:
     """Store a fact on its page (one commit), unless it is already there. A fact that updates
     one line of the page (same subject and attribute, another value; see supersede.py) replaces
-    that line in the same commit, unless `keep_both`."""
+    that line in the same commit, unless `keep_both`; `replaces` (PATH:LINE) names the line it
+    takes the place of (replaced.py)."""
     text = given_text(text, "fact")
     if len(text) > MAX_FACT:  # a megabyte of prose took 13 s of routing and matching: it is a page
         raise UsageError(f"the fact is {len(text):,} characters; a fact holds at most {MAX_FACT:,}",
                          "write a longer text as a page: git mem write PAGE - < FILE")
     _section(section)
+    target = replaced.named(nb, replaces, text, {"--to": bool(to), "--section": section is not None,
+                                                 "--keep-both": keep_both}) if replaces else None
     rel, section, cat = route(nb, text, to, section, category)
+    rel = target.path if target is not None else rel
     text = routing.unmarked(text) if CATEGORIES[cat][2] else text
     guard.check(text, allow, rel, section)
     entry = pages.bullet(text, checkbox=CATEGORIES[cat][2])
@@ -98,6 +102,8 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
 
     def add(page: str) -> pages.Edit:
         """The fact on this version of the page: in place of the line it updates, or appended."""
+        if target is not None:
+            return replaced.edit(target, text)(page)
         found = None if keep_both else _updated(page, text, named)
         if found is not None:  # said with a role, the fact takes the line's place with the name the line has
             said = entry if found[2] == text else pages.bullet(found[2], checkbox=CATEGORIES[cat][2])
@@ -115,11 +121,11 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         if not force:
             # may wait for the index (another process embedding): change.apply reads the page afresh
             dup = find_duplicate(nb, text, rel, current, near)
-            if dup:
+            if dup and not (target is not None and (dup["path"], dup["lines"]["start"]) == (rel, target.line)):
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
-        named = None if keep_both else _named(text, near)
-        old = None if keep_both else _updated(current, text, named)
+        named = None if keep_both or target else _named(text, near)
+        old = (target.line, target.text, text) if target else None if keep_both else _updated(current, text, named)
         if old is None and not keep_both and not to and not CATEGORIES[cat][2] and nb.settings.layout == "folders":
             elsewhere = _updated_elsewhere(nb, rel, text, named, near)
             if elsewhere is not None:  # "Helen moved to Bath" replaces the contacts line "Helen lives in Bristol"
@@ -142,9 +148,12 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     written.watched = disagreeing or None
     if old is not None and written.commit:
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]},
-                            "text": credentials.redact(old[1].strip())[0]}
+                            "text": credentials.redact(old[1].strip())[0],
+                            **({"named": True} if target is not None else {})}
     elif written.commit:
         written.updates = _kept_beside(nb, written.path, written.lines["start"])
+        if written.updates is None and not keep_both:
+            written.maybe = replaced.maybe(nb, text, near, {"path": written.path, "lines": written.lines})
     return written
 
 

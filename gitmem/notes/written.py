@@ -28,6 +28,8 @@ class Written:
     section: str | None = None
     replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
     updates: dict[str, Any] | None = None  # remember: a line the new fact updates and kept, as recall links them
+    # remember: the line a fact said as an update may update, when no rule found one (replaced.maybe)
+    maybe: dict[str, Any] | None = None
     scope: str = "project"  # remember: the project's notebook or the personal one (notes/scopes.py)
     watched: list[Any] | None = None  # remember: older facts about a watched entity that disagree (watch.py)
 
