@@ -260,6 +260,38 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
                                            "the notebook, e.g. knowledge/facts.md)")
 
 
+@pytest.mark.tally("bad-input/fault matrix")
+@pytest.mark.parametrize("line, code", [("not json at all", -32700), ('{"jsonrpc": "2.0", "id": 3', -32700),
+                                        ('{"x": 1}', -32600), ('"a string"', -32600)])
+def test_a_line_that_is_no_json_rpc_message_gets_json_rpcs_error(mem: Mem, line: str, code: int) -> None:
+    """The SDK dropped such a line without a reply: a client waiting for one hung (carried since session 15)."""
+    import queue
+    import subprocess
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "gitmem", "mcp"], cwd=mem.path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(out) for out in proc.stdout], daemon=True).start()  # type: ignore
+
+    def ask(text: str) -> dict:
+        proc.stdin.write(text + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        return json.loads(lines.get(timeout=120))
+
+    try:
+        opened = ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        assert opened["id"] == 1 and "result" in opened
+        error = ask(line)
+        assert error["id"] is None and error["error"]["code"] == code, error
+        assert ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})) == {"jsonrpc": "2.0", "id": 2,
+                                                                                  "result": {}}
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(timeout=60)
+
+
 def test_text_recall_marks_provenance_on_every_snippet(mem: Mem) -> None:
     import re
     from datetime import date

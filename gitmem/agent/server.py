@@ -368,6 +368,29 @@ async def _serve(nb: Notebook) -> None:
 
     server = Server("gitmem", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+        sent, checked = anyio.create_memory_object_stream[Any](0)
+        tasks.start_soon(_answer_unreadable, read, sent, write)
+        await server.run(checked, write, server.create_initialization_options())
+
+
+async def _answer_unreadable(read: Any, sent: Any, write: Any) -> None:
+    """Pass the client's messages on to the server, answering each line that is no JSON-RPC message
+    with JSON-RPC's error (id null: none can be read), as the spec asks: the SDK dropped it without
+    a word, and a client waiting for its reply hung (carried since session 15). In order: the
+    reply is on its way before the next message is read. (The SDK cancels the requests in flight
+    when the input ends: a client that closes its end before its replies came loses them, as it
+    did before.)"""
+    import mcp.types as types
+    from mcp.shared.message import SessionMessage
+
+    async with sent:
+        async for item in read:
+            if not isinstance(item, Exception):
+                await sent.send(item)
+                continue
+            parse = any(e.get("type") == "json_invalid" for e in getattr(item, "errors", lambda: [])())
+            error = types.ErrorData(code=types.PARSE_ERROR, message="Parse error: the line is not JSON") if parse \
+                else types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request: not a JSON-RPC 2.0 message")
+            await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error)))
 
