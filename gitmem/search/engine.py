@@ -21,7 +21,7 @@ from ..index import confidence, embed, embeddings, extracts, fts, postings
 from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
-from . import abbreviations, aliases, candidates, current, facts, rankers, scale, views
+from . import abbreviations, aliases, candidates, current, facts, nicknames, rankers, scale, views
 from .hits import WORD, Hit, Results, snippet, unsaid
 from .hits import redact as redact_secrets
 from .remarks import in_sessions, remarks
@@ -206,6 +206,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     cand = candidates.Candidates(index.conn, query, view, index.kept)
     asked = aliases.expand(index.conn, query.text, cand.among)  # "how is my daughter" is "how is Emma"
     asked = abbreviations.spelled(index.conn, asked)  # "which CI" where the notebook says "continuous integration"
+    asked = nicknames.named(index.conn, asked)  # "Bob's phone" where the notebook says "Robert Chen's phone"
     asked_as = asked.ranked if asked.ranked != query.text else None
     query = replace(query, text=asked.ranked)
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
