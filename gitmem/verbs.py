@@ -96,10 +96,11 @@ class Remember:
     force: bool = param("Store it even if the notebook already says it.", "--force", default=False)
     keep_both: bool = param("Add it even if it updates a line of the page (keep the old one).", "--keep-both",
                             default=False)
-    replaces: str | None = param("Put it in place of this line, PATH:LINE as recall prints it (an update remember "
-                                 "did not recognise).", "--replaces", metavar="PATH:LINE",
-                                 agent="Put the fact in place of this line (a recall result's `where`, PATH:LINE): "
-                                       "for an update remember did not recognise as one.")
+    replaces: str | None = param("Put it in place of this fact: PATH:LINE as recall prints it, or the old line's "
+                                 "words (an update remember did not recognise).", "--replaces", metavar="WHERE",
+                                 agent="Put the fact in place of this one: a recall result's `where` (PATH:LINE), or "
+                                       "the old line's words, which cannot go stale; for an update remember did not "
+                                       "recognise as one.")
     scope: str | None = param("Write to this notebook or your personal one (git config --global mem.personal) "
                               "[preferences: personal, once configured; the rest: project].", "--scope",
                               choices=("project", "personal"),

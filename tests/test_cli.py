@@ -190,7 +190,7 @@ def test_paths_are_taken_from_the_current_folder_as_git_does(projects: Mem) -> N
     assert projects.json("write", "beta.md", "new page")["path"] == "projects/beta.md"
     assert projects.json("remember", "--to", "apollo.md", "Budget is fine")["path"] == "projects/apollo.md"
     assert projects.json("log", "--path", "apollo.md")["entries"][0]["subject"] == "mem: remember Budget is fine"
-    assert projects.json("remember", "--replaces", "apollo.md:3", "Ship moved to Monday")["replaced"]["path"] == \
+    assert projects.json("remember", "--replaces", "apollo.md:6", "Budget is now tight")["replaced"]["path"] == \
         "projects/apollo.md"
     assert projects.json("remember", "--replaces", "../reference/contacts.md:3", "Sarah 555-9999")["path"] == \
         "reference/contacts.md"

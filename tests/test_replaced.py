@@ -14,6 +14,8 @@ def _events(mem: Mem, table: bool = False) -> None:
     if table:
         mem.write("knowledge/table.md", "# Table\n\n| What | When |\n| --- | --- |\n| Standup | 9:30 |\n\n```\n"
                   "standup --at 9:30\n```\n")
+        mem.write("knowledge/dups.md", "# Dups\n\n## A\n- Meeting is on Monday\n\n## B\n- Meeting is on Monday\n\n"
+                  "Setext\n======\n\n<!-- a comment -->\n")
     mem.commit("events by hand")
 
 
@@ -90,8 +92,19 @@ def test_a_persons_uncommitted_line_is_not_replaced(mem: Mem) -> None:
      "error: knowledge/table.md:8 holds no fact to replace (standup --at 9:30) (find the fact's line with: "
      "git mem get knowledge/table.md)\n"),
     (["--replaces", "knowledge/events.md:3-4", "X moved to Y"],
-     "error: --replaces takes one line, PATH:LINE, not 'knowledge/events.md:3-4' (name the line a recall "
-     "result gives, e.g. --replaces knowledge/events.md:4)\n"),
+     "error: knowledge/events.md:3-4 is not one fact (the fact there is lines 3-3) (name the fact, as recall "
+     "prints it: --replaces knowledge/events.md:3)\n"),
+    (["--replaces", "", "X moved to Y"],
+     "error: --replaces names no line (give PATH:LINE, as recall prints it, or the line's words)\n"),
+    (["--replaces", "Meeting is on Monday", "X moved to Y"],
+     "error: 'Meeting is on Monday' is on 2 lines: knowledge/dups.md:4, knowledge/dups.md:7 (name one as "
+     "PATH:LINE (recall prints it))\n"),
+    (["--replaces", "knowledge/dups.md:9", "X moved to Y"],
+     "error: knowledge/dups.md:9 holds no fact to replace (Setext) (find the fact's line with: "
+     "git mem get knowledge/dups.md)\n"),
+    (["--replaces", "knowledge/dups.md:12", "X moved to Y"],
+     "error: knowledge/dups.md:12 holds no fact to replace (<!-- a comment -->) (find the fact's line with: "
+     "git mem get knowledge/dups.md)\n"),
     (["--replaces", "knowledge/events.md:3", "--keep-both", "X moved to Y"],
      "error: --replaces names the line the fact takes the place of; --keep-both cannot be given with it "
      "(drop --keep-both)\n"),
@@ -111,8 +124,13 @@ def test_an_update_no_rule_recognised_names_the_line_it_may_update(mem: Mem) -> 
     _events(mem)
     out = mem("remember", "Standup moved to 10:00 from Monday.").stdout
     assert out.endswith("maybe updates: knowledge/events.md:3: - The team standup is at 9:30 every weekday. "
-                        "(kept: it reads as an update, but no rule found the line it updates; if it is this one: "
-                        "git mem forget knowledge/events.md:3)\n"), out
+                        "(kept: it reads as an update, but no rule found the line it updates)\nhint: if it updates "
+                        "that line, put it in its place: git mem remember --replaces knowledge/events.md:3 "
+                        "'Standup moved to 10:00 from Monday.'\n"), out
+    # the hint's command: the fact in the old line's place, the copy just added taken out
+    mem("remember", "--replaces", "knowledge/events.md:3", "Standup moved to 10:00 from Monday.")
+    assert (mem.path / "knowledge/events.md").read_text() == \
+        "# Events\n\n- Standup moved to 10:00 from Monday.\n- Sprint review on Thursdays.\n"
     # a fact that does not say it is an update names none
     assert mem.json("remember", "The standup notes go in the team channel.")["maybe"] is None
 
@@ -147,3 +165,46 @@ def test_a_shared_name_counts_less_than_the_thing_said(mem: Mem) -> None:
     assert mem.json("remember", "The new on-call lead is Jonas Weber.")["maybe"] == {
         "path": "knowledge/facts.md", "lines": {"start": 4, "end": 4},
         "text": "- Dmitri Volkov leads the on-call rotation."}
+
+
+def test_a_line_said_twice_is_no_one_place(mem: Mem) -> None:
+    """A review: the work tree's copy and HEAD's were different lines, so the commit changed another."""
+    mem.write("knowledge/dups.md", "# Dups\n\n## A\n- Meeting is on Monday\n\n## B\n- Meeting is on Monday\n")
+    mem.commit("dups")
+    head = mem.git("rev-parse", "HEAD")
+    r = mem("remember", "--replaces", "knowledge/dups.md:4", "Team A meeting moved to Tuesday", code=1)
+    assert r.stderr.startswith("error: knowledge/dups.md:4: the page says it 2 times (changed, not committed, or "
+                               "said twice); nothing was written"), r.stderr
+    assert mem.git("rev-parse", "HEAD") == head and mem.git("status", "--porcelain") == ""
+
+
+def test_an_item_of_several_lines_is_replaced_whole_and_a_done_box_opened(mem: Mem) -> None:
+    mem.write("lists/todos.md", "# Todos\n\n- [x] Ship v1\n- A long item\n  that goes on\n  - its child\n")
+    mem.commit("todos")
+    mem("remember", "--replaces", "lists/todos.md:3", "Ship v2 by March")
+    out = mem.json("remember", "--replaces", "lists/todos.md:4-5", "The item is short now")
+    assert out["replaced"]["lines"] == {"start": 4, "end": 5}
+    assert out["replaced"]["text"] == "- A long item that goes on"
+    assert (mem.path / "lists/todos.md").read_text() == \
+        "# Todos\n\n- [ ] Ship v2 by March\n- The item is short now\n  - its child\n"
+
+
+def test_a_quoted_item_keeps_its_quote_and_a_crlf_work_tree_its_line_ends(mem: Mem) -> None:
+    """core.autocrlf: HEAD says LF, the work tree CRLF (a review: every --replaces failed)."""
+    mem.git("config", "core.autocrlf", "true")
+    mem.write("knowledge/notes.md", "# Notes\n\n> - The boiler is serviced in May\n- Bins go out on Tuesday\n")
+    mem.commit("notes")
+    (mem.path / "knowledge/notes.md").write_bytes(b"# Notes\r\n\r\n> - The boiler is serviced in May\r\n"
+                                                  b"- Bins go out on Tuesday\r\n")
+    mem("remember", "--replaces", "knowledge/notes.md:4", "Bins go out on Wednesday now")
+    mem("remember", "--replaces", "The boiler is serviced in May", "The boiler service moved to June")
+    assert (mem.path / "knowledge/notes.md").read_bytes() == (b"# Notes\r\n\r\n> - The boiler service moved to June"
+                                                          b"\r\n- Bins go out on Wednesday now\r\n")
+    assert mem.git("status", "--porcelain") == ""
+
+
+def test_an_old_line_with_control_characters_is_named_clean_in_the_commit(mem: Mem) -> None:
+    mem.write("knowledge/facts.md", "# Facts\n\n- The gate code holder is Dana\x1b[2J\n")
+    mem.commit("facts")
+    mem("remember", "--replaces", "knowledge/facts.md:3", "The gate code holder is now Sam")
+    assert "\x1b" not in mem.git("log", "-1", "--format=%B")

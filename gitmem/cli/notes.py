@@ -81,7 +81,8 @@ def remember(as_json: bool, **given: Any) -> None:
     the line keeps "Lucy"); --keep-both keeps the old line too. An update the
     rules miss is stored beside the line and the output names the line it may
     update ("maybe updates:"); --replaces PATH:LINE (a recall result's place)
-    puts the fact in that line's place instead, the commit naming the old line.
+    or the old line's words puts the fact in that line's place instead, the
+    commit naming the old line.
     Secrets and instruction-like text are refused, with the reason.
 
     \b
@@ -103,7 +104,7 @@ def remember(as_json: bool, **given: Any) -> None:
     to, replaces = given["to"], given["replaces"]
     result = asked.remember(nb, request(Remember, given, text=read_text(given["text"], "fact"),
                                         to=page_path(nb, to) if to else None,
-                                        replaces=page_spec(nb, replaces) if replaces else None))
+                                        replaces=forget_target(nb, replaces) if replaces is not None else None))
     show(result, as_json, output.written)
 
 

@@ -88,7 +88,7 @@ def written(w: Written) -> str:
     if w.maybe:
         where = f"{shown(w.maybe['path'])}:{w.maybe['lines']['start']}"
         out += (f"\nmaybe updates: {where}: {w.maybe['text']} (kept: it reads as an update, but no rule found the line "
-                f"it updates; if it is this one: git mem forget {where})")
+                "it updates)")
     for c in w.watched or []:
         out += (f"\nwatched: {c.entity} ({c.priority}): the notebook said otherwise at "
                 f"{shown(c.path)}:{c.lines['start']}: {c.text}")

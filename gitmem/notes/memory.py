@@ -91,7 +91,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                          "write a longer text as a page: git mem write PAGE - < FILE")
     _section(section)
     target = replaced.named(nb, replaces, text, {"--to": bool(to), "--section": section is not None,
-                                                 "--keep-both": keep_both}) if replaces else None
+                                                 "--keep-both": keep_both}) if replaces is not None else None
     rel, section, cat = route(nb, text, to, section, category)
     rel = target.path if target is not None else rel
     text = routing.unmarked(text) if CATEGORIES[cat][2] else text
@@ -118,14 +118,15 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     with write_lock(nb):
         committable(nb)
         current = nb.read(rel)
-        if not force:
+        if not force and target is None:  # named: the fact goes in that line's place, a copy of it out
             # may wait for the index (another process embedding): change.apply reads the page afresh
             dup = find_duplicate(nb, text, rel, current, near)
-            if dup and not (target is not None and (dup["path"], dup["lines"]["start"]) == (rel, target.line)):
+            if dup:
                 return Written("duplicate", dup["path"], dup["lines"], None, "", duplicate=dup,
                                category=cat, hint="already remembered; pass --force to store it again")
         named = None if keep_both or target else _named(text, near)
-        old = (target.line, target.text, text) if target else None if keep_both else _updated(current, text, named)
+        old = (target.line, " ".join(line.strip() for line in target.lines), text) if target else \
+            None if keep_both else _updated(current, text, named)
         if old is None and not keep_both and not to and not CATEGORIES[cat][2] and nb.settings.layout == "folders":
             elsewhere = _updated_elsewhere(nb, rel, text, named, near)
             if elsewhere is not None:  # "Helen moved to Bath" replaces the contacts line "Helen lives in Bristol"
@@ -141,19 +142,22 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                           "storing it would lose the secret",
                           f"say the new value, or take the secret out first with 'git mem forget {rel}:{old[0]}'")
         if old is not None:  # a line a pull or an editor wrote may hold a secret: no copy in the message
-            message += f" (replaces: {_subject(credentials.redact(old[1].strip())[0])})"
+            message += f" (replaces: {_subject(clean_text(credentials.redact(old[1].strip())[0]))})"
             extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
         written = commit_change(nb, rel, add, message, "remember", extra)
     written.category, written.section = cat, section
     written.watched = disagreeing or None
     if old is not None and written.commit:
-        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0]},
+        span = len(target.lines) - 1 if target is not None else 0
+        written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0] + span},
                             "text": credentials.redact(old[1].strip())[0],
                             **({"named": True} if target is not None else {})}
     elif written.commit:
         written.updates = _kept_beside(nb, written.path, written.lines["start"])
         if written.updates is None and not keep_both:
             written.maybe = replaced.maybe(nb, text, near, {"path": written.path, "lines": written.lines})
+            if written.maybe is not None:
+                written.hint = replaced.fix(written.maybe, written.path, text)
     return written
 
 
