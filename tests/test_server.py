@@ -261,10 +261,13 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
 
 
 @pytest.mark.tally("bad-input/fault matrix")
-@pytest.mark.parametrize("line, code", [("not json at all", -32700), ('{"jsonrpc": "2.0", "id": 3', -32700),
-                                        ('{"x": 1}', -32600), ('"a string"', -32600)])
-def test_a_line_that_is_no_json_rpc_message_gets_json_rpcs_error(mem: Mem, line: str, code: int) -> None:
-    """The SDK dropped such a line without a reply: a client waiting for one hung (carried since session 15)."""
+@pytest.mark.parametrize("line, code, said", [
+    ("not json at all", -32700, None), ('{"jsonrpc": "2.0", "id": 3', -32700, None), ('{"x": 1}', -32600, None),
+    ('"a string"', -32600, None), ('{"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": 5}', -32600, "x"),
+    ('{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": []}', -32600, 9)])
+def test_a_line_that_is_no_json_rpc_message_gets_json_rpcs_error(mem: Mem, line: str, code: int, said) -> None:
+    """The SDK dropped such a line without a reply: a client waiting for one hung (carried since session 15).
+    An id that can be read is the reply's, so the client waiting on it hears."""
     import queue
     import subprocess
     import threading
@@ -284,7 +287,7 @@ def test_a_line_that_is_no_json_rpc_message_gets_json_rpcs_error(mem: Mem, line:
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
         assert opened["id"] == 1 and "result" in opened
         error = ask(line)
-        assert error["id"] is None and error["error"]["code"] == code, error
+        assert error["id"] == said and error["error"]["code"] == code, error
         assert ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})) == {"jsonrpc": "2.0", "id": 2,
                                                                                   "result": {}}
     finally:

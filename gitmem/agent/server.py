@@ -389,8 +389,21 @@ async def _answer_unreadable(read: Any, sent: Any, write: Any) -> None:
             if not isinstance(item, Exception):
                 await sent.send(item)
                 continue
-            parse = any(e.get("type") == "json_invalid" for e in getattr(item, "errors", lambda: [])())
+            errors: list[dict[str, Any]] = getattr(item, "errors", lambda: [])()
+            parse = any(e.get("type") == "json_invalid" for e in errors)
             error = types.ErrorData(code=types.PARSE_ERROR, message="Parse error: the line is not JSON") if parse \
                 else types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request: not a JSON-RPC 2.0 message")
-            await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+            await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=_readable_id(errors), error=error)))
+
+
+def _readable_id(errors: list[dict[str, Any]]) -> int | str | None:
+    """The id of a message that is an object with a valid id but no valid message ("params": 5), so
+    that the client waiting on that id hears (a review: it got id null and waited on)."""
+    for found in errors:
+        given = found.get("input")
+        if isinstance(given, dict):
+            value = given.get("id")
+            if isinstance(value, str) or isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return None
 
