@@ -86,8 +86,10 @@ FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|conv
                      r"(?P<a>.+?) to (?P<b>.+)$")
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
 # "Sofia Marino takes over from Marcus as product manager" (an agent developer's run, 2026-11-27)
-TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:takes|took|has taken|is taking|will take) over from (?P<a>.+?) as "
-                        r"(?:the |our |their |a |an )?(?P<role>.+)$")
+# also "B replaced A as ROLE": "Hannah replaced Olivia as our babysitter" (a newcomer's, 2026-11-27)
+TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:(?:takes|took|has taken|is taking|will take) over from|replaced|has replaced|"
+                        r"is replacing|will replace|replaces) (?P<a>.+?) as "
+                        r"(?:the |our |their |a |an |my )?(?P<role>.+)$")
 # "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (the
 # same run): A, then B up to where it says more (a place, a reason)
 REPLACED_BY = re.compile(r"^(?P<a>.+?) (?:was |were |has been |have been |got |is being |is |are )?"

@@ -491,6 +491,9 @@ def test_issue_examples_through_hybrid_recall_with_the_real_model(mem: Mem) -> N
     ("- Marcus Lee is our product manager; he decides what goes into each sprint.",
      "Sofia Marino takes over from Marcus as product manager.",
      "- Sofia Marino is our product manager; he decides what goes into each sprint."),
+    # a newcomer's (2026-11-27): "B replaced A as ROLE" as "B takes over from A as ROLE"
+    ("- Olivia Reyes is our babysitter on Tuesdays and Thursdays.", "Hannah replaced Olivia as our babysitter.",
+     "- Hannah is our babysitter on Tuesdays and Thursdays."),
 ])
 def test_an_update_keeps_the_rest_of_the_line_and_leaves_nothing_stale(old: str, new: str, after: str) -> None:
     """A newcomer's updates (2026-11-26): the old port, city or seat stayed beside the new one, and
