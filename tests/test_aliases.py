@@ -649,3 +649,17 @@ def test_the_asker_s_own_fact_is_not_the_one_a_question_about_someone_else_asks(
         assert aliases.someone_else(index.conn, asked, ["- Our daughter goes to Oakfield."]) == [False]
     finally:
         index.close()
+
+
+def test_the_askers_own_fact_is_no_answer_about_a_person_no_role_names(mem: Mem) -> None:
+    """A newcomer's "when is Maya's birthday": "My wife Priya's birthday is March 14th" was a strong answer."""
+    mem.write("knowledge/facts.md", "# Facts\n\n- Maya starts kindergarten at Oakridge Elementary this September\n"
+              "- Maya has swim lessons Saturdays at 10 at the Y\n- Maya's pediatrician is Dr. Chen\n")
+    mem.write("reference/contacts.md", "# Contacts\n\n- My wife Priya's birthday is March 14th\n")
+    mem.commit("facts")
+    results = mem.compact("recall", "when is Maya's birthday")["results"]
+    priya = next(r for r in results if "Priya" in r["text"])
+    assert priya["weak"] and results[0]["text"].startswith("- Maya"), results
+    # asked of the one who asks, the same fact answers
+    assert mem.compact("recall", "when is my wife's birthday")["results"][0]["text"] == \
+        "- My wife Priya's birthday is March 14th"
