@@ -663,3 +663,13 @@ def test_the_askers_own_fact_is_no_answer_about_a_person_no_role_names(mem: Mem)
     # asked of the one who asks, the same fact answers
     assert mem.compact("recall", "when is my wife's birthday")["results"][0]["text"] == \
         "- My wife Priya's birthday is March 14th"
+
+
+def test_a_fact_that_says_a_persons_role_is_theirs(mem: Mem) -> None:
+    """A newcomer's "when's Robert's birthday": "My brother's birthday is Nov 2" was left out of Robert's facts."""
+    mem.write("reference/contacts.md", "# Contacts\n\n- My brother Robert lives in Denver with his partner Sam\n"
+              "- My brother's birthday is Nov 2\n- My mum's birthday is May 1\n- Jake's birthday is June 3\n")
+    mem.commit("contacts")
+    texts = [r["text"] for r in mem.compact("recall", "when's Robert's birthday")["results"]]
+    assert "- My brother's birthday is Nov 2" in texts[:2], texts
+    assert not any("mum" in t or "Jake" in t for t in texts[:2]), texts

@@ -161,6 +161,15 @@ def naming_ending(conn: apsw.Connection, word: str, most: int) -> list[tuple[int
     return [(int(t), str(r), str(n)) for t, r, n in rows]
 
 
+def pairs(conn: apsw.Connection, many: int) -> list[tuple[str, str]]:
+    """(role, name) of every role the notebook gives a name, none of a role given more than `many` names."""
+    rows: list[Any] = conn.execute("""SELECT DISTINCT role, name FROM aliases WHERE role != ? AND role IN (
+                                          SELECT role FROM aliases WHERE role != ?
+                                           GROUP BY role HAVING count(DISTINCT name) <= ?)""",
+                                   (OWNER, OWNER, many)).fetchall()
+    return [(str(r), str(n)) for r, n in rows]
+
+
 def names(conn: apsw.Connection, most: int, many: int, owners: bool = False) -> list[str]:
     """The names the notebook gives to roles (the people it knows by a role), and with `owners` the
     names its facts are written under, at most `most`, by name; none of a role given more than

@@ -247,6 +247,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
     if not mine and not me:
         return [False] * len(facts)
     others = known - mine
+    kin = roles_of(conn, {m.lower() for m in mine}) if mine else set()  # "my brother" says Robert
     # a question about someone else that does not say I, me or we ("what is the name of Priya's cat"): the
     # asker's own facts ("Our cat Biscuit ...") are not theirs
     # (judged: the question with its roles as said, "my daughter" kept; ranked has her name in their place)
@@ -262,7 +263,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         out.append((asker or bool(name) and (name in others or whose and name[:1].isupper() and name not in capitals
                                              and name not in mine and name not in CALENDAR
                                              and name.lower() not in NOT_NAMES))
-                   and not _words(text) & mine)
+                   and not _words(text) & mine and not {w.lower() for w in WORD.findall(text)} & kin)
     return out
 
 
@@ -337,6 +338,13 @@ def unnamed(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = N
     whole = [n for called in said for n in known[called] if n in asked.judged]  # "Marcus Bell", not "someone Bell"
     pattern = "|".join(map(re.escape, sorted(whole, key=len, reverse=True) + sorted(said)))
     return re.sub(rf"\b(?:{pattern})\b", "someone", asked.judged), {w.lower() for w in said}
+
+
+def roles_of(conn: apsw.Connection, names: set[str]) -> set[str]:
+    """The one-word roles the notebook gives these people (lower-cased, as `unnamed` says them):
+    "brother" for Robert ("My brother Robert lives in Denver"), so that "My brother's birthday is
+    Nov 2" counts among Robert's facts (a newcomer's "when's Robert's birthday" left it out)."""
+    return {role for role, name in stored.pairs(conn, MANY) if " " not in role and _called(name).lower() in names}
 
 
 def _called(name: str) -> str:

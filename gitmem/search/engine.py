@@ -210,6 +210,8 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     asked_as = asked.ranked if asked.ranked != query.text else None
     query = replace(query, text=asked.ranked)
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
+    # their facts say them by name or by the role the notebook gives them ("my brother" for Robert)
+    theirs_by = (unnamed[0], unnamed[1] | aliases.roles_of(index.conn, unnamed[1])) if unnamed else None
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     nothing = min_score > 0 and scale.nothing(evidence)
@@ -224,7 +226,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     else:
         ranked = sorted(scores, key=lambda t: (-relative[t], newer * t))
     if nothing and unnamed:  # a question about someone the notebook knows: the closest of their facts, weak
-        theirs = _naming(index.conn, unnamed)(ranked)
+        theirs = _naming(index.conn, theirs_by or unnamed)(ranked)
         ranked = [t for t in ranked if t in theirs]
         if not ranked:
             return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
@@ -244,7 +246,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         if unnamed and (closest_of or evidence.semantic is not None and scale.weak(evidence)):
             # nothing answers a question about someone the notebook knows: their facts are the closest,
             # not another's the question is near ("when is Gareth's birthday": "My mum's birthday is ...")
-            naming = [f for f in found if _says_name(f.hit, unnamed[1])]
+            naming = [f for f in found if _says_name(f.hit, (theirs_by or unnamed)[1])]
             found, closest_of = (naming, closest_of or _called(unnamed)) if naming else (found, closest_of)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
