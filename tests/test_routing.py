@@ -58,6 +58,10 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     ("Book club meets the first Monday of the month", "fact"),  # ... a club to the todos
     ("The mortgage pre-approval from Nationwide expires in March", "fact"),
     ("I take 50mg of sertraline every morning", "fact"),
+    # a newcomer, 2026-11-27 (session 17): a dose said after the drug, and a dentist's cleaning on a date
+    ("I take atorvastatin 20mg every night", "fact"),
+    ("Next dentist cleaning is Tuesday April 8 at 2:30pm", "event"),
+    ("Annual physical May 21 at 9am", "event"),
     ("I take my coffee black", "preference"),
     # ... and a rent "due on the 1st" (of every month) was a todo: a date that comes back is a fact
     ("Rent is due on the 1st", "fact"),
