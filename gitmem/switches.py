@@ -318,7 +318,7 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     value = [w for w in value if w not in ("now", "also")]
     while value and value[0] in JOINS | LINK:
         value = value[1:]
-    after = _like_only(_when_only(after, value), value)
+    after = _like_only(_when_only(_from_when(after, value), value), value)
     if named and not (_numbered(after) and _numbered(value)):
         return None
     if not _differ(after, value, verb is not None and not again) and not exact_differ(raw, old_raw):
@@ -332,6 +332,20 @@ def _numbered(words: list[str]) -> bool:
 
 # what follows a date or time and is no part of it: "on Thursdays at 4pm with Mrs. Lindqvist"
 AFTER_WHEN = frozenset("with for because since so every each".split())
+
+
+def _from_when(old: list[str], value: list[str]) -> list[str]:
+    """The old value from where its date or time starts, when the new one is a date or a time and
+    the old says who or where first ("with ms adeyemi on wednesdays at 6pm" for "thursdays at 7pm":
+    the update names when, so the line keeps who; a newcomer's lost the teacher, 2026-11-27)."""
+    if not value or not old or not _dateish(value[0]) or _dateish(old[0]):
+        return old
+    at = next((i for i, w in enumerate(old) if _dateish(w)), None)
+    return old[at:] if at is not None else old
+
+
+def _dateish(word: str) -> bool:
+    return word.rstrip("s") in DATEISH or word[:1].isdigit()
 
 
 def _when_only(old: list[str], value: list[str]) -> list[str]:
