@@ -52,4 +52,12 @@ def test_remember_updates_the_line_of_the_name_the_notebook_says(mem: Mem) -> No
     _contacts(mem, "Robert Chen's phone is 555-1234")
     out = mem.json("remember", "Bob's phone is now 555-0000")
     assert out["replaced"]["text"] == "- Robert Chen's phone is 555-1234"
+    assert out["now"] == "- Robert Chen's phone is 555-0000"  # the line as the page now says it
     assert (mem.path / "reference/contacts.md").read_text() == "# Contacts\n\n- Robert Chen's phone is 555-0000\n"
+
+
+def test_a_short_name_of_the_same_full_name_is_that_name(mem: Mem) -> None:
+    """A newcomer's "Tommy's children" where the notebook says Tom: "the notebook never mentions Tommy"."""
+    _contacts(mem, "My best friend Tom Alvarez has two kids, Ellie and Jonah")
+    assert mem.compact("recall", "--mode", "keyword", "names of Tommy's children")["asked_as"] == \
+        "names of Tom's children"

@@ -263,7 +263,8 @@ def test_issue_a_replaced_line_keeps_what_the_update_did_not_touch(mem: Mem) -> 
     mem("remember", "Bob lives in Paris")
     out = mem("remember", "Sarah's phone is now 555-9999")
     assert out.stdout.splitlines()[1:] == [
-        "replaced: - Sarah Chen — phone 555-1234, AWS account contact (pass --keep-both to keep both)"]
+        "replaced: - Sarah Chen — phone 555-1234, AWS account contact (pass --keep-both to keep both)",
+        "now: - Sarah Chen — phone 555-9999, AWS account contact"]  # the line as it now stands
     assert (mem.path / "reference/contacts.md").read_text() == (
         "# Contacts\n\n- Sarah Chen — phone 555-9999, AWS account contact\n- Bob lives in Paris\n")
     body = mem.git("log", "-1", "--format=%B")

@@ -82,6 +82,8 @@ def written(w: Written) -> str:
     if w.replaced:  # named by --replaces: no rule to keep it from
         keep = "" if w.replaced.get("named") else " (pass --keep-both to keep both)"
         out += f"\nreplaced: {w.replaced['text']}{keep}"
+    if w.now:
+        out += f"\nnow: {w.now}"
     if w.updates:
         out += (f"\nupdates: {shown(w.updates['path'])}:{w.updates['lines']['start']}: {w.updates['text']} (kept; "
                 "recall puts the new line first)")

@@ -149,6 +149,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
     written.watched = disagreeing or None
     if old is not None and written.commit:
         span = len(target.lines) - 1 if target is not None else 0
+        written.now = _rewritten(nb, rel, written.lines["start"], text)
         written.replaced = {"path": rel, "lines": {"start": old[0], "end": old[0] + span},
                             "text": credentials.redact(old[1].strip())[0],
                             **({"named": True} if target is not None else {})}
@@ -159,6 +160,14 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
             if written.maybe is not None:
                 written.hint = replaced.fix(written.maybe, written.path, text)
     return written
+
+
+def _rewritten(nb: Notebook, rel: str, line: int, text: str) -> str | None:
+    """The line as the page says it after a replacement, when that is not the fact as it was given
+    (the rest of the old line kept, a name the line had)."""
+    lines = nb.read(rel).split("\n")
+    now = credentials.redact(lines[line - 1].strip())[0] if 0 < line <= len(lines) else ""
+    return now if now and pages.bullet(text) != now and pages.bullet(text, checkbox=True) != now else None
 
 
 def _kept_beside(nb: Notebook, rel: str, line: int) -> dict[str, Any] | None:

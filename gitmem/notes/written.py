@@ -28,6 +28,9 @@ class Written:
     section: str | None = None
     replaced: dict[str, Any] | None = None  # remember: the line the new fact updated ({path, lines, text})
     updates: dict[str, Any] | None = None  # remember: a line the new fact updates and kept, as recall links them
+    # remember: the line as the page now says it, when the fact took another line's place in other words
+    # ("We moved to 118 Linden Court" -> "We live at 118 Linden Court, Park Slope": a newcomer never saw it)
+    now: str | None = None
     # remember: the line a fact said as an update may update, when no rule found one (replaced.maybe)
     maybe: dict[str, Any] | None = None
     scope: str = "project"  # remember: the project's notebook or the personal one (notes/scopes.py)

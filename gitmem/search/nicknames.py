@@ -45,11 +45,12 @@ SHORT_FORMS = {
     "vincent": "vince vinny", "francesca": "fran frankie", "francis": "frank fran", "suzanne": "suzy sue",
     "natalie": "nat", "natasha": "tasha nat", "penelope": "penny", "dorothy": "dot dotty",
 }
-FULL: dict[str, tuple[str, ...]] = {}
+# a short name's other forms: the full names it is short for, and their other short forms ("Tommy": Thomas, Tom)
+OTHER: dict[str, tuple[str, ...]] = {full: tuple(shorts.split()) for full, shorts in SHORT_FORMS.items()}
 for _full, _shorts in SHORT_FORMS.items():
     for _short in _shorts.split():
-        FULL[_short] = (*FULL.get(_short, ()), _full)
-OTHER = {**{full: tuple(shorts.split()) for full, shorts in SHORT_FORMS.items()}, **FULL}
+        _others = (_full, *(s for s in _shorts.split() if s != _short))
+        OTHER[_short] = tuple(dict.fromkeys((*OTHER.get(_short, ()), *_others)))
 NAME = re.compile(r"\b([A-Z][a-z]+)\b(['’]s\b)?")
 
 
