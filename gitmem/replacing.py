@@ -28,7 +28,6 @@ def rewrite(line: str, new: str, entry: str) -> str:
     if found[0] < 0:
         moved = _moved_within(line, new, found[1])
         if moved is None and (_narrower(new, line) or _vaguer(new, line) or _goes_on(line, found[1])
-                              or _says_before(line, new, found[1])
                               or switches.renames(new)):  # a thing renamed or replaced: the line keeps the rest
             # "Sarah's phone is now ..." keeps "Sarah Chen's phone is"; "Tom's number is now ..." keeps "phone";
             # "... on Thursdays at 4pm with Mrs. Lindqvist" keeps who after the new when
@@ -90,23 +89,6 @@ def _goes_on(line: str, found: Update) -> bool:
     """Whether the line says more after the old value (words the update does not name)."""
     span = span_of(line, found.old)
     return span is not None and bool(re.search(r"\w", line[span[1]:]))
-
-
-LITTLE = frozenset("a an the is are was were on at in of for to with by and or my our i we".split())
-
-
-def _says_before(line: str, new: str, found: Update) -> bool:
-    """Whether the line names someone or something before the old value that the update does not
-    ("Cello lessons with Ms. Adeyemi on Wednesdays at 6pm", moved to Thursdays at 7pm: a
-    newcomer's lost the teacher, 2026-11-27): a capitalised word past the line's first. Its own
-    lower-case words ("ships on", "lives in") are the old way of saying it, which the update
-    replaces as said."""
-    span = span_of(line, found.old)
-    if span is None:
-        return False
-    said = {w.lower() for w in re.findall(r"\w+", new)}
-    words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’-]*", line[:span[0]])]
-    return any(w[:1].isupper() and w.lower() not in said and w.lower() not in LITTLE for w in words[1:])
 
 
 def _narrower(new: str, old: str) -> bool:

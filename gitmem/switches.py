@@ -86,10 +86,8 @@ FROM_TO = re.compile(r"^(?P<s>.*?)\b(?:switched|moved|changed|migrated|went|conv
                      r"(?P<a>.+?) to (?P<b>.+)$")
 INSTEAD = re.compile(r"^(?P<left>.+?) instead of (?P<a>.+)$")
 # "Sofia Marino takes over from Marcus as product manager" (an agent developer's run, 2026-11-27)
-# also "B replaced A as ROLE": "Hannah replaced Olivia as our babysitter" (a newcomer's, 2026-11-27)
-TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:(?:takes|took|has taken|is taking|will take) over from|replaced|has replaced|"
-                        r"is replacing|will replace|replaces) (?P<a>.+?) as "
-                        r"(?:the |our |their |a |an |my )?(?P<role>.+)$")
+TAKES_OVER = re.compile(r"^(?P<b>.+?) (?:takes|took|has taken|is taking|will take) over from (?P<a>.+?) as "
+                        r"(?:the |our |their |a |an )?(?P<role>.+)$")
 # "Redis was replaced by Valkey on cache-01", "The Sentry project harbor-api was renamed to harbor-backend" (the
 # same run): A, then B up to where it says more (a place, a reason)
 REPLACED_BY = re.compile(r"^(?P<a>.+?) (?:was |were |has been |have been |got |is being |is |are )?"
@@ -318,7 +316,7 @@ def _now(subject: list[str], verb: str | None, value: list[str], old: list[str],
     value = [w for w in value if w not in ("now", "also")]
     while value and value[0] in JOINS | LINK:
         value = value[1:]
-    after = _like_only(_when_only(_from_when(after, value), value), value)
+    after = _like_only(_when_only(after, value), value)
     if named and not (_numbered(after) and _numbered(value)):
         return None
     if not _differ(after, value, verb is not None and not again) and not exact_differ(raw, old_raw):
@@ -332,20 +330,6 @@ def _numbered(words: list[str]) -> bool:
 
 # what follows a date or time and is no part of it: "on Thursdays at 4pm with Mrs. Lindqvist"
 AFTER_WHEN = frozenset("with for because since so every each".split())
-
-
-def _from_when(old: list[str], value: list[str]) -> list[str]:
-    """The old value from where its date or time starts, when the new one is a date or a time and
-    the old says who or where first ("with ms adeyemi on wednesdays at 6pm" for "thursdays at 7pm":
-    the update names when, so the line keeps who; a newcomer's lost the teacher, 2026-11-27)."""
-    if not value or not old or not _dateish(value[0]) or _dateish(old[0]):
-        return old
-    at = next((i for i, w in enumerate(old) if _dateish(w)), None)
-    return old[at:] if at is not None else old
-
-
-def _dateish(word: str) -> bool:
-    return word.rstrip("s") in DATEISH or word[:1].isdigit()
 
 
 def _when_only(old: list[str], value: list[str]) -> list[str]:
