@@ -186,12 +186,12 @@ def _kept_beside(nb: Notebook, rel: str, line: int) -> dict[str, Any] | None:
 
 def _named(text: str, near: Callable[[], Results | None]) -> str | None:
     """The fact with the roles it names read as the notebook's names for them, as recall reads a
-    question ("My sister's phone is now ..." -> "Lucy's phone is now ..."; "Bob's" as "Robert's"
-    where the notebook says only Robert: search/nicknames.py); None when it names none, or the
-    index cannot say (the check is advisory, like the duplicate check)."""
-    from ..search import aliases, nicknames
+    question ("My sister's phone is now ..." -> "Lucy's phone is now ..."; not a short name read
+    as a full one: search/nicknames.py); None when it names none, or the index cannot say (the
+    check is advisory, like the duplicate check)."""
+    from ..search import aliases
 
-    if not aliases.mentions(text) and not nicknames.mentioned(text):
+    if not aliases.mentions(text):
         return None
     found = near()
     return found.asked_as if found is not None else None

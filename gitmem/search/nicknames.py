@@ -7,7 +7,8 @@ notebook says, whose other form (a common English short name or the name it is s
 one text's name is, is asked as that form: the question says so (`asked_as`), and who the notebook
 knows the person as is judged as for any name. Only a name said with a capital, not the question's
 first word unless it is said as whose ("Bob's"); and never when the notebook says the name as
-asked (Bob may be another person than Robert).
+asked (Bob may be another person than Robert). Recall only: `remember "Bob's phone is ..."` could
+be a first fact about another person, and a replacement on a guess would destroy Robert's (a review).
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ SHORT_FORMS = {
     "vincent": "vince vinny", "francesca": "fran frankie", "francis": "frank fran", "suzanne": "suzy sue",
     "natalie": "nat", "natasha": "tasha nat", "penelope": "penny", "dorothy": "dot dotty",
 }
-# a short name's other forms: the full names it is short for, and their other short forms ("Tommy": Thomas, Tom)
+# a full name's short forms, and a short name's full names; not a short name's other short forms: one full
+# name's short forms are often two people's own names (Fran and Frank, Nat and Nate: a review)
 OTHER: dict[str, tuple[str, ...]] = {full: tuple(shorts.split()) for full, shorts in SHORT_FORMS.items()}
 for _full, _shorts in SHORT_FORMS.items():
     for _short in _shorts.split():
-        _others = (_full, *(s for s in _shorts.split() if s != _short))
-        OTHER[_short] = tuple(dict.fromkeys((*OTHER.get(_short, ()), *_others)))
+        OTHER[_short] = (*OTHER.get(_short, ()), _full)
 NAME = re.compile(r"\b([A-Z][a-z]+)\b(['’]s\b)?")
 
 
@@ -65,11 +66,6 @@ def named(conn: apsw.Connection, asked: Asked) -> Asked:
         pattern = re.compile(rf"\b{re.escape(said)}\b")
         ranked, judged = pattern.sub(other, ranked), pattern.sub(other, judged)
     return replace(asked, ranked=ranked, judged=judged, names=(*asked.names, *swaps.values()))
-
-
-def mentioned(text: str) -> bool:
-    """Whether a text says a name that has another form here (remember asks the index only then)."""
-    return any(m.group(1).lower() in OTHER for m in NAME.finditer(text))
 
 
 def _swaps(conn: apsw.Connection, question: str) -> dict[str, str]:
@@ -88,9 +84,12 @@ def _swaps(conn: apsw.Connection, question: str) -> dict[str, str]:
 
 
 def _a_name(conn: apsw.Connection, word: str) -> bool:
-    """Whether a text of the notebook says the word as a name, with a capital ("Rob", not "rob")."""
+    """Whether a text of the notebook says the word as a name, with a capital ("Rob", not "rob");
+    past MOST texts that say it, taken to (a review's 3,000 facts: "Will Turner" stood after 50
+    texts saying "will", and "Bill" was read as the one William)."""
     name = re.compile(rf"\b{word.title()}\b")
-    return any(name.search(body) for body in fts.bodies(conn, f'"{word}"', MOST))
+    bodies = fts.bodies(conn, f'"{word}"', MOST + 1)
+    return len(bodies) > MOST or any(name.search(body) for body in bodies)
 
 
 MOST = 50  # texts that say a word looked at for it said with a capital, at most
