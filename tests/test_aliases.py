@@ -673,3 +673,21 @@ def test_a_fact_that_says_a_persons_role_is_theirs(mem: Mem) -> None:
     texts = [r["text"] for r in mem.compact("recall", "when's Robert's birthday")["results"]]
     assert "- My brother's birthday is Nov 2" in texts[:2], texts
     assert not any("mum" in t or "Jake" in t for t in texts[:2]), texts
+
+
+def test_a_role_said_as_anothers_is_no_fact_of_the_person(mem: Mem) -> None:
+    """A review: "Priya's brother Sam" was taken for Robert, the asker's brother, and was a strong answer."""
+    mem.write("reference/contacts.md", "# Contacts\n\n- My brother Robert lives in Denver\n- My wife Priya works at "
+              "the hospital\n- Priya's brother Sam has his birthday on Nov 2\n")
+    mem.commit("contacts")
+    results = mem.compact("recall", "when's Robert's birthday")["results"]
+    assert not any("Sam" in r["text"] for r in results), results
+
+
+def test_a_capitalised_first_word_names_no_one(mem: Mem) -> None:
+    """A review: "Dentist appointment when" took Dentist for a name, and the asker's answer for another's."""
+    mem.write("knowledge/facts.md", "# Facts\n\n- Dentist office is at 12 Main Street\n"
+              "- My dentist appointment is Tuesday May 6 at 3pm\n")
+    mem.commit("facts")
+    top = mem.compact("recall", "Dentist appointment when")["results"][0]
+    assert (top["text"], top["weak"]) == ("- My dentist appointment is Tuesday May 6 at 3pm", False)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -241,13 +242,11 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         # a person no role names whom facts start with ("Maya has swim lessons ..."): the asker's own facts are
         # not theirs ("when is Maya's birthday" got "My wife Priya's birthday is March 14th" as a strong answer,
         # a newcomer's); only those (other names judged so cost the LoCoMo observations 0.766 -> 0.743)
-        subjects = capitals & {stored.POSSESSIVE.sub("", m.group(1)) for text in facts if (m := SUBJECT.match(text))}
+        subjects = _named_subjects(asked.ranked, capitals, facts)
         mine_only = bool(subjects) and not {w.lower() for w in WORD.findall(asked.judged)} & FIRST_PERSON
         return [mine_only and ASKER.match(text) is not None and not _words(text) & subjects for text in facts]
-    if not mine and not me:
-        return [False] * len(facts)
     others = known - mine
-    kin = roles_of(conn, {m.lower() for m in mine}) if mine else set()  # "my brother" says Robert
+    kin = roles_of(conn, {m.lower() for m in mine}) if mine else set()  # "my brother's ..." says Robert
     # a question about someone else that does not say I, me or we ("what is the name of Priya's cat"): the
     # asker's own facts ("Our cat Biscuit ...") are not theirs
     # (judged: the question with its roles as said, "my daughter" kept; ranked has her name in their place)
@@ -263,8 +262,19 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         out.append((asker or bool(name) and (name in others or whose and name[:1].isupper() and name not in capitals
                                              and name not in mine and name not in CALENDAR
                                              and name.lower() not in NOT_NAMES))
-                   and not _words(text) & mine and not {w.lower() for w in WORD.findall(text)} & kin)
+                   and not _words(text) & mine and not says_role(text, kin))
     return out
+
+
+def _named_subjects(question: str, capitals: set[str], facts: list[str]) -> set[str]:
+    """The question's capitalised words that facts start with and that no fact says in lower case, a
+    first word only said as whose ("Maya's"): "Dentist appointment when" names no one, and the
+    asker's "My dentist appointment is ..." was taken for someone else's (a review)."""
+    starts = {stored.POSSESSIVE.sub("", m.group(1)) for text in facts if (m := SUBJECT.match(text))}
+    lower = {w for text in facts for w in WORD.findall(text) if w[:1].islower()}
+    first = WORD.match(question.lstrip())
+    said_first = first.group() if first is not None and not re.match(r"\w+['’]s\b", question.lstrip()) else None
+    return {c for c in capitals & starts if c.lower() not in lower and c != said_first}
 
 
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
@@ -345,6 +355,15 @@ def roles_of(conn: apsw.Connection, names: set[str]) -> set[str]:
     "brother" for Robert ("My brother Robert lives in Denver"), so that "My brother's birthday is
     Nov 2" counts among Robert's facts (a newcomer's "when's Robert's birthday" left it out)."""
     return {role for role, name in stored.pairs(conn, MANY) if " " not in role and _called(name).lower() in names}
+
+
+def says_role(text: str, roles: AbstractSet[str]) -> bool:
+    """Whether a text says one of these roles as the asker's ("my brother", "our nanny"): a role said
+    as another's ("Priya's brother Sam", "the office manager") is someone else (a review)."""
+    if not roles:
+        return False
+    pattern = "|".join(re.escape(r) for r in sorted(roles))
+    return re.search(rf"\b(?i:my|our)\s+(?i:{pattern})\b", text) is not None
 
 
 def _called(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -211,7 +212,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     query = replace(query, text=asked.ranked)
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
     # their facts say them by name or by the role the notebook gives them ("my brother" for Robert)
-    theirs_by = (unnamed[0], unnamed[1] | aliases.roles_of(index.conn, unnamed[1])) if unnamed else None
+    kin = aliases.roles_of(index.conn, unnamed[1]) if unnamed else set()
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     nothing = min_score > 0 and scale.nothing(evidence)
@@ -226,7 +227,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     else:
         ranked = sorted(scores, key=lambda t: (-relative[t], newer * t))
     if nothing and unnamed:  # a question about someone the notebook knows: the closest of their facts, weak
-        theirs = _naming(index.conn, theirs_by or unnamed)(ranked)
+        theirs = _naming(index.conn, unnamed, kin)(ranked)
         ranked = [t for t in ranked if t in theirs]
         if not ranked:
             return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
@@ -246,7 +247,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         if unnamed and (closest_of or evidence.semantic is not None and scale.weak(evidence)):
             # nothing answers a question about someone the notebook knows: their facts are the closest,
             # not another's the question is near ("when is Gareth's birthday": "My mum's birthday is ...")
-            naming = [f for f in found if _says_name(f.hit, (theirs_by or unnamed)[1])]
+            naming = [f for f in found if _says_name(f.hit, unnamed[1], kin)]
             found, closest_of = (naming, closest_of or _called(unnamed)) if naming else (found, closest_of)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
@@ -391,10 +392,11 @@ def _held(index: Index, terms: list[str], best_first: list[int],
     return held, scale.coverage(index.conn, terms, best_first, index.kept("coverage"), _name_terms(terms, unnamed))
 
 
-def _naming(conn: apsw.Connection, unnamed: tuple[str, set[str]]) -> Callable[[list[int]], set[int]]:
-    """Which of some texts say one of the names the question said (their facts are the ones
-    that may answer a question about those people)."""
-    match = " OR ".join(f'"{n}"' for n in sorted(unnamed[1]))
+def _naming(conn: apsw.Connection, unnamed: tuple[str, set[str]],
+            kin: AbstractSet[str] = frozenset()) -> Callable[[list[int]], set[int]]:
+    """Which of some texts say one of the names the question said, or one of their roles as the
+    asker's ("my brother"): their facts are the ones that may answer a question about those people."""
+    match = " OR ".join([f'"{n}"' for n in sorted(unnamed[1])] + [f'"my {r}" OR "our {r}"' for r in sorted(kin)])
     return lambda texts: set(fts.scores(conn, match, texts))
 
 
@@ -403,10 +405,11 @@ def _called(unnamed: tuple[str, set[str]]) -> str:
     return " and ".join(n.title() for n in sorted(unnamed[1]))
 
 
-def _says_name(hit: Hit, names: set[str]) -> bool:
-    """Whether a hit's fact (else its text) says one of these lower-cased names."""
+def _says_name(hit: Hit, names: set[str], kin: AbstractSet[str] = frozenset()) -> bool:
+    """Whether a hit's fact (else its text) says one of these lower-cased names, or one of their
+    roles as the asker's (aliases.says_role)."""
     text = facts.said(hit.fact) if hit.fact is not None else hit.text
-    return bool({w.lower() for w in WORD.findall(text)} & _parts(names))
+    return bool({w.lower() for w in WORD.findall(text)} & _parts(names)) or aliases.says_role(text, kin)
 
 
 def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[str]:
