@@ -208,3 +208,30 @@ def test_an_old_line_with_control_characters_is_named_clean_in_the_commit(mem: M
     mem.commit("facts")
     mem("remember", "--replaces", "knowledge/facts.md:3", "The gate code holder is now Sam")
     assert "\x1b" not in mem.git("log", "-1", "--format=%B")
+
+
+def test_a_copy_in_another_section_is_a_persons_own_line(mem: Mem) -> None:
+    """A review: the copy removal took Sam's line out of his section."""
+    mem.write("knowledge/kids.md", "# Kids\n\n## Sam\n\n- Swim on Mondays at 5pm\n\n## Lea\n\n- Chess on Mondays at 5pm\n")
+    mem.commit("kids")
+    mem("remember", "--replaces", "knowledge/kids.md:9", "Swim on Mondays at 5pm")
+    assert (mem.path / "knowledge/kids.md").read_text() == \
+        "# Kids\n\n## Sam\n\n- Swim on Mondays at 5pm\n\n## Lea\n\n- Swim on Mondays at 5pm\n"
+
+
+def test_words_name_a_line_as_words_and_a_time_is_words(mem: Mem) -> None:
+    mem.write("lists/shopping.md", "# Shopping\n\n- Buy tomatoes for the salad\n")
+    mem.write("knowledge/events.md", "# Events\n\n- Standup is at 9:30\n")
+    mem.commit("pages")
+    assert mem("remember", "--replaces", "tom", "Standup moved to 10", code=2).stderr == \
+        "error: no line of the notebook says 'tom' as words (name the line as PATH:LINE, as recall prints it)\n"
+    out = mem.json("remember", "--replaces", "9:30", "Standup is at 10:00")  # "9:30" is no page 9.md
+    assert out["replaced"]["text"] == "- Standup is at 9:30" and out["now"] is None
+
+
+def test_an_address_in_a_long_fact_is_read_word_by_word() -> None:
+    from gitmem.notes import replaced
+
+    assert replaced._undotted("Staging moved to staging-02.harbor.internal, ask ops@example.com") == \
+        "Staging moved to ask"
+    assert replaced._undotted("x" * 50_000) == "x" * 50_000

@@ -62,6 +62,10 @@ def test_routing_accuracy_on_the_labelled_memories() -> None:
     ("I take atorvastatin 20mg every night", "fact"),
     ("Next dentist cleaning is Tuesday April 8 at 2:30pm", "event"),
     ("Annual physical May 21 at 9am", "event"),
+    # ... and not (a review): a surgery's opening days, a fee as of a month, a drink's can size
+    ("GP surgery is open Monday to Friday", "fact"),
+    ("Consultation fee is $200 as of January", "fact"),
+    ("I drink a 330 ml can of Coke Zero every afternoon", "preference"),
     ("I take my coffee black", "preference"),
     # ... and a rent "due on the 1st" (of every month) was a todo: a date that comes back is a fact
     ("Rent is due on the 1st", "fact"),

@@ -264,7 +264,8 @@ def test_a_real_client_session_over_stdio(mem: Mem) -> None:
 @pytest.mark.parametrize("line, code, said", [
     ("not json at all", -32700, None), ('{"jsonrpc": "2.0", "id": 3', -32700, None), ('{"x": 1}', -32600, None),
     ('"a string"', -32600, None), ('{"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": 5}', -32600, "x"),
-    ('{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": []}', -32600, 9)])
+    ('{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": []}', -32600, 9),
+    ('{"jsonrpc": "2.0", "id": 2, "result": 5}', -32600, None)])  # a response's id is the server's own
 def test_a_line_that_is_no_json_rpc_message_gets_json_rpcs_error(mem: Mem, line: str, code: int, said) -> None:
     """The SDK dropped such a line without a reply: a client waiting for one hung (carried since session 15).
     An id that can be read is the reply's, so the client waiting on it hears."""

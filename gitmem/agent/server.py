@@ -376,9 +376,9 @@ async def _serve(nb: Notebook) -> None:
 
 async def _answer_unreadable(read: Any, sent: Any, write: Any) -> None:
     """Pass the client's messages on to the server, answering each line that is no JSON-RPC message
-    with JSON-RPC's error (id null: none can be read), as the spec asks: the SDK dropped it without
-    a word, and a client waiting for its reply hung (carried since session 15). In order: the
-    reply is on its way before the next message is read. (The SDK cancels the requests in flight
+    with JSON-RPC's error (its id when a request's can be read, else null), as the spec asks: the
+    SDK dropped it without a word, and a client waiting for its reply hung (carried since session
+    15). In order: the reply is on its way before the next message is read. (The SDK cancels the requests in flight
     when the input ends: a client that closes its end before its replies came loses them, as it
     did before.)"""
     import mcp.types as types
@@ -397,11 +397,12 @@ async def _answer_unreadable(read: Any, sent: Any, write: Any) -> None:
 
 
 def _readable_id(errors: list[dict[str, Any]]) -> int | str | None:
-    """The id of a message that is an object with a valid id but no valid message ("params": 5), so
-    that the client waiting on that id hears (a review: it got id null and waited on)."""
+    """The id of a request that is an object with a valid id and a method but no valid message
+    ("params": 5), so that the client waiting on that id hears (a review: it got id null and waited
+    on); not of a response the client sent, whose id is the server's own."""
     for found in errors:
         given = found.get("input")
-        if isinstance(given, dict):
+        if isinstance(given, dict) and "method" in given:
             value = given.get("id")
             if isinstance(value, str) or isinstance(value, int) and not isinstance(value, bool):
                 return value

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import config, credentials, nesting
+from .. import blocks, config, credentials, nesting
 from ..errors import EmptyText, GitmemError, Refused, UsageError
 from ..notebook import Notebook
 from ..text import clean_text
@@ -167,7 +167,8 @@ def _rewritten(nb: Notebook, rel: str, line: int, text: str) -> str | None:
     (the rest of the old line kept, a name the line had)."""
     lines = nb.read(rel).split("\n")
     now = credentials.redact(lines[line - 1].strip())[0] if 0 < line <= len(lines) else ""
-    return now if now and pages.bullet(text) != now and pages.bullet(text, checkbox=True) != now else None
+    bare = blocks.BULLET.sub("", now, count=1).strip()
+    return now if now and bare != " ".join(text.split()) else None
 
 
 def _kept_beside(nb: Notebook, rel: str, line: int) -> dict[str, Any] | None:

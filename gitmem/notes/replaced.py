@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import blocks, credentials, switches
-from ..errors import Refused, UsageError
+from ..errors import PageNotFound, Refused, UsageError
 from ..markdown import long_forms
 from ..notebook import Notebook
 from ..text import clean_text
@@ -84,17 +84,24 @@ def _place(nb: Notebook, spec: str) -> tuple[str, int, int]:
 
     match = RANGE.match(spec.strip())
     if match and not any(c.isspace() for c in spec.strip()):
-        rel = nb.page(match.group("path"), must_exist=True)
-        start = int(match.group("start"))
-        return rel, start, int(match.group("end") or start)
+        try:
+            rel = nb.page(match.group("path"), must_exist=True)
+        except PageNotFound:
+            rel = None  # "9:30" or "db01:5432" are words, as forget reads them
+        if rel is not None:
+            start = int(match.group("start"))
+            return rel, start, int(match.group("end") or start)
     try:
         spots, _ = locate(nb, spec, every=False)
     except Ambiguous as exc:
         raise UsageError(exc.message, "name one as PATH:LINE (recall prints it)") from exc
-    here = [s for s in spots if not s.at_head]
-    if not here:
-        raise UsageError(f"no line of the notebook says {_shown(spec)!r}",
-                         "name the line as PATH:LINE, as recall prints it")
+    words = re.compile(rf"(?<!\w){re.escape(' '.join(spec.split()))}(?!\w)", re.IGNORECASE)
+    # as words: "tom" is not in "Buy tomatoes" (a review)
+    here = [s for s in spots if not s.at_head and any(words.search(" ".join(line.split()))
+                                                      for line in nb.read(s.path).split("\n")[s.start - 1:s.end])]
+    if len(here) != 1:
+        raise UsageError(f"no line of the notebook says {_shown(spec)!r} as words" if not here else
+                         f"{_shown(spec)!r} is on {len(here)} lines", "name the line as PATH:LINE, as recall prints it")
     return here[0].path, here[0].start, here[0].end
 
 
@@ -152,9 +159,12 @@ def edit(target: Target, text: str) -> Callable[[str], pages.Edit]:
         at = found[0]
         ends = page.split("\n")
         ending = "\r" if ends[at].endswith("\r") else ""
-        kept = [i for i, said in enumerate(lines) if said == line and not at <= i < at + size]
+        section = _sections(lines)
+        # the copy a remember just added, in the old line's section: one a person wrote elsewhere is theirs (a review)
+        kept = [i for i, said in enumerate(lines) if said == line and not at <= i < at + size
+                and section[i] == section[at]]
         ends[at:at + size] = [line + ending]
-        for i in sorted(kept, reverse=True):  # the copy a remember added: the fact now stands in the old line's place
+        for i in sorted(kept, reverse=True):  # the fact now stands in the old line's place
             del ends[i - (size - 1) if i > at else i]
         start = at + 1 - sum(1 for i in kept if i < at)
         return pages.Edit("\n".join(ends), start, start)
@@ -162,15 +172,31 @@ def edit(target: Target, text: str) -> Callable[[str], pages.Edit]:
     return put
 
 
+def _sections(lines: list[str]) -> list[int]:
+    """For each line, the number of the heading it is under (0 before the first): which section it is in."""
+    out, at, fence = [], 0, False
+    for i, line in enumerate(lines):
+        fence = fence != line.lstrip().startswith(("```", "~~~"))
+        at = i + 1 if not fence and re.match(r"^#{1,6}\s", line) else at
+        out.append(at)
+    return out
+
+
 def _content(text: str) -> set[str]:
     """A text's content words, stemmed, a short form being its word ("prod db": "production database");
     an address, host or file name left out (its parts, "example" and "com", say nothing of a subject)."""
     from ..search import facts
 
-    return set(facts.words(long_forms(DOTTED.sub(" ", text).lower())))
+    return set(facts.words(long_forms(_undotted(text).lower())))
 
 
-DOTTED = re.compile(r"\S+[.@]\S*\w")
+def _undotted(text: str) -> str:
+    """The text without its addresses, hosts and file names (a word with a dot or an @ inside); word
+    by word, as a pattern over a long word took time in its square (a review: 12 s for 19,000 x's)."""
+    return " ".join(word for word in text.split() if not DOTTED.search(word))
+
+
+DOTTED = re.compile(r"\w[.@]\w")
 # where the subject of an update ends: a link verb or a word that says it is an update
 SUBJECT_END = re.compile(r"\b(?:is|are|was|were|has|have|had|got|gets|will|runs?|goes|go|needs?|uses?)\b")
 
@@ -187,7 +213,7 @@ def _subject(text: str) -> list[str]:
     """The content words of a fact's subject, in order."""
     from ..search import facts
 
-    return facts.words(long_forms(DOTTED.sub(" ", _said_first(text)).lower()))
+    return facts.words(long_forms(_undotted(_said_first(text)).lower()))
 
 
 def _related(new: str, old: str) -> float:
@@ -202,7 +228,7 @@ def _related(new: str, old: str) -> float:
     if not names <= _content(old):
         return 0.0
     shared = _content(new) & _content(old)
-    things = shared & _content(" ".join(w for w in re.findall(r"\w+", DOTTED.sub(" ", old)) if w[:1].islower()))
+    things = shared & _content(" ".join(w for w in re.findall(r"\w+", _undotted(old)) if w[:1].islower()))
     score = len(things) + 0.5 * len(shared - things)
     if score >= 2:
         return score

@@ -163,7 +163,9 @@ RULES: tuple[Rule, ...] = (
           r"favou?rite|allergic|can'?t stand|enjoys?|rather|vegetarian|vegan|"
           r"(doesn'?t|don'?t|never) (eat|drink|like)s?|(no longer|stopped|quit) (drink|eat|like|us|tak|smok)\w*|"
           # a dose a few words on is no taste: "I take atorvastatin 20mg every night" (a newcomer's)
-          r"(I|we) (now )?(drink|eat|take)(?!(?: [\w-]+){0,2} \d+(?:\.\d+)? ?(mg|ml|g|mcg|µg)\b)|"
+          # (a drink's "330 ml can" is a taste still: a review)
+          r"(I|we) (now )?(drink|eat|take)(?! \d+ ?(mg|ml|g|mcg|µg)\b)"
+          r"(?!(?: [\w-]+){1,2} \d+(?:\.\d+)? ?(mg|mcg|µg)\b)|"
           r"I (work|sleep|focus|think) best)\b"),
     # a person, not a thing: "I always ...", "Sarah never ...", not "The server never ..."
     Rule("preference", "always or never", re.compile(r"^\s*(?i:always|never)\b|\b(I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|"
@@ -185,7 +187,7 @@ RULES: tuple[Rule, ...] = (
           rf"(?s)^(?=.*{DATE}).*\b(ships? on|launch(es)?|release|offsite|conference|webinar|meetup|hackathon|party|"
           r"wedding|concert|festival|tournament|agm|summit|workshop|ceremony|appointment|meeting|review|demo|talk|"
           # a doctor's or dentist's: "Next dentist cleaning is Tuesday April 8" went to the facts (a newcomer's)
-          r"cleaning|check-?up|physical|consultation|surgery|vaccination|"
+          r"cleaning|check-?up|physical|vaccination|"
           r"flight|departs|leaves at|arrives|closed on|opens|takes place|happen(s|ed)|rescheduled|postponed|"
           r"moved to|is on|starts on|begins on|runs from|held on|will be held|code freeze)\b"),
 )
