@@ -134,16 +134,7 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
         from . import watch  # watch reads pages through this module
 
         disagreeing = watch.conflicts(nb, text)  # before the write: the older fact may be replaced
-        message = f"mem: remember {_subject(text)}"
-        extra: list[tuple[str, str]] = []
-        if old is not None and credentials.shows_hidden(text) and credentials.redact(old[1])[1]:
-            # "the password is now [redacted]", copied from an answer: the secret it replaces would be lost
-            raise Refused(f"the fact says [redacted] where the line it replaces, {rel}:{old[0]}, holds a secret; "
-                          "storing it would lose the secret",
-                          f"say the new value, or take the secret out first with 'git mem forget {rel}:{old[0]}'")
-        if old is not None:  # a line a pull or an editor wrote may hold a secret: no copy in the message
-            message += f" (replaces: {_subject(clean_text(credentials.redact(old[1].strip())[0]))})"
-            extra.append(trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip()))
+        message, extra = _message(nb, rel, text, old)
         written = commit_change(nb, rel, add, message, "remember", extra)
     written.category, written.section = cat, section
     written.watched = disagreeing or None
@@ -154,12 +145,35 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
                             "text": credentials.redact(old[1].strip())[0],
                             **({"named": True} if target is not None else {})}
     elif written.commit:
-        written.updates = _kept_beside(nb, written.path, written.lines["start"])
-        if written.updates is None and not keep_both:
-            written.maybe = replaced.maybe(nb, text, near, {"path": written.path, "lines": written.lines})
-            if written.maybe is not None:
-                written.hint = replaced.fix(written.maybe, written.path, text)
+        _beside(nb, written, text, near, keep_both)
     return written
+
+
+def _message(nb: Notebook, rel: str, text: str, old: tuple[int, str, str] | None) -> tuple[str, list[tuple[str, str]]]:
+    """remember's commit subject and the trailer naming the line it replaces, if any; Refused when the
+    fact says [redacted] where that line holds a secret."""
+    message = f"mem: remember {_subject(text)}"
+    if old is None:
+        return message, []
+    if credentials.shows_hidden(text) and credentials.redact(old[1])[1]:
+        # "the password is now [redacted]", copied from an answer: the secret it replaces would be lost
+        raise Refused(f"the fact says [redacted] where the line it replaces, {rel}:{old[0]}, holds a secret; "
+                      "storing it would lose the secret",
+                      f"say the new value, or take the secret out first with 'git mem forget {rel}:{old[0]}'")
+    # a line a pull or an editor wrote may hold a secret or a control sequence: neither in the message
+    message += f" (replaces: {_subject(clean_text(credentials.redact(old[1].strip())[0]))})"
+    return message, [trailers.supersedes(nb.repo_path(rel), old[0], old[1].strip())]
+
+
+def _beside(nb: Notebook, written: Written, text: str, near: Callable[[], Results | None], keep_both: bool) -> None:
+    """What a fact stored beside the lines of its page says of them: the line it updates and kept
+    (`updates`), else, unless kept beside on purpose, the line it may update when it says it is an
+    update (`maybe`, with the hint)."""
+    written.updates = _kept_beside(nb, written.path, written.lines["start"])
+    if written.updates is None and not keep_both:
+        written.maybe = replaced.maybe(nb, text, near, {"path": written.path, "lines": written.lines})
+        if written.maybe is not None:
+            written.hint = replaced.fix(written.maybe, written.path, text)
 
 
 def _rewritten(nb: Notebook, rel: str, line: int, text: str) -> str | None:
