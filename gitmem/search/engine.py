@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterator
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -18,19 +17,18 @@ from .. import credentials, dates
 from ..config import DATE_BASES, MODES
 from ..errors import EmptyText, UsageError
 from ..gitops import hookrun
-from ..index import confidence, embed, embeddings, extracts, fts, postings
+from ..index import confidence, embed, embeddings, extracts, postings
 from ..index.indexer import Index, recovering
 from ..index.pagetext import Reader
 from ..notebook import Notebook
-from . import abbreviations, aliases, candidates, current, facts, nicknames, rankers, scale, views
-from .hits import WORD, Hit, Results, snippet, unsaid
+from . import abbreviations, aliases, candidates, current, facts, nicknames, rankers, scale, views, whose
+from .hits import Hit, Results, snippet, unsaid
 from .hits import redact as redact_secrets
 from .remarks import in_sessions, remarks
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    import apsw
 
 EMBED_ON_READ = 512  # a past view embeds at most this many new texts on a read
 CONFIDENCE_WEIGHT = 0.1  # how much a learned fact's confidence may lower its score: a mild factor
@@ -227,11 +225,11 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     else:
         ranked = sorted(scores, key=lambda t: (-relative[t], newer * t))
     if nothing and unnamed:  # a question about someone the notebook knows: the closest of their facts, weak
-        theirs = _naming(index.conn, unnamed, kin)(ranked)
+        theirs = whose.naming(index.conn, unnamed, kin)(ranked)
         ranked = [t for t in ranked if t in theirs]
         if not ranked:
             return Ranking([], evidence, empty=bool(scores), asked_as=asked_as)
-        closest_of = _called(unnamed)
+        closest_of = whose.called(unnamed)
     pool = max(limit, POOL)
     found: list[facts.Found] = []
     if view.kind == "history":
@@ -247,8 +245,8 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
         if unnamed and (closest_of or evidence.semantic is not None and scale.weak(evidence)):
             # nothing answers a question about someone the notebook knows: their facts are the closest,
             # not another's the question is near ("when is Gareth's birthday": "My mum's birthday is ...")
-            naming = [f for f in found if _says_name(f.hit, unnamed[1], kin)]
-            found, closest_of = (naming, closest_of or _called(unnamed)) if naming else (found, closest_of)
+            naming = [f for f in found if whose.says_name(f.hit, unnamed[1], kin)]
+            found, closest_of = (naming, closest_of or whose.called(unnamed)) if naming else (found, closest_of)
         hits = [f.hit for f in found]
     others = _someone_else(index, asked, hits)
     stranger = aliases.stranger(index.conn, asked.judged, asked)
@@ -364,10 +362,10 @@ def _weigh(index: Index, query: Query, embedder: embed.Embedder | None,
         assert embedder is not None and vectors_ is not None
         vector, *plain = vectors_.result()
         cosines = rankers.semantic(index, embedder, vector, cand, evidence, keyword, plain[0] if plain else None,
-                            _naming(conn, unnamed) if unnamed else None)
+                            whose.naming(conn, unnamed) if unnamed else None)
         if query.mode == "semantic":  # keyword evidence of the meaning-ranked texts: one scale in every mode
             evidence.keyword = scale.coverage(conn, terms, sorted(cosines, key=lambda t: -cosines[t]),
-                                              index.kept("coverage"), _name_terms(terms, unnamed))
+                                              index.kept("coverage"), whose.name_terms(terms, unnamed))
         lists.append(cosines)
         if keyword is not None and match is not None and ranker is not None:
             rankers.complete(conn, match, keyword, cosines, ranker)
@@ -389,40 +387,7 @@ def _held(index: Index, terms: list[str], best_first: list[int],
     held = scale.coverage(index.conn, terms, best_first, index.kept("coverage"))
     if not unnamed:
         return held, held
-    return held, scale.coverage(index.conn, terms, best_first, index.kept("coverage"), _name_terms(terms, unnamed))
-
-
-def _naming(conn: apsw.Connection, unnamed: tuple[str, set[str]],
-            kin: AbstractSet[str] = frozenset()) -> Callable[[list[int]], set[int]]:
-    """Which of some texts say one of the names the question said, or one of their roles as the
-    asker's ("my brother"): their facts are the ones that may answer a question about those people."""
-    match = " OR ".join([f'"{n}"' for n in sorted(unnamed[1])] + [f'"my {r}" OR "our {r}"' for r in sorted(kin)])
-    return lambda texts: set(fts.scores(conn, match, texts))
-
-
-def _called(unnamed: tuple[str, set[str]]) -> str:
-    """The people a question names, as a note says them ("Sam and Tom")."""
-    return " and ".join(n.title() for n in sorted(unnamed[1]))
-
-
-def _says_name(hit: Hit, names: set[str], kin: AbstractSet[str] = frozenset()) -> bool:
-    """Whether a hit's fact (else its text) says one of these lower-cased names, or one of their
-    roles as the asker's (aliases.says_role)."""
-    text = facts.said(hit.fact) if hit.fact is not None else hit.text
-    return bool({w.lower() for w in WORD.findall(text)} & _parts(names)) or aliases.says_role(text, kin)
-
-
-def _name_terms(terms: list[str], unnamed: tuple[str, set[str]] | None) -> set[str]:
-    """The FTS5 phrases among `terms` that are names of people the question names."""
-    if not unnamed:
-        return set()
-    parts = _parts(unnamed[1])
-    return {t for t in terms if t.strip('"') in parts}
-
-
-def _parts(names: set[str]) -> set[str]:
-    """The words of people's names, as a question is asked ("mary-kate" is asked as "mary" "kate")."""
-    return {w for name in names for w in WORD.findall(name)}
+    return held, scale.coverage(index.conn, terms, best_first, index.kept("coverage"), whose.name_terms(terms, unnamed))
 
 
 def _relative_to_best(scores: dict[int, float]) -> dict[int, float]:
