@@ -131,6 +131,12 @@ def test_an_update_no_rule_recognised_names_the_line_it_may_update(mem: Mem) -> 
     mem("remember", "--replaces", "knowledge/events.md:3", "Standup moved to 10:00 from Monday.")
     assert (mem.path / "knowledge/events.md").read_text() == \
         "# Events\n\n- Standup moved to 10:00 from Monday.\n- Sprint review on Thursdays.\n"
+    # history says the old line was replaced by it, though the change added no line (the copy moved up)
+    found = mem.compact("recall", "--history", "--mode", "keyword", "standup")["results"]
+    assert [r["text"] for r in found[:2]] == ["- Standup moved to 10:00 from Monday.",
+                                             "- The team standup is at 9:30 every weekday."]
+    assert found[1]["superseded"]["how"] == "edited"
+    assert found[1]["successor"]["text"] == "- Standup moved to 10:00 from Monday."
     # a fact that does not say it is an update names none
     assert mem.json("remember", "The standup notes go in the team channel.")["maybe"] is None
 

@@ -23,6 +23,7 @@ Several old texts of one page made false by the same commit are one result
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 
 HOPS = 1000  # edits followed from a superseded fact to the one standing now, at most
+SUPERSEDES = re.compile(r"^(?P<path>.+?):(?P<line>\d+) [0-9a-f]{6,64} ")  # a Gitmem-Supersedes trailer's value
 
 
 @dataclass(frozen=True)
@@ -387,12 +389,28 @@ class Walker:
         lines = page.split("\n")
         added = [f for f in facts.within(page, 1, len(lines)) if f.statement
                  and any(line not in before for line in f.text.split("\n"))]
-        if not added:
-            return None
         wanted = set(facts.words("\n".join(claim)))
-        top = max(added, key=lambda f: len(wanted & set(facts.words(f.text))))
+        top = max(added, key=lambda f: len(wanted & set(facts.words(f.text)))) if added else \
+            self.named_successor(fate, claim, page)
+        if top is None:
+            return None
         return {"text": top.text, "path": fate.path, "lines": top.lines, "commit": self.change(fate)["commit"],
                 "since": fate.commit}
+
+    def named_successor(self, fate: Fate, claim: list[str], page: str) -> facts.Fact | None:
+        """The fact a change that added no line put in the old one's place, as its commit's
+        `Gitmem-Supersedes: PATH:LINE HASH TEXT` trailer says: `remember --replaces` moving the copy a
+        remember just stored into the old line's place (its history said "removed", the fact standing
+        now ranked below the old one)."""
+        oid = self.change(fate)["commit"]
+        value = self.index.nb.git.trailers([oid]).get(oid, {}).get("Gitmem-Supersedes", "") if oid else ""
+        named = SUPERSEDES.match(value)
+        # the trailer names this page and quotes the old fact (its start: a long one is cut)
+        if named is None or named["path"] != self.index.nb.repo_path(fate.path) or not claim \
+                or claim[0].strip()[:30] not in value:
+            return None
+        fact = facts.at_line(page, int(named["line"]))
+        return fact if fact is not None and fact.statement else None
 
     def latest(self, successor: dict[str, Any]) -> dict[str, Any] | None:
         """The end of a chain of replacements that starts at `successor`: the fact standing in its
