@@ -29,7 +29,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import blocks, supersede, switches
 from .facts import Fact, Found
@@ -167,72 +167,83 @@ def link(found: list[Found], reader: Reader, full: bool = False) -> list[Found]:
     (the line added as a result of its own when no result named it), naming it as `successor`.
     A successor that ranks above already stays where it is. With `full` (a result is its chunk)
     a successor inside the old fact's chunk is named, not added: the chunk shows it."""
-    out, pending = list(found), list(found)
-    while pending:
-        old = pending.pop(0)
-        fact, hit = old.hit.fact, old.hit
-        if fact is None or hit.page is not None or hit.group not in LINKED:
-            continue
+    def later(old: Found) -> tuple[Update, str] | None:
+        hit = old.hit
+        if hit.fact is None or hit.page is not None or hit.group not in LINKED:
+            return None
         text = reader.text(old.blob, hit.path)
-        update = successor(text, fact) if text is not None else None
-        if update is None:
-            continue
-        later, how = update
-        lines = {"start": later.start, "end": later.end}
-        hit.successor = {"path": hit.path, "text": later.text, "lines": lines, "part": how == "part"}
-        new = next((f for f in out if f.hit.path == hit.path and f.hit.page is None and f.hit.fact is not None
-                    and f.hit.fact.lines == lines), None)
-        if new is None:
-            if full and hit.lines["start"] <= later.start <= later.end <= hit.lines["end"]:
-                continue
-            new = _result(old, later)
-            pending.append(new)  # a line updated in turn (A -> B -> C) names its own successor
-        elif out.index(new) < out.index(old):
-            continue
-        else:
-            out.remove(new)
-        new.hit.score = max(new.hit.score, hit.score)
-        out.insert(out.index(old), new)
-    return out
+        return successor(text, hit.fact) if text is not None else None
+
+    def add(old: Found, line: Update) -> Found | None:
+        inside = old.hit.lines["start"] <= line.start <= line.end <= old.hit.lines["end"]
+        return None if full and inside else _result(old, line)
+
+    return _linked(found, lambda f: f.hit, later, add)
 
 
 def link_hits(hits: list[Hit], text_now: Callable[[str], tuple[str | None, str | None]],
               standing: Callable[[Hit, dict[str, Any]], Hit]) -> list[Hit]:
-    """`link` over history's results (hits of the page as it is now, read by `text_now(path)`):
-    each current fact that a later line of its page updates names it as `successor`, that line
-    just above it, added by `standing(old, {text, path, lines, headings, rev})` when no result holds
-    it. `recall --history` ranked "I prefer dark roast coffee" above the "I no longer drink
-    coffee" kept beside it, unmarked (session 16's list)."""
-    out, pending = list(hits), list(hits)
+    """`link` over history's results (hits of the page as it is now: `text_now(path)` gives its
+    text and the revision it was read at, None for the work tree): each current fact that a later
+    line of its page updates names it as `successor`, that line just above it, added by
+    `standing(old, {text, path, lines, headings, rev})` when no result holds it, and dated.
+    `recall --history` ranked "I prefer dark roast coffee" above the "I no longer drink coffee"
+    kept beside it, unmarked (session 16's list)."""
+    read_at: dict[int, str | None] = {}
+
+    def later(old: Hit) -> tuple[Update, str] | None:
+        if not old.current or old.fact is None or old.revision is not None or old.page is not None \
+                or old.group not in LINKED:
+            return None  # old.revision: still true, but in an older version's words and lines
+        text, read_at[id(old)] = text_now(old.path)
+        return successor(text, old.fact) if text else None
+
+    def add(old: Hit, line: Update) -> Hit:
+        return standing(old, {"text": line.text, "path": old.path, "lines": {"start": line.start, "end": line.end},
+                              "headings": list(line.headings), "rev": read_at.get(id(old))})
+
+    out = _linked(hits, lambda h: h, later, add)
+    dated([h for h in out if h.current and h.revision is None])  # not by an older version's same lines
+    return out
+
+
+Item = TypeVar("Item")
+
+
+def _linked(items: list[Item], hit_of: Callable[[Item], Hit], later: Callable[[Item], tuple[Update, str] | None],
+            add: Callable[[Item, Update], Item | None]) -> list[Item]:
+    """The items with each one whose fact a later line updates (`later`) naming that line as its
+    successor, and the item holding the line just above it: the one already among them (left where
+    it is when it ranks above), else `add`'s (None: named, not added), linked in turn (A -> B -> C)."""
+    out, pending = list(items), list(items)
     while pending:
         old = pending.pop(0)
-        fact = old.fact
-        if not old.current or fact is None or old.revision is not None or old.page is not None \
-                or old.group not in LINKED:
-            continue  # old.revision: still true, but in an older version's words and lines
-        text, rev = text_now(old.path)
-        update = successor(text, fact) if text else None
+        update = later(old)
         if update is None:
             continue
-        later, how = update
-        lines = {"start": later.start, "end": later.end}
-        new = next((h for h in out if h.current and h.path == old.path and h.revision is None
-                    and h.fact is not None and h.fact.lines == lines), None)
+        line, how = update
+        hit = hit_of(old)
+        lines = {"start": line.start, "end": line.end}
+        hit.successor = {"path": hit.path, "text": line.text, "lines": lines, "part": how == "part"}
+        new = next((x for x in out if _holds(hit_of(x), hit, lines)), None)
         if new is None:
-            new = standing(old, {"text": later.text, "path": old.path, "lines": lines,
-                                 "headings": list(later.headings), "rev": rev})
-            pending.append(new)  # updated in turn (A -> B -> C)
+            new = add(old, line)
+            if new is None:
+                continue
+            pending.append(new)
         elif out.index(new) < out.index(old):
-            new = None  # already above: named, left where it is
+            continue
         else:
             out.remove(new)
-        if new is not None:
-            new.score = max(new.score, old.score)
-            out.insert(out.index(old), new)
-        cited = next(h for h in out if h.path == old.path and h.fact is not None and h.fact.lines == lines).fact
-        old.successor = {"path": old.path, "text": later.text, "lines": lines, "part": how == "part",
-                         "date": cited.date if cited else None, "commit": cited.commit if cited else None}
+        hit_of(new).score = max(hit_of(new).score, hit.score)
+        out.insert(out.index(old), new)
     return out
+
+
+def _holds(hit: Hit, old: Hit, lines: dict[str, int]) -> bool:
+    """Whether `hit` is the fact at `lines` of `old`'s page, in the same version of it."""
+    return hit.path == old.path and hit.page is None and hit.fact is not None and hit.fact.lines == lines \
+        and hit.current == old.current and hit.revision == old.revision
 
 
 def ordered(hits: list[Hit]) -> None:
