@@ -378,9 +378,9 @@ async def _answer_unreadable(read: Any, sent: Any, write: Any) -> None:
     """Pass the client's messages on to the server, answering each line that is no JSON-RPC message
     with JSON-RPC's error (its id when a request's can be read, else null), as the spec asks: the
     SDK dropped it without a word, and a client waiting for its reply hung (carried since session
-    15). In order: the reply is on its way before the next message is read. (The SDK cancels the requests in flight
-    when the input ends: a client that closes its end before its replies came loses them, as it
-    did before.)"""
+    15). In order: the reply is on its way before the next message is read. (The SDK cancels the
+    requests in flight when the input ends: a client that closes its end before its replies came
+    loses them, as it did before.)"""
     import mcp.types as types
     from mcp.shared.message import SessionMessage
 

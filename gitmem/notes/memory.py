@@ -83,8 +83,8 @@ def remember(nb: Notebook, text: str, to: str | None = None, section: str | None
              keep_both: bool = False, replaces: str | None = None) -> Written:
     """Store a fact on its page (one commit), unless it is already there. A fact that updates
     one line of the page (same subject and attribute, another value; see supersede.py) replaces
-    that line in the same commit, unless `keep_both`; `replaces` (PATH:LINE) names the line it
-    takes the place of (replaced.py)."""
+    that line in the same commit, unless `keep_both`; `replaces` (PATH:LINE, or the old line's
+    words) names the fact it takes the place of (replaced.py)."""
     text = given_text(text, "fact")
     if len(text) > MAX_FACT:  # a megabyte of prose took 13 s of routing and matching: it is a page
         raise UsageError(f"the fact is {len(text):,} characters; a fact holds at most {MAX_FACT:,}",

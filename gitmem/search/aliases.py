@@ -246,7 +246,7 @@ def someone_else(conn: apsw.Connection, asked: Asked, facts: list[str],
         mine_only = bool(subjects) and not {w.lower() for w in WORD.findall(asked.judged)} & FIRST_PERSON
         return [mine_only and ASKER.match(text) is not None and not _words(text) & subjects for text in facts]
     others = known - mine
-    kin = roles_of(conn, {m.lower() for m in mine}) if mine else set()  # "my brother's ..." says Robert
+    kin = roles_of(conn, {m.lower() for m in mine}, kept) if mine else set()  # "my brother's ..." says Robert
     # a question about someone else that does not say I, me or we ("what is the name of Priya's cat"): the
     # asker's own facts ("Our cat Biscuit ...") are not theirs
     # (judged: the question with its roles as said, "my daughter" kept; ranked has her name in their place)
@@ -350,11 +350,17 @@ def unnamed(conn: apsw.Connection, asked: Asked, kept: dict[Any, Any] | None = N
     return re.sub(rf"\b(?:{pattern})\b", "someone", asked.judged), {w.lower() for w in said}
 
 
-def roles_of(conn: apsw.Connection, names: set[str]) -> set[str]:
+def roles_of(conn: apsw.Connection, names: set[str], kept: dict[Any, Any] | None = None) -> set[str]:
     """The one-word roles the notebook gives these people (lower-cased, as `unnamed` says them):
     "brother" for Robert ("My brother Robert lives in Denver"), so that "My brother's birthday is
-    Nov 2" counts among Robert's facts (a newcomer's "when's Robert's birthday" left it out)."""
-    return {role for role, name in stored.pairs(conn, MANY) if " " not in role and _called(name).lower() in names}
+    Nov 2" counts among Robert's facts (a newcomer's "when's Robert's birthday" left it out).
+    `kept`: as people's (a query asks it twice, a warm process query after query)."""
+    pairs = kept.get("pairs") if kept is not None else None
+    if pairs is None:
+        pairs = stored.pairs(conn, MANY)
+        if kept is not None:
+            kept["pairs"] = pairs
+    return {role for role, name in pairs if " " not in role and _called(name).lower() in names}
 
 
 def says_role(text: str, roles: AbstractSet[str]) -> bool:

@@ -210,7 +210,7 @@ def ranking(index: Index, query: Query, embedder: embed.Embedder | None,
     query = replace(query, text=asked.ranked)
     unnamed = aliases.unnamed(index.conn, asked, index.kept("people"))  # "when is Tom's birthday": of Tom
     # their facts say them by name or by the role the notebook gives them ("my brother" for Robert)
-    kin = aliases.roles_of(index.conn, unnamed[1]) if unnamed else set()
+    kin = aliases.roles_of(index.conn, unnamed[1], index.kept("people")) if unnamed else set()
     evidence, relative = _weigh(index, query, embedder, cand, asked.judged, unnamed)
     scores = {t: round(evidence.confidence * v, 4) for t, v in relative.items()}
     nothing = min_score > 0 and scale.nothing(evidence)
